@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from toolkit.cli import main
+from toolkit.durations import parse_duration, parse_duration_list
+
+
+def test_help_lists_subcommands(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    assert "COMMAND" in capsys.readouterr().out
+
+
+def test_python_dash_m_toolkit_runs():
+    out = subprocess.run([sys.executable, "-m", "toolkit", "--version"], capture_output=True, text=True)
+    assert out.returncode == 0
+    assert out.stdout.startswith("watermark-lab ")
+
+
+@pytest.mark.parametrize(
+    "text,ms",
+    [("200ms", 200), ("5s", 5000), ("1min", 60000), (250, 250), ("0", 0), ("1.5s", 1500), ("2h", 7_200_000)],
+)
+def test_parse_duration(text, ms):
+    assert parse_duration(text) == ms
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("-5s", "must not be negative"),
+        ("soon", "cannot read 'soon' as a duration"),
+        ("0.5ms", "not a whole number of milliseconds"),
+        (None, "expected a duration"),
+    ],
+)
+def test_parse_duration_errors(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_duration(text, name="delay")
+
+
+def test_parse_duration_list():
+    assert parse_duration_list("0, 250ms,1s") == [0, 250, 1000]

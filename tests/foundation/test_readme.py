@@ -1,0 +1,31 @@
+"""The README's two commands are the ones CI and users run."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    setup = text.split("## Set-up: two commands", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```sh\n(.*?)\n```", setup, re.S)
+
+
+def test_readme_gives_exactly_two_commands():
+    commands = _readme_commands()
+    assert len(commands) == 2, commands
+    assert all("\n" not in c for c in commands)
+    assert commands[0].endswith("-m toolkit demo")
+    assert commands[1].endswith("-m pytest")
+
+
+def test_ci_runs_the_readme_test_command_verbatim():
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert _readme_commands()[1] in ci
+
+
+def test_pytest_runs_notebooks_under_nbval():
+    text = (ROOT / "pyproject.toml").read_text()
+    assert "--nbval" in text and '"notebooks"' in text

@@ -1,0 +1,46 @@
+"""Watermark Lab: replay event logs through Flink's event-time windowing, exactly.
+
+The public API is imported lazily so that ``import toolkit`` stays cheap (no Spark,
+no Altair) and each layer is loaded only when it is used.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# public name -> (module, attribute); attribute None means the module itself
+_EXPORTS: dict[str, tuple[str, str | None]] = {
+    "load_log": ("toolkit.log", "load_log"),
+    "EventLog": ("toolkit.log", "EventLog"),
+    "synth": ("toolkit.synth", None),
+    "engine": ("toolkit.engine", None),
+    "replay": ("toolkit.replay", "replay"),
+    "sweep": ("toolkit.sweep", "sweep"),
+    "frontier": ("toolkit.sweep", "frontier"),
+    "recommend": ("toolkit.sweep", "recommend"),
+    "metrics": ("toolkit.metrics", None),
+    "viz": ("toolkit.viz", None),
+    "explore": ("toolkit.widgets", "explore"),
+    "explore_sweep": ("toolkit.widgets", "explore_sweep"),
+    "report": ("toolkit.report", "report"),
+    "spark_session": ("toolkit.spark", "spark_session"),
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module_name, attr = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'toolkit' has no attribute {name!r}") from None
+    module = importlib.import_module(module_name)
+    value = module if attr is None else getattr(module, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

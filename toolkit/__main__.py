@@ -1,0 +1,3 @@
+from toolkit.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of ``python -m toolkit``: one module each, with ``register(subparsers)``."""

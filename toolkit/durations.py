@@ -1,0 +1,55 @@
+"""Durations and times written by users ("200ms", "5s", "1min", 250) as integer milliseconds.
+
+Parsing is done by pandas (``pd.Timedelta``), never by hand. This is an edge module:
+the engine takes plain integers.
+"""
+from __future__ import annotations
+
+import numbers
+
+import pandas as pd
+
+
+def parse_duration(value: object, *, name: str = "duration", allow_negative: bool = False) -> int:
+    """Return ``value`` as whole milliseconds.
+
+    Integers are taken as milliseconds; strings use pandas' units ("ms", "s", "min", "h",
+    "d"); ``pd.Timedelta``/``datetime.timedelta`` are accepted. A bare numeric string is
+    milliseconds. Fractions of a millisecond are an error.
+    """
+    if isinstance(value, bool) or value is None:
+        raise ValueError(f"{name}: expected a duration like '200ms', '5s' or an integer of ms, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        ms = int(value)
+    elif isinstance(value, numbers.Real):
+        if float(value) != int(value):
+            raise ValueError(f"{name}: {value!r} is not a whole number of milliseconds")
+        ms = int(value)
+    else:
+        text = str(value).strip()
+        try:
+            if text.lstrip("+-").isdigit():
+                ms = int(text)
+            else:
+                td = pd.Timedelta(text)
+                ns = td.value
+                if ns % 1_000_000:
+                    raise ValueError(f"{name}: {value!r} is not a whole number of milliseconds")
+                ms = ns // 1_000_000
+        except (ValueError, TypeError) as exc:
+            if "whole number" in str(exc):
+                raise
+            raise ValueError(
+                f"{name}: cannot read {value!r} as a duration; write it like '200ms', '5s', '1min' or an integer of ms"
+            ) from None
+    if ms < 0 and not allow_negative:
+        raise ValueError(f"{name} must not be negative, got {value!r}")
+    return ms
+
+
+def parse_duration_list(text: str, *, name: str = "duration") -> list[int]:
+    """Parse a comma-separated list such as ``"0,250ms,1s"``."""
+    items = [t for t in (s.strip() for s in str(text).split(",")) if t]
+    if not items:
+        raise ValueError(f"{name}: empty list")
+    return [parse_duration(t, name=name) for t in items]

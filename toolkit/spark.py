@@ -1,0 +1,61 @@
+"""The Spark edge: one shared SparkSession, local by default, a cluster when asked.
+
+``spark_session()`` returns the active session if there is one, otherwise starts an
+embedded ``local[*]`` session (or connects to ``master`` / ``$SPARK_MASTER``). Spark
+is imported only here and in the modules that run work on it.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+
+JAVA_HELP = (
+    "Java was not found. PySpark needs a Java 17 (or 21) runtime: install one, e.g. "
+    "'sudo apt-get install openjdk-17-jre-headless' (Debian/Ubuntu), 'brew install openjdk@17' "
+    "(macOS) or 'conda install -c conda-forge openjdk=17', then make sure 'java' is on PATH "
+    "or JAVA_HOME is set."
+)
+
+
+def java_available() -> bool:
+    """True when a ``java`` executable can be found (PATH or JAVA_HOME)."""
+    home = os.environ.get("JAVA_HOME")
+    if home and os.path.exists(os.path.join(home, "bin", "java")):
+        return True
+    return shutil.which("java") is not None
+
+
+def require_java() -> None:
+    """Raise a RuntimeError that says how to install Java when it is missing."""
+    if not java_available():
+        raise RuntimeError(JAVA_HELP)
+
+
+def spark_session(master: str | None = None, *, app_name: str = "watermark-lab", shuffle_partitions: int | None = None):
+    """Return a SparkSession: the active one, or a new one on ``master``.
+
+    ``master`` defaults to ``$SPARK_MASTER`` and then to ``local[*]`` (embedded).
+    The UI is off and logging is quiet, so notebooks stay readable.
+    """
+    require_java()
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None and master is None:
+        if shuffle_partitions is not None:
+            active.conf.set("spark.sql.shuffle.partitions", str(shuffle_partitions))
+        return active
+    master = master or os.environ.get("SPARK_MASTER") or "local[*]"
+    builder = (
+        SparkSession.builder.master(master)
+        .appName(app_name)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.driver.memory", os.environ.get("WATERMARK_LAB_DRIVER_MEMORY", "2g"))
+        .config("spark.sql.shuffle.partitions", str(shuffle_partitions or 8))
+    )
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
