@@ -14,10 +14,8 @@ import sys
 
 import toolkit
 import toolkit.commands
+from toolkit.errors import SetupError, UserError  # UserError is re-exported as toolkit.cli.UserError
 
-
-class UserError(Exception):
-    """An error caused by the user's input: printed as one clear line, exit code 2."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,6 +42,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         return int(args.func(args) or 0)
-    except (UserError, ValueError, FileNotFoundError) as exc:
+    except (UserError, SetupError, ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import shutil
 
+from toolkit.errors import SetupError
+
 JAVA_HELP = (
     "Java was not found. PySpark needs a Java 17 (or 21) runtime: install one, e.g. "
     "'sudo apt-get install openjdk-17-jre-headless' (Debian/Ubuntu), 'brew install openjdk@17' "
@@ -26,9 +28,9 @@ def java_available() -> bool:
 
 
 def require_java() -> None:
-    """Raise a RuntimeError that says how to install Java when it is missing."""
+    """Raise a SetupError that says how to install Java when it is missing."""
     if not java_available():
-        raise RuntimeError(JAVA_HELP)
+        raise SetupError(JAVA_HELP)
 
 
 def spark_session(master: str | None = None, *, app_name: str = "watermark-lab", shuffle_partitions: int | None = None):

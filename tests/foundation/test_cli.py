@@ -46,3 +46,28 @@ def test_parse_duration_errors(text, message):
 
 def test_parse_duration_list():
     assert parse_duration_list("0, 250ms,1s") == [0, 250, 1000]
+
+
+def _env_without_java(tmp_path):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME",)}
+    env["PATH"] = str(tmp_path)  # an empty folder: no java on PATH
+    return env
+
+
+def test_demo_without_java_says_how_to_install(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "toolkit", "demo"], capture_output=True, text=True,
+                         env=_env_without_java(tmp_path))
+    assert out.returncode == 2
+    assert "Java was not found" in out.stderr and "openjdk-17" in out.stderr
+
+
+def test_pytest_without_java_says_how_to_install(tmp_path):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "tests/foundation/test_environment.py"],
+                         capture_output=True, text=True, cwd=root, env=_env_without_java(tmp_path))
+    assert out.returncode != 0
+    assert "Java was not found" in out.stdout + out.stderr
