@@ -1,0 +1,29 @@
+"""Event logs: loading, canonical form, validation and quarantine, describe().
+
+``toolkit.load_log(...)`` returns an :class:`EventLog`; see :mod:`toolkit.log.eventlog`
+for the canonical columns every other part of the toolkit relies on.
+"""
+from toolkit.log.errors import (
+    ColumnTypeError,
+    EmptyLogError,
+    InvalidRecordsError,
+    LogError,
+    LogReadError,
+    MissingColumnError,
+    MixedUnitsError,
+)
+from toolkit.log.eventlog import CANONICAL_COLUMNS, EventLog
+from toolkit.log.load import load_log
+
+__all__ = [
+    "CANONICAL_COLUMNS",
+    "ColumnTypeError",
+    "EmptyLogError",
+    "EventLog",
+    "InvalidRecordsError",
+    "LogError",
+    "LogReadError",
+    "MissingColumnError",
+    "MixedUnitsError",
+    "load_log",
+]

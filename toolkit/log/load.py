@@ -1,0 +1,400 @@
+"""``load_log``: read an event log from a file, a folder of parts, pandas or Spark.
+
+Readers are pyarrow (CSV, Parquet) and pandas (JSON lines, whose columns may mix numbers
+and strings). Every source becomes one pandas DataFrame (or stays a Spark DataFrame) that
+:func:`canonicalize` maps to the canonical columns, quarantining bad rows.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from toolkit.log import times
+from toolkit.log.errors import ColumnTypeError, EmptyLogError, LogReadError, MissingColumnError
+from toolkit.log.eventlog import EventLog
+from toolkit.log.quarantine import Faults, enforce
+
+AUTO = "auto"
+ROLES = ("event_time", "arrival_time", "key", "partition", "value")
+FORMATS = ("csv", "parquet", "jsonl")
+_SUFFIXES = {
+    ".csv": "csv", ".tsv": "csv", ".txt": "csv",
+    ".parquet": "parquet", ".pq": "parquet",
+    ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl",
+}
+NULL = "null"
+NOT_A_NUMBER = "not a number"
+NOT_AN_INTEGER = "not an integer"
+NEGATIVE = "negative"
+NOT_FINITE = "not finite"
+
+
+@dataclass(frozen=True)
+class ColumnMap:
+    """Which source column holds each canonical field (None: not mapped, defaults apply)."""
+
+    event_time: str
+    arrival_time: str | None = None
+    key: str | None = None
+    partition: str | None = None
+    value: str | None = None
+
+    @classmethod
+    def resolve(cls, columns, **given: Any) -> "ColumnMap":
+        """Resolve "auto" (use the column of the canonical name if present) and check names exist."""
+        columns = list(columns)
+        resolved: dict[str, str | None] = {}
+        for role in ROLES:
+            name = given.get(role, AUTO)
+            if name is None:
+                resolved[role] = None
+                continue
+            if name == AUTO:
+                if role == "event_time":
+                    name = "event_time"
+                else:
+                    resolved[role] = role if role in columns else None
+                    continue
+            name = str(name)
+            if name not in columns:
+                shown = ", ".join(repr(str(c)) for c in columns[:20]) or "(none)"
+                raise MissingColumnError(
+                    f"column {name!r} (for {role}) not found; available columns: {shown}"
+                )
+            resolved[role] = name
+        return cls(**resolved)
+
+    def items(self):
+        return [(role, getattr(self, role)) for role in ROLES if getattr(self, role) is not None]
+
+
+def load_log(
+    source: Any,
+    *,
+    event_time: str = "event_time",
+    arrival_time: str | None = AUTO,
+    key: str | None = AUTO,
+    partition: str | None = AUTO,
+    value: str | None = AUTO,
+    time_unit: str = "ms",
+    max_invalid_fraction: float = 0.0,
+    format: str | None = None,
+    spark: Any = None,
+) -> EventLog:
+    """Load an event log and return a validated :class:`EventLog`.
+
+    ``source``: a path to a CSV, Parquet or JSON-lines file or to a folder of parts (read
+    in sorted file-name order; files starting with "." or "_" are skipped), a pandas
+    DataFrame, or a Spark DataFrame. ``format`` overrides the file suffix.
+
+    Column mapping: ``event_time`` names the event-time column (required); the others
+    default to "auto" (the column of the canonical name when present) and may be set to
+    None to ignore a column. Times may be epoch numbers in ``time_unit`` ("s", "ms", "us",
+    "ns"), timestamps, or ISO-8601 strings (naive = UTC); they become int64 ms.
+
+    Bad rows go to ``log.quarantine`` (row, column, reason, raw); loading raises
+    :class:`InvalidRecordsError` when their share exceeds ``max_invalid_fraction``
+    (default 0: any bad row is an error that names column, count and sample) and
+    :class:`EmptyLogError` when no valid row is left. Duplicate rows are kept.
+
+    With a Spark DataFrame, or ``spark=`` (a SparkSession, or True for
+    :func:`toolkit.spark.spark_session`) with a path, loading stays in Spark: the log is
+    never collected to the driver (only the quarantined rows are).
+    """
+    if not 0.0 <= float(max_invalid_fraction) <= 1.0:
+        raise ValueError(f"max_invalid_fraction must be between 0 and 1, got {max_invalid_fraction!r}")
+    unit = times.normalize_unit(time_unit)
+    mapping = dict(event_time=event_time, arrival_time=arrival_time, key=key, partition=partition, value=value)
+    from toolkit.log.spark_log import is_spark_dataframe
+
+    if is_spark_dataframe(source) or spark is not None and spark is not False:
+        from toolkit.log.spark_log import load_spark
+
+        return load_spark(source, mapping, time_unit=unit, max_invalid_fraction=float(max_invalid_fraction),
+                          format=format, spark=spark)
+    if isinstance(source, pd.DataFrame):
+        frame, name = source, "DataFrame"
+    elif isinstance(source, (str, os.PathLike)):
+        frame, name = read_path(Path(source), format=format, string_columns=_string_columns(mapping)), str(source)
+    else:
+        raise TypeError(
+            f"load_log: cannot read a {type(source).__name__}; give a path, a pandas DataFrame or a Spark DataFrame"
+        )
+    if len(frame) == 0:
+        raise EmptyLogError(f"{name} has no records" + (" (only a header)" if len(frame.columns) else ""))
+    cmap = ColumnMap.resolve(frame.columns, **mapping)
+    return canonicalize(frame, cmap, time_unit=unit, max_invalid_fraction=float(max_invalid_fraction), source=name)
+
+
+def _string_columns(mapping: dict) -> list[str]:
+    # keys are names: "007" must stay "007", so the key column is read as text
+    key = mapping.get("key")
+    return ["key" if key in (AUTO, None) else str(key)] if key is not None else []
+
+
+# ---------------------------------------------------------------------- readers
+def detect_format(path: Path, format: str | None = None) -> str:
+    if format is not None:
+        fmt = str(format).lower().replace("json-lines", "jsonl").replace("ndjson", "jsonl").replace("json", "jsonl")
+        fmt = fmt.replace("jsonljsonl", "jsonl")
+        if fmt not in FORMATS:
+            raise ValueError(f"format: unknown {format!r}; use one of {', '.join(FORMATS)}")
+        return fmt
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in (".gz", ".bz2", ".zst", ".xz"):
+        suffixes = suffixes[:-1]
+    if suffixes and suffixes[-1] in _SUFFIXES:
+        return _SUFFIXES[suffixes[-1]]
+    raise ValueError(
+        f"cannot tell the format of {str(path)!r} from its name; pass format='csv', 'parquet' or 'jsonl'"
+    )
+
+
+def list_parts(folder: Path) -> list[Path]:
+    """Data files of a folder, sorted by name (hidden files and markers like _SUCCESS skipped)."""
+    parts = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith((".", "_")))
+    if not parts:
+        raise EmptyLogError(f"folder {str(folder)!r} holds no data files")
+    return parts
+
+
+def read_path(path: Path, *, format: str | None = None, string_columns: list[str] = ()) -> pd.DataFrame:
+    """Read a file, or every part of a folder in name order, into one DataFrame."""
+    if not path.exists():
+        raise FileNotFoundError(f"no such file or folder: {str(path)!r}")
+    if path.is_dir():
+        parts = list_parts(path)
+        fmt = detect_format(parts[0], format)
+        frames = []
+        for part in parts:
+            if part.stat().st_size == 0:
+                continue  # writers leave empty parts; they hold no rows
+            try:
+                frames.append(read_file(part, fmt, string_columns))
+            except EmptyLogError:
+                continue
+            except Exception as exc:  # noqa: BLE001 - re-raised with the part named
+                raise LogReadError(
+                    f"cannot read part {part.name!r} of folder {str(path)!r} as {fmt}: {_first_line(exc)}"
+                ) from exc
+        if not frames:
+            raise EmptyLogError(f"folder {str(path)!r} has no records")
+        return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    fmt = detect_format(path, format)
+    if path.stat().st_size == 0:
+        raise EmptyLogError(f"file {str(path)!r} is empty")
+    try:
+        return read_file(path, fmt, string_columns)
+    except (EmptyLogError, FileNotFoundError):
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise LogReadError(f"cannot read {str(path)!r} as {fmt}: {_first_line(exc)}") from exc
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _int_mapper(dtype):
+    import pyarrow as pa
+
+    if pa.types.is_integer(dtype):
+        return pd.Int64Dtype() if pa.types.is_signed_integer(dtype) else pd.UInt64Dtype()
+    return None
+
+
+def read_file(path: Path, fmt: str, string_columns: list[str] = ()) -> pd.DataFrame:
+    import pyarrow as pa
+
+    if fmt == "csv":
+        import pyarrow.csv as pcsv
+
+        delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+        convert = pcsv.ConvertOptions(
+            column_types={c: pa.string() for c in string_columns},
+            strings_can_be_null=True,
+        )
+        try:
+            table = pcsv.read_csv(path, parse_options=pcsv.ParseOptions(delimiter=delimiter), convert_options=convert)
+        except pa.ArrowInvalid as exc:
+            if "Empty CSV file" in str(exc):
+                raise EmptyLogError(f"file {str(path)!r} is empty") from None
+            raise
+        return table.to_pandas(types_mapper=_int_mapper)
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        return pq.read_table(path).to_pandas(types_mapper=_int_mapper)
+    if fmt == "jsonl":
+        # pandas, not pyarrow: a column may mix numbers and strings (bad rows) and must be quarantined
+        frame = pd.read_json(path, lines=True, convert_dates=False, dtype=False, precise_float=True)
+        for c in string_columns:
+            if c in frame.columns:
+                frame[c] = frame[c].astype(object).where(frame[c].notna(), None).map(
+                    lambda v: v if v is None or isinstance(v, str) else str(v)
+                )
+        return frame
+    raise ValueError(f"unknown format {fmt!r}")
+
+
+# ---------------------------------------------------------------------- canonical form
+def canonicalize(
+    frame: pd.DataFrame,
+    mapping: ColumnMap,
+    *,
+    time_unit: str = "ms",
+    max_invalid_fraction: float = 0.0,
+    source: str = "DataFrame",
+) -> EventLog:
+    """Map ``frame``'s columns to the canonical table, quarantining bad rows (vectorized)."""
+    n = len(frame)
+    if n == 0:
+        raise EmptyLogError(f"{source} has no records")
+    for role, col in mapping.items():
+        if col not in frame.columns:
+            raise MissingColumnError(f"column {col!r} (for {role}) not found in {source}")
+    rows = np.arange(n, dtype=np.int64)
+    faults = Faults(rows)
+    out: dict[str, Any] = {"row": rows}
+
+    col = mapping.event_time
+    parsed = times.to_millis(frame[col], column=col, unit=time_unit, rows=rows)
+    faults.add(parsed.reason, col, frame[col])
+    out["event_time"] = parsed.ms
+    if mapping.arrival_time is not None:
+        col = mapping.arrival_time
+        parsed = times.to_millis(frame[col], column=col, unit=time_unit, rows=rows)
+        faults.add(parsed.reason, col, frame[col])
+        out["arrival_time"] = parsed.ms
+
+    if mapping.key is not None:
+        keys, reason = key_column(frame[mapping.key], column=mapping.key)
+        faults.add(reason, mapping.key, frame[mapping.key])
+        out["key"] = keys
+    else:
+        out["key"] = np.full(n, "default", dtype=object)
+
+    names: list[str] | None = None
+    if mapping.partition is not None:
+        codes, reason, labels = partition_column(frame[mapping.partition], column=mapping.partition)
+        faults.add(reason, mapping.partition, frame[mapping.partition])
+        out["partition"] = codes
+    else:
+        out["partition"] = np.zeros(n, dtype=np.int64)
+        labels = None
+
+    if mapping.value is not None:
+        values, reason = value_column(frame[mapping.value], column=mapping.value)
+        faults.add(reason, mapping.value, frame[mapping.value])
+        out["value"] = values
+    else:
+        out["value"] = np.ones(n, dtype=np.int64)
+
+    quarantine = faults.frame()
+    enforce(quarantine, n, max_invalid_fraction, source)
+    valid = faults.valid
+    table = pd.DataFrame({k: v[valid] if len(quarantine) else v for k, v in out.items()})
+    if labels is not None:  # string partitions: codes over the valid rows, names sorted
+        codes, uniques = pd.factorize(pd.Series(labels[valid] if len(quarantine) else labels), sort=True)
+        table["partition"] = codes.astype(np.int64)
+        names = [str(u) for u in uniques]
+    value_dtype = out["value"].dtype
+    if value_dtype == np.float64 and len(quarantine) and table["value"].dtype != np.float64:
+        table["value"] = table["value"].astype(np.float64)
+    table = table.astype({"row": np.int64, "event_time": np.int64, "partition": np.int64})
+    if "arrival_time" in table.columns:
+        table["arrival_time"] = table["arrival_time"].astype(np.int64)
+    table["key"] = table["key"].astype(object)
+    return EventLog(table, quarantine, partition_names=names, source=source, n_input=n)
+
+
+def _kind(series: pd.Series) -> str:
+    return pd.api.types.infer_dtype(series, skipna=True)
+
+
+def key_column(series: pd.Series, *, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """Keys as strings; null keys are faults (Flink's keyBy rejects null keys)."""
+    series = times._to_numpy_backed(series.reset_index(drop=True))
+    null = series.isna().to_numpy()
+    reason = np.full(len(series), None, dtype=object)
+    reason[null] = NULL
+    if pd.api.types.is_float_dtype(series.dtype):
+        vals = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        integral = np.isfinite(vals) & (np.floor(vals) == vals)
+        text = np.where(integral, np.nan_to_num(vals).astype(np.int64).astype(str), vals.astype(str)).astype(object)
+    elif pd.api.types.is_integer_dtype(series.dtype):
+        text = series.to_numpy(dtype=np.int64, na_value=0).astype(str).astype(object)
+    else:
+        text = series.astype(object).map(lambda v: v if isinstance(v, str) else str(v)).to_numpy(dtype=object)
+    text[null] = ""
+    return text, reason
+
+
+def partition_column(series: pd.Series, *, column: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Integer partitions as int64 (negative ones are faults); string ones returned as labels to factorize."""
+    series = times._to_numpy_backed(series.reset_index(drop=True))
+    n = len(series)
+    null = series.isna().to_numpy()
+    reason = np.full(n, None, dtype=object)
+    reason[null] = NULL
+    dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        raise ColumnTypeError(f"column {column!r} (partition) holds booleans; expected integers or names")
+    kind = _kind(series)
+    if pd.api.types.is_numeric_dtype(dtype) or kind in ("integer", "floating", "mixed-integer-float"):
+        vals = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        if pd.api.types.is_integer_dtype(dtype):
+            ints = series.to_numpy(dtype=np.int64, na_value=0)
+        else:
+            ok = np.isfinite(vals)
+            ints = np.where(ok, vals, 0).astype(np.int64)
+            reason[~null & ~(ok & (np.floor(np.where(ok, vals, 0)) == vals))] = NOT_AN_INTEGER
+        reason[(ints < 0) & pd.isna(reason)] = NEGATIVE
+        ints = np.where(pd.isna(reason), ints, 0)
+        return ints.astype(np.int64), reason, None
+    labels = series.astype(object).map(lambda v: v if isinstance(v, str) else str(v)).to_numpy(dtype=object)
+    labels[null] = ""
+    return np.zeros(n, dtype=np.int64), reason, labels
+
+
+def value_column(series: pd.Series, *, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """Numeric values: int64 when every valid value is an integer in the source, else float64."""
+    series = times._to_numpy_backed(series.reset_index(drop=True))
+    n = len(series)
+    null = series.isna().to_numpy()
+    reason = np.full(n, None, dtype=object)
+    reason[null] = NULL
+    dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        return series.to_numpy(dtype=np.int64, na_value=0), reason
+    if pd.api.types.is_integer_dtype(dtype):
+        return series.to_numpy(dtype=np.int64, na_value=0), reason
+    if pd.api.types.is_float_dtype(dtype):
+        vals = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        reason[np.isinf(vals)] = NOT_FINITE
+        return np.where(np.isfinite(vals), vals, 0.0), reason
+    kind = _kind(series)
+    if kind == "integer":
+        vals = series.to_numpy(dtype=object)
+        vals[null] = 0
+        return vals.astype(np.int64), reason
+    text = series.astype(object).map(lambda v: v if isinstance(v, str) else repr(v) if isinstance(v, float) else str(v))
+    text = text.str.strip()
+    nums = pd.to_numeric(text.where(~null, None), errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~null & np.isnan(nums)
+    reason[bad] = NOT_A_NUMBER
+    reason[~null & np.isinf(nums)] = NOT_FINITE
+    ok = pd.isna(reason)
+    is_int = text.str.fullmatch(times._INTEGER_RE).fillna(False).to_numpy(dtype=bool)
+    if ok.any() and is_int[ok].all():
+        ints = np.zeros(n, dtype=np.int64)
+        idx = np.flatnonzero(ok)
+        ints[idx] = text.iloc[idx].astype(np.int64).to_numpy()
+        return ints, reason
+    return np.where(ok, nums, 0.0), reason

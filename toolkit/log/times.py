@@ -1,0 +1,295 @@
+"""Time normalisation: every accepted time representation to int64 epoch milliseconds (UTC).
+
+Accepted per column (decided by the column's type, vectorized, no per-row Python):
+
+- epoch numbers (ints, floats, or numeric strings) in the stated ``time_unit``
+  ("s", "ms", "us", "ns"); fractions of a millisecond are floored (towards -inf),
+  the way ``Instant.toEpochMilli`` truncates a positive instant;
+- pandas / Arrow timestamps (naive ones are UTC, aware ones are converted to UTC);
+- ISO-8601 strings with or without a zone: naive strings are UTC, zoned strings
+  (``Z``, ``+02:00``, ``-0130``, ``+05``) are converted to UTC. Naive and zoned strings
+  are parsed separately (pandas would otherwise apply one string's offset to another).
+
+Row-level faults (null, unparsable, not finite, out of the int64 range after unit
+conversion) are reported per row for the quarantine; column-level faults (booleans,
+epoch numbers of different units mixed in one column) raise.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from toolkit.log.errors import ColumnTypeError, MixedUnitsError
+
+UNITS = ("s", "ms", "us", "ns")
+_ALIASES = {
+    "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
+    "ms": "ms", "milli": "ms", "millis": "ms", "millisecond": "ms", "milliseconds": "ms",
+    "us": "us", "µs": "us", "micro": "us", "micros": "us", "microsecond": "us", "microseconds": "us",
+    "ns": "ns", "nano": "ns", "nanos": "ns", "nanosecond": "ns", "nanoseconds": "ns",
+}
+# multiply an epoch number in the unit by this to get milliseconds
+_TO_MS = {"s": 1000.0, "ms": 1.0, "us": 1e-3, "ns": 1e-6}
+_INT_DIV = {"us": 1000, "ns": 1_000_000}
+_INT64_MAX = np.iinfo(np.int64).max
+_TWO63 = float(2**63)
+
+# Epoch numbers between 1990-01-01 and 2100-01-01 in each unit: used to detect columns
+# whose values look like two different units (e.g. seconds and milliseconds mixed).
+_EPOCH_S = (631_152_000.0, 4_102_444_800.0)
+_EPOCH_RANGES = {u: (_EPOCH_S[0] * m, _EPOCH_S[1] * m) for u, m in (("s", 1), ("ms", 1e3), ("us", 1e6), ("ns", 1e9))}
+_UNIT_WORDS = {"s": "seconds", "ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}
+
+_NUMERIC_RE = r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?"
+_INTEGER_RE = r"[+-]?\d+"
+_ZONE_RE = r".*(Z|z|[+-]\d\d(:?\d\d)?)"
+
+NULL = "null"
+UNPARSABLE = "unparsable time"
+NOT_FINITE = "not finite"
+OUT_OF_RANGE = "out of int64 range in ms"
+
+
+def normalize_unit(unit: str) -> str:
+    """Return the canonical unit name ("s", "ms", "us", "ns") for ``unit``."""
+    key = str(unit).strip().lower()
+    if key not in _ALIASES:
+        raise ValueError(f"time_unit: unknown unit {unit!r}; use one of {', '.join(UNITS)}")
+    return _ALIASES[key]
+
+
+@dataclass
+class ParsedTimes:
+    """Result of :func:`to_millis`: ``ms`` (int64, 0 where invalid) and ``reason`` per row."""
+
+    ms: np.ndarray
+    reason: np.ndarray  # object array: None where valid, else the fault
+
+    @property
+    def valid(self) -> np.ndarray:
+        return pd.isna(self.reason)
+
+
+def to_millis(series: pd.Series, *, column: str, unit: str = "ms", rows: np.ndarray | None = None) -> ParsedTimes:
+    """Convert one time column to int64 epoch milliseconds, with a fault per invalid row.
+
+    ``rows`` are the rows' original numbers (used in error messages); default 0..n-1.
+    """
+    unit = normalize_unit(unit)
+    n = len(series)
+    rows = np.arange(n, dtype=np.int64) if rows is None else np.asarray(rows)
+    series = _to_numpy_backed(series.reset_index(drop=True))
+    dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        raise ColumnTypeError(
+            f"column {column!r} holds booleans; expected epoch numbers, timestamps or ISO-8601 strings"
+        )
+    if isinstance(dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(dtype):
+        return _datetimes_to_ms(series)
+    if pd.api.types.is_timedelta64_dtype(dtype):
+        raise ColumnTypeError(f"column {column!r} holds durations (timedelta); expected points in time")
+    if pd.api.types.is_numeric_dtype(dtype):
+        return _numbers_to_ms(series, column=column, unit=unit, rows=rows)
+    return _objects_to_ms(series, column=column, unit=unit, rows=rows)
+
+
+def _to_numpy_backed(series: pd.Series) -> pd.Series:
+    if isinstance(series.dtype, pd.ArrowDtype):
+        import pyarrow as pa
+
+        return pd.Series(pa.chunked_array(pa.array(series)).to_pandas(), name=series.name)
+    if isinstance(series.dtype, pd.StringDtype):
+        return series.astype(object).where(series.notna(), None)
+    return series
+
+
+def _numbers_to_ms(series: pd.Series, *, column: str, unit: str, rows: np.ndarray) -> ParsedTimes:
+    n = len(series)
+    null = series.isna().to_numpy()
+    reason = np.full(n, None, dtype=object)
+    reason[null] = NULL
+    dtype = series.dtype
+    if pd.api.types.is_integer_dtype(dtype):
+        if pd.api.types.is_unsigned_integer_dtype(dtype):
+            raw = series.to_numpy(dtype=np.uint64, na_value=0)
+            too_big = raw > np.uint64(_INT64_MAX)
+            reason[too_big & ~null] = OUT_OF_RANGE
+            ints = np.where(too_big, 0, raw).astype(np.int64)
+        else:
+            ints = series.to_numpy(dtype=np.int64, na_value=0)
+        ok = ~null
+        check_units(np.abs(ints[ok].astype(np.float64)), rows[ok], ints[ok], column=column, unit=unit)
+        ms, over = ints_to_ms(ints, unit)
+        reason[over & pd.isna(reason)] = OUT_OF_RANGE
+    else:
+        floats = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        inf = np.isinf(floats)
+        reason[inf] = NOT_FINITE
+        ok = np.isfinite(floats)
+        check_units(np.abs(floats[ok]), rows[ok], floats[ok], column=column, unit=unit)
+        ms, over = floats_to_ms(np.where(ok, floats, 0.0), unit)
+        reason[over & pd.isna(reason)] = OUT_OF_RANGE
+    ms[~pd.isna(reason)] = 0
+    return ParsedTimes(ms, reason)
+
+
+def ints_to_ms(ints: np.ndarray, unit: str) -> tuple[np.ndarray, np.ndarray]:
+    """Integer epoch numbers in ``unit`` to ms (floored); returns (ms, overflow mask)."""
+    ints = np.asarray(ints, dtype=np.int64)
+    over = np.zeros(len(ints), dtype=bool)
+    if unit == "s":
+        limit = _INT64_MAX // 1000
+        over = (ints > limit) | (ints < -limit)
+        ms = np.where(over, 0, ints) * 1000
+    elif unit == "ms":
+        ms = ints.copy()
+    else:
+        ms = np.floor_divide(ints, _INT_DIV[unit])
+    return ms, over
+
+
+def floats_to_ms(floats: np.ndarray, unit: str) -> tuple[np.ndarray, np.ndarray]:
+    """Finite float epoch numbers in ``unit`` to ms (floored); returns (ms, overflow mask)."""
+    scaled = np.floor(np.asarray(floats, dtype=np.float64) * _TO_MS[unit])
+    over = (scaled >= _TWO63) | (scaled < -_TWO63)
+    ms = np.where(over, 0.0, scaled).astype(np.int64)
+    return ms, over
+
+
+def check_units(magnitudes: np.ndarray, rows: np.ndarray, raw: np.ndarray, *, column: str, unit: str) -> None:
+    """Raise :class:`MixedUnitsError` when epoch numbers look like two or more units.
+
+    A value "looks like" unit u when it is an epoch between 1990 and 2100 in u. Values in
+    no such range (small synthetic times, say) never count, so only real contradictions
+    (e.g. 1.7e9 next to 1.7e12) are reported.
+    """
+    if len(magnitudes) == 0:
+        return
+    found = []
+    for u, (lo, hi) in _EPOCH_RANGES.items():
+        hit = np.flatnonzero((magnitudes >= lo) & (magnitudes <= hi))
+        if len(hit):
+            found.append((u, len(hit), int(rows[hit[0]]), raw[hit[0]]))
+    if len(found) > 1:
+        parts = ", ".join(
+            f"{count} look like epoch {_UNIT_WORDS[u]} (e.g. row {row}: {_fmt_number(val)})" for u, count, row, val in found
+        )
+        raise MixedUnitsError(
+            f"column {column!r} mixes epoch units: {parts}; write every time in one unit "
+            f"(time_unit={unit!r} was given)"
+        )
+
+
+def _fmt_number(val) -> str:
+    if isinstance(val, (float, np.floating)) and float(val).is_integer():
+        return str(int(val))
+    return str(val)
+
+
+def _datetimes_to_ms(series: pd.Series) -> ParsedTimes:
+    if isinstance(series.dtype, pd.DatetimeTZDtype):
+        series = series.dt.tz_convert("UTC").dt.tz_localize(None)
+    arr = series.to_numpy()
+    unit = np.datetime_data(arr.dtype)[0]
+    null = np.isnat(arr)
+    ints = arr.view(np.int64)
+    if unit in ("s", "ms", "us", "ns"):
+        ms, over = ints_to_ms(np.where(null, 0, ints), unit)
+    else:  # coarser units (D, m, h...): go through ms explicitly
+        ms = np.where(null, 0, arr.astype("datetime64[ms]").view(np.int64))
+        over = np.zeros(len(arr), dtype=bool)
+    reason = np.full(len(arr), None, dtype=object)
+    reason[over] = OUT_OF_RANGE
+    reason[null] = NULL
+    ms[null | over] = 0
+    return ParsedTimes(ms.astype(np.int64), reason)
+
+
+def _objects_to_ms(series: pd.Series, *, column: str, unit: str, rows: np.ndarray) -> ParsedTimes:
+    n = len(series)
+    null = series.isna().to_numpy()
+    kind = pd.api.types.infer_dtype(series, skipna=True)
+    if kind in ("integer", "floating", "mixed-integer-float", "decimal"):
+        nums = pd.to_numeric(series, errors="coerce")
+        if kind == "integer" and not nums.isna().any():
+            nums = nums.astype(np.int64)
+        return _numbers_to_ms(nums, column=column, unit=unit, rows=rows)
+    if kind in ("datetime", "datetime64", "date"):
+        try:
+            return _datetimes_to_ms(pd.to_datetime(series, utc=True, errors="coerce"))
+        except (TypeError, ValueError):
+            pass
+    if kind == "boolean":
+        raise ColumnTypeError(
+            f"column {column!r} holds booleans; expected epoch numbers, timestamps or ISO-8601 strings"
+        )
+    # strings, or a mixture: read each value as text
+    text = series.astype(str).str.strip()
+    text[null] = ""
+    return strings_to_ms(text, null, column=column, unit=unit, rows=rows)
+
+
+def strings_to_ms(text: pd.Series, null: np.ndarray, *, column: str, unit: str, rows: np.ndarray) -> ParsedTimes:
+    """Numeric strings are epoch numbers in ``unit``; other strings are ISO-8601."""
+    n = len(text)
+    ms = np.zeros(n, dtype=np.int64)
+    reason = np.full(n, None, dtype=object)
+    reason[null] = NULL
+    numeric = text.str.fullmatch(_NUMERIC_RE).to_numpy(dtype=bool) & ~null
+    integer = text.str.fullmatch(_INTEGER_RE).to_numpy(dtype=bool) & numeric
+    decimal = numeric & ~integer
+    if numeric.any():
+        mags = np.zeros(n, dtype=np.float64)
+        ints = np.zeros(n, dtype=np.int64)
+        int_over = np.zeros(n, dtype=bool)
+        if integer.any():
+            digits = text[integer].str.lstrip("+-").str.lstrip("0").str.len().to_numpy()
+            idx = np.flatnonzero(integer)
+            small = digits <= 18
+            ints[idx[small]] = text.iloc[idx[small]].astype(np.int64).to_numpy()
+            for i in idx[~small]:  # 19+ digits: rare, checked exactly with Python ints
+                v = int(text.iat[i])
+                if -(2**63) <= v <= _INT64_MAX:
+                    ints[i] = v
+                else:
+                    int_over[i] = True
+            mags[integer] = np.abs(ints[integer].astype(np.float64))
+            mags[int_over] = np.abs(text[int_over].astype(np.float64).to_numpy())
+        if decimal.any():
+            floats = text[decimal].astype(np.float64).to_numpy()
+            mags[decimal] = np.abs(floats)
+        ok = numeric & np.isfinite(mags)
+        check_units(mags[ok], rows[ok], text.to_numpy()[ok], column=column, unit=unit)
+        if integer.any():
+            good = integer & ~int_over
+            conv, over = ints_to_ms(ints[good], unit)
+            ms[good] = conv
+            bad = np.flatnonzero(good)[over]
+            reason[bad] = OUT_OF_RANGE
+            reason[int_over] = OUT_OF_RANGE
+        if decimal.any():
+            floats = text[decimal].astype(np.float64).to_numpy()
+            fin = np.isfinite(floats)
+            conv, over = floats_to_ms(np.where(fin, floats, 0.0), unit)
+            idx = np.flatnonzero(decimal)
+            ms[idx] = conv
+            reason[idx[~fin]] = NOT_FINITE
+            reason[idx[fin & over]] = OUT_OF_RANGE
+    iso = ~null & ~numeric
+    if iso.any():
+        sub = text[iso]
+        zoned = sub.str.fullmatch(_ZONE_RE).to_numpy(dtype=bool)
+        parsed = np.full(len(sub), np.iinfo(np.int64).min, dtype=np.int64)
+        for mask in (zoned, ~zoned):
+            if mask.any():
+                dt = pd.to_datetime(sub[mask], utc=True, format="ISO8601", errors="coerce")
+                parsed[mask] = _datetimes_to_ms(dt).ms
+                parsed[np.flatnonzero(mask)[dt.isna().to_numpy()]] = np.iinfo(np.int64).min
+        idx = np.flatnonzero(iso)
+        bad = parsed == np.iinfo(np.int64).min
+        ms[idx[~bad]] = parsed[~bad]
+        reason[idx[bad]] = UNPARSABLE
+    ms[~pd.isna(reason)] = 0
+    return ParsedTimes(ms, reason)
