@@ -1,0 +1,62 @@
+"""The reference engine: Flink's event-time windowing, event by event (stdlib + numpy only).
+
+Window-operator side: ``windows``, ``assigners``, ``triggers``, ``evictors``, ``functions``,
+``merging``, ``operator`` (``WindowOperator``), ``harness``, ``scenario``. Watermark side:
+``watermarks``, ``valve``, ``sources``, ``pipeline``, ``wm_scenario``.
+
+Names are exported lazily from ``_EXPORTS`` (public name -> module) so that importing one
+part does not import the rest; add a line here to export a new name.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS: dict[str, str] = {
+    # windows
+    "TimeWindow": "windows", "GlobalWindow": "windows", "MIN_TIMESTAMP": "windows",
+    "MAX_TIMESTAMP": "windows", "get_window_start_with_offset": "windows",
+    # assigners
+    "WindowAssigner": "assigners", "MergingWindowAssigner": "assigners",
+    "TumblingEventTimeWindows": "assigners", "TumblingProcessingTimeWindows": "assigners",
+    "SlidingEventTimeWindows": "assigners", "SlidingProcessingTimeWindows": "assigners",
+    "EventTimeSessionWindows": "assigners", "ProcessingTimeSessionWindows": "assigners",
+    "DynamicEventTimeSessionWindows": "assigners", "DynamicProcessingTimeSessionWindows": "assigners",
+    "GlobalWindows": "assigners",
+    # triggers
+    "TriggerResult": "triggers", "Trigger": "triggers", "EventTimeTrigger": "triggers",
+    "ProcessingTimeTrigger": "triggers", "CountTrigger": "triggers",
+    "ContinuousEventTimeTrigger": "triggers", "ContinuousProcessingTimeTrigger": "triggers",
+    "DeltaTrigger": "triggers", "PurgingTrigger": "triggers", "NeverTrigger": "triggers",
+    "EndOfStreamTrigger": "triggers", "AfterWatermark": "triggers", "EarlyLateFiring": "triggers",
+    "after_count": "triggers", "after_processing_time": "triggers", "trigger_from_name": "triggers",
+    # evictors
+    "Evictor": "evictors", "CountEvictor": "evictors", "TimeEvictor": "evictors",
+    "DeltaEvictor": "evictors", "TimestampedValue": "evictors",
+    # functions
+    "WindowFunction": "functions", "ReduceFunction": "functions", "AggregateFunction": "functions",
+    "ProcessWindowFunction": "functions", "ProcessContext": "functions", "CountSum": "functions",
+    "CountSumResult": "functions", "Count": "functions", "Sum": "functions",
+    "CollectValues": "functions",
+    # operator
+    "MergingWindowSet": "merging", "WindowOperator": "operator", "WindowResult": "operator",
+    "LateRecord": "operator", "ACCUMULATION_MODES": "operator",
+    "WindowOperatorTestHarness": "harness",
+    "run_scenario": "scenario",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'toolkit.engine' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f"toolkit.engine.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,304 @@
+"""Window assigners (Flink's ``WindowAssigner`` family), event- and processing-time.
+
+An assigner maps an element to its windows, names its default trigger and says whether it
+works in event time (``is_event_time``) and whether its windows merge (sessions).
+All parameters are validated when the assigner is built (``ValueError`` with a clear message).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from .windows import GlobalWindow, TimeWindow, get_window_start_with_offset, MIN_TIMESTAMP
+
+
+def _check_int(name: str, value: Any, owner: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            import numpy as np
+
+            if isinstance(value, np.integer):
+                return int(value)
+        except ImportError:  # pragma: no cover
+            pass
+        raise ValueError(f"{owner}: {name} must be an integer number of milliseconds, got {value!r}")
+    return value
+
+
+class WindowAssigner:
+    """Base class. Subclasses implement ``assign_windows(element, timestamp, ctx)``."""
+
+    is_event_time: bool = True
+    is_merging: bool = False
+
+    def assign_windows(self, element: Any, timestamp: int, current_processing_time: int) -> list:
+        raise NotImplementedError
+
+    def default_trigger(self):
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
+        return f"{type(self).__name__}({fields})"
+
+
+def _no_timestamp() -> RuntimeError:
+    return RuntimeError(
+        "Record has Long.MIN_VALUE timestamp (= no timestamp marker): event-time windows need "
+        "event timestamps"
+    )
+
+
+class TumblingEventTimeWindows(WindowAssigner):
+    """Windows ``[start, start + size)`` with ``start = getWindowStartWithOffset(ts, offset % size, size)``.
+
+    Flink requires ``size > 0`` and ``abs(offset) < size``.
+    """
+
+    is_event_time = True
+
+    def __init__(self, size: int, offset: int = 0):
+        name = type(self).__name__
+        self.size = _check_int("size", size, name)
+        self.offset = _check_int("offset", offset, name)
+        if self.size <= 0:
+            raise ValueError(f"{name}: size must be > 0, got {self.size}")
+        if abs(self.offset) >= self.size:
+            raise ValueError(f"{name}: parameters must satisfy abs(offset) < size, got offset {self.offset}, size {self.size}")
+        # Java's % keeps the sign of the dividend.
+        self._eff_offset = _java_rem(self.offset, self.size)
+
+    @classmethod
+    def of(cls, size: int, offset: int = 0):
+        return cls(size, offset)
+
+    def assign_windows(self, element, timestamp, current_processing_time):
+        if timestamp <= MIN_TIMESTAMP:
+            raise _no_timestamp()
+        start = timestamp - (timestamp - self._eff_offset) % self.size
+        return [TimeWindow(start, start + self.size)]
+
+    def default_trigger(self):
+        from .triggers import EventTimeTrigger
+
+        return EventTimeTrigger()
+
+
+class TumblingProcessingTimeWindows(TumblingEventTimeWindows):
+    """Tumbling windows over the operator's current processing time (not the record's timestamp)."""
+
+    is_event_time = False
+
+    def assign_windows(self, element, timestamp, current_processing_time):
+        now = current_processing_time
+        start = now - (now - self._eff_offset) % self.size
+        return [TimeWindow(start, start + self.size)]
+
+    def default_trigger(self):
+        from .triggers import ProcessingTimeTrigger
+
+        return ProcessingTimeTrigger()
+
+
+class SlidingEventTimeWindows(WindowAssigner):
+    """Windows of ``size`` every ``slide``: all ``[s, s + size)`` with ``s > ts - size``, latest first.
+
+    Flink requires ``size > 0``, ``slide > 0`` and ``abs(offset) < slide``.
+    """
+
+    is_event_time = True
+
+    def __init__(self, size: int, slide: int, offset: int = 0):
+        name = type(self).__name__
+        self.size = _check_int("size", size, name)
+        self.slide = _check_int("slide", slide, name)
+        self.offset = _check_int("offset", offset, name)
+        if self.size <= 0:
+            raise ValueError(f"{name}: size must be > 0, got {self.size}")
+        if self.slide <= 0:
+            raise ValueError(f"{name}: slide must be > 0, got {self.slide}")
+        if abs(self.offset) >= self.slide:
+            raise ValueError(f"{name}: parameters must satisfy abs(offset) < slide, got offset {self.offset}, slide {self.slide}")
+
+    @classmethod
+    def of(cls, size: int, slide: int, offset: int = 0):
+        return cls(size, slide, offset)
+
+    def _windows(self, t: int) -> list:
+        size, slide = self.size, self.slide
+        start = get_window_start_with_offset(t, self.offset, slide)
+        out = []
+        lower = t - size
+        while start > lower:
+            out.append(TimeWindow(start, start + size))
+            start -= slide
+        return out
+
+    def assign_windows(self, element, timestamp, current_processing_time):
+        if timestamp <= MIN_TIMESTAMP:
+            raise _no_timestamp()
+        return self._windows(timestamp)
+
+    def default_trigger(self):
+        from .triggers import EventTimeTrigger
+
+        return EventTimeTrigger()
+
+
+class SlidingProcessingTimeWindows(SlidingEventTimeWindows):
+    """Sliding windows over the operator's current processing time."""
+
+    is_event_time = False
+
+    def assign_windows(self, element, timestamp, current_processing_time):
+        return self._windows(current_processing_time)
+
+    def default_trigger(self):
+        from .triggers import ProcessingTimeTrigger
+
+        return ProcessingTimeTrigger()
+
+
+class MergingWindowAssigner(WindowAssigner):
+    """Assigners whose windows merge: ``merge_windows`` groups intersecting windows (sessions)."""
+
+    is_merging = True
+
+    @staticmethod
+    def merge_windows(windows: Iterable[TimeWindow]) -> list[tuple[list[TimeWindow], TimeWindow]]:
+        """Flink's ``TimeWindow.mergeWindows``: sort by start (stable), sweep, cover intersecting.
+
+        Returns ``(members, merge_result)`` for every group of more than one window; the
+        members are in insertion order (the caller orders them like Java's HashSet).
+        """
+        ordered = sorted(windows, key=lambda w: w.start)
+        groups: list[tuple[list[TimeWindow], TimeWindow]] = []
+        cur: TimeWindow | None = None
+        members: list[TimeWindow] = []
+        for cand in ordered:
+            if cur is None:
+                cur, members = cand, [cand]
+            elif cur.intersects(cand):
+                cur = cur.cover(cand)
+                if cand not in members:
+                    members.append(cand)
+            else:
+                groups.append((members, cur))
+                cur, members = cand, [cand]
+        if cur is not None:
+            groups.append((members, cur))
+        return [(m, r) for m, r in groups if len(m) > 1]
+
+
+class EventTimeSessionWindows(MergingWindowAssigner):
+    """Each element gets ``[ts, ts + gap)``; intersecting (or touching) windows merge."""
+
+    is_event_time = True
+
+    def __init__(self, gap: int):
+        name = type(self).__name__
+        self.gap = _check_int("gap", gap, name)
+        if self.gap <= 0:
+            raise ValueError(f"{name}: gap must be > 0, got {self.gap}")
+
+    @classmethod
+    def with_gap(cls, gap: int):
+        return cls(gap)
+
+    def assign_windows(self, element, timestamp, current_processing_time):
+        return [TimeWindow(timestamp, timestamp + self.gap)]
+
+    def default_trigger(self):
+        from .triggers import EventTimeTrigger
+
+        return EventTimeTrigger()
+
+
+class ProcessingTimeSessionWindows(EventTimeSessionWindows):
+    """Sessions over processing time: ``[now, now + gap)``."""
+
+    is_event_time = False
+
+    def assign_windows(self, element, timestamp, current_processing_time):
+        return [TimeWindow(current_processing_time, current_processing_time + self.gap)]
+
+    def default_trigger(self):
+        from .triggers import ProcessingTimeTrigger
+
+        return ProcessingTimeTrigger()
+
+
+class DynamicEventTimeSessionWindows(MergingWindowAssigner):
+    """Sessions whose gap comes from each element: ``[ts, ts + gap_fn(element))``; gap must be > 0."""
+
+    is_event_time = True
+
+    def __init__(self, gap_fn: Callable[[Any], int]):
+        if not callable(gap_fn):
+            raise ValueError(f"{type(self).__name__}: gap_fn must be callable, got {gap_fn!r}")
+        self.gap_fn = gap_fn
+
+    @classmethod
+    def with_dynamic_gap(cls, gap_fn):
+        return cls(gap_fn)
+
+    def _gap(self, element) -> int:
+        gap = self.gap_fn(element)
+        if gap is None or gap <= 0:
+            raise ValueError(f"Dynamic session time gap must satisfy 0 < gap, got {gap!r}")
+        return gap
+
+    def assign_windows(self, element, timestamp, current_processing_time):
+        return [TimeWindow(timestamp, timestamp + self._gap(element))]
+
+    def default_trigger(self):
+        from .triggers import EventTimeTrigger
+
+        return EventTimeTrigger()
+
+
+class DynamicProcessingTimeSessionWindows(DynamicEventTimeSessionWindows):
+    """Processing-time sessions with a per-element gap."""
+
+    is_event_time = False
+
+    def assign_windows(self, element, timestamp, current_processing_time):
+        return [TimeWindow(current_processing_time, current_processing_time + self._gap(element))]
+
+    def default_trigger(self):
+        from .triggers import ProcessingTimeTrigger
+
+        return ProcessingTimeTrigger()
+
+
+class GlobalWindows(WindowAssigner):
+    """One window per key for all time. Default trigger: never fires (``NeverTrigger``);
+    ``GlobalWindows(end_of_stream=True)`` (Flink's ``createWithEndOfStreamTrigger()``) fires
+    once at the end of input. Not an event-time assigner: nothing is ever late, no cleanup.
+    """
+
+    is_event_time = False
+
+    def __init__(self, end_of_stream: bool = False):
+        self.end_of_stream = bool(end_of_stream)
+
+    @classmethod
+    def create(cls):
+        return cls()
+
+    @classmethod
+    def create_with_end_of_stream_trigger(cls):
+        return cls(end_of_stream=True)
+
+    def assign_windows(self, element, timestamp, current_processing_time):
+        return [GlobalWindow()]
+
+    def default_trigger(self):
+        from .triggers import EndOfStreamTrigger, NeverTrigger
+
+        return EndOfStreamTrigger() if self.end_of_stream else NeverTrigger()
+
+
+def _java_rem(a: int, b: int) -> int:
+    """Java's ``a % b`` (sign of the dividend)."""
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r

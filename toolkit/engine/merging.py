@@ -1,0 +1,62 @@
+"""Flink's ``MergingWindowSet``: per key, the mapping from each (merged) window to the
+*state window* whose namespace holds its contents.
+
+``add_window(new, merge_fn)`` merges ``new`` with the windows it intersects (via the
+assigner's ``merge_windows``); for a merge it keeps the state window of the first merged
+window in Java ``HashSet`` iteration order and calls
+``merge_fn(merge_result, merged_windows, state_window_result, merged_state_windows)``
+(the operator then runs the trigger's ``on_merge``, clears the merged windows' triggers and
+cleanup timers and folds their state into the kept state window). It returns the window the
+element belongs to (the merge result, or ``new`` itself).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from .windows import java_hash_set_order
+
+
+class MergingWindowSet:
+    __slots__ = ("mapping", "_assigner")
+
+    def __init__(self, assigner):
+        self._assigner = assigner
+        self.mapping: dict = {}
+
+    def get_state_window(self, window):
+        return self.mapping.get(window)
+
+    def retire_window(self, window) -> None:
+        if self.mapping.pop(window, None) is None:
+            raise RuntimeError(f"Window {window} is not in in-flight window set.")
+
+    def __len__(self) -> int:
+        return len(self.mapping)
+
+    def add_window(self, new_window, merge_fn: Callable) -> object:
+        mapping = self.mapping
+        windows = list(mapping)
+        windows.append(new_window)
+        groups = self._assigner.merge_windows(windows)
+        result_window = new_window
+        merged_new_window = False
+        for members, merge_result in groups:
+            ordered = java_hash_set_order(members)
+            if new_window in ordered:
+                ordered.remove(new_window)
+                merged_new_window = True
+                result_window = merge_result
+            merged_state_window = mapping.get(ordered[0])
+            merged_state_windows = []
+            for w in ordered:
+                res = mapping.pop(w, None)
+                if res is not None:
+                    merged_state_windows.append(res)
+            mapping[merge_result] = merged_state_window
+            if merged_state_window in merged_state_windows:
+                merged_state_windows.remove(merged_state_window)
+            if not (len(ordered) == 1 and ordered[0] == merge_result):
+                merge_fn(merge_result, ordered, mapping.get(merge_result), merged_state_windows)
+        if not groups or (result_window == new_window and not merged_new_window):
+            mapping[result_window] = result_window
+        return result_window

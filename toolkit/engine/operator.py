@@ -1,0 +1,714 @@
+"""Flink's ``WindowOperator`` (and ``EvictingWindowOperator``), keyed or window-all.
+
+Per element (``process_element``): the assigner gives the windows; for merging assigners
+each window goes through the key's ``MergingWindowSet``. A window is *late* when
+``cleanup_time(window) <= watermark`` (event time only) and is skipped; otherwise the
+element is added to the window state, the trigger's ``on_element`` runs, FIRE emits the
+contents, PURGE clears them, and the cleanup timer is registered. An element that no
+window accepted goes to the late side output (or is counted in
+``num_late_records_dropped``) iff ``timestamp + allowed_lateness <= watermark``.
+
+``cleanup_time = max_timestamp + allowed_lateness`` for event time (``MAX_TIMESTAMP`` on
+overflow, and no timer is registered at ``MAX_TIMESTAMP``), ``max_timestamp`` for
+processing time. A timer runs the trigger (fire, then purge), then, at the cleanup time,
+clears all window state.
+
+Timers fire in timestamp order (ties in registration order); ``process_watermark`` sets the
+watermark first, then fires every event-time timer ``<=`` it, including timers registered
+while doing so.
+
+Each firing emits a ``WindowResult``. Its ``timing`` follows one rule, with ``t`` the
+current watermark (processing time for processing-time assigners):
+
+- ``"at_end"``: caused by the end-of-input watermark (``end_input``);
+- ``"early"``: ``window.max_timestamp() > t``;
+- ``"on_time"``: the window's first firing with ``max_timestamp <= t``, if a timer caused it;
+- ``"late"``: every other firing (later ones, or the first one when a record caused it).
+
+``pane`` counts the window's emitted firings from 0 (a merged session continues after the
+highest pane of the windows it absorbed). Accumulation modes: ``"accumulating"`` (Flink),
+``"discarding"`` (contents purged after each firing; the window lives until cleanup) and
+``"accumulating_and_retracting"`` (before a refinement, a ``kind="retract"`` result carrying
+the previous pane's value is emitted for every pane it supersedes).
+"""
+from __future__ import annotations
+
+from heapq import heappop, heappush
+from typing import Any
+
+from .assigners import GlobalWindows, WindowAssigner
+from .evictors import Evictor, TimestampedValue, _AfterOnly, _OneSidedEvictor
+from .functions import (
+    AggregateFunction,
+    CountSum,
+    ProcessContext,
+    ProcessWindowFunction,
+    ReduceFunction,
+    WindowFunction,
+    fold,
+)
+from .merging import MergingWindowSet
+from .triggers import EventTimeTrigger, Trigger
+from .windows import MAX_TIMESTAMP, MIN_TIMESTAMP, GlobalWindow
+
+ACCUMULATION_MODES = ("accumulating", "discarding", "accumulating_and_retracting")
+
+_ABSENT = object()
+
+
+class WindowResult:
+    """One emitted firing (``kind="fire"``) or retraction (``kind="retract"``)."""
+
+    __slots__ = ("kind", "key", "window", "timestamp", "value", "pane", "timing", "watermark",
+                 "processing_time", "record_ids")
+
+    def __init__(self, kind, key, window, timestamp, value, pane, timing, watermark, processing_time,
+                 record_ids=None):
+        self.kind = kind
+        self.key = key
+        self.window = window
+        self.timestamp = timestamp
+        self.value = value
+        self.pane = pane
+        self.timing = timing
+        self.watermark = watermark
+        self.processing_time = processing_time
+        self.record_ids = record_ids
+
+    @property
+    def start(self):
+        return self.window.start
+
+    @property
+    def end(self):
+        return self.window.end
+
+    @property
+    def max_timestamp(self) -> int:
+        return self.timestamp
+
+    def as_dict(self) -> dict:
+        return {s: getattr(self, s) for s in self.__slots__}
+
+    def __repr__(self) -> str:
+        return ("WindowResult(kind=%r, key=%r, window=%r, timestamp=%r, value=%r, pane=%r, timing=%r, "
+                "watermark=%r, processing_time=%r%s)" % (
+                    self.kind, self.key, self.window, self.timestamp, self.value, self.pane, self.timing,
+                    self.watermark, self.processing_time,
+                    "" if self.record_ids is None else ", record_ids=%r" % (self.record_ids,)))
+
+    def __eq__(self, other):
+        return isinstance(other, WindowResult) and self.as_dict() == other.as_dict()
+
+
+class LateRecord:
+    """A record sent to the late side output."""
+
+    __slots__ = ("key", "timestamp", "value", "record_id", "watermark", "processing_time")
+    kind = "late"
+
+    def __init__(self, key, timestamp, value, record_id, watermark, processing_time):
+        self.key = key
+        self.timestamp = timestamp
+        self.value = value
+        self.record_id = record_id
+        self.watermark = watermark
+        self.processing_time = processing_time
+
+    def as_dict(self) -> dict:
+        d = {s: getattr(self, s) for s in self.__slots__}
+        d["kind"] = "late"
+        return d
+
+    def __repr__(self) -> str:
+        return "LateRecord(key=%r, timestamp=%r, value=%r, record_id=%r, watermark=%r, processing_time=%r)" % (
+            self.key, self.timestamp, self.value, self.record_id, self.watermark, self.processing_time)
+
+    def __eq__(self, other):
+        return isinstance(other, LateRecord) and self.as_dict() == other.as_dict()
+
+
+class _Pane:
+    __slots__ = ("next", "passed", "emitted")
+
+    def __init__(self):
+        self.next = 0          # index of the next pane
+        self.passed = False    # a firing happened with max_timestamp <= time
+        self.emitted = None    # [(window, value, pane)] to retract before the next pane
+
+
+class _TriggerContext:
+    """The one context object handed to trigger callbacks (key and window set per call)."""
+
+    __slots__ = ("_op", "key", "window", "current_watermark", "current_processing_time", "_merged")
+
+    def __init__(self, op):
+        self._op = op
+        self.key = None
+        self.window = None
+        self.current_watermark = MIN_TIMESTAMP
+        self.current_processing_time = MIN_TIMESTAMP
+        self._merged = None
+
+    # Flink-style accessors
+    def get_current_watermark(self) -> int:
+        return self.current_watermark
+
+    def get_current_processing_time(self) -> int:
+        return self.current_processing_time
+
+    def register_event_time_timer(self, t: int) -> None:
+        self._op._register_timer(self._op._et, t, self.key, self.window)
+
+    def delete_event_time_timer(self, t: int) -> None:
+        self._op._et[1].pop((t, self.key, self.window), None)
+
+    def register_processing_time_timer(self, t: int) -> None:
+        self._op._register_timer(self._op._pt_timers, t, self.key, self.window)
+
+    def delete_processing_time_timer(self, t: int) -> None:
+        self._op._pt_timers[1].pop((t, self.key, self.window), None)
+
+    def get_state(self, name: str, default=None):
+        return self._op._tstate.get((self.key, self.window, name), default)
+
+    def set_state(self, name: str, value) -> None:
+        self._op._tstate[(self.key, self.window, name)] = value
+
+    def clear_state(self, name: str) -> None:
+        self._op._tstate.pop((self.key, self.window, name), None)
+
+    def merge_state(self, name: str, fn) -> None:
+        """Fold the state ``name`` of the windows being merged into the current window."""
+        if self._merged is None:
+            raise RuntimeError("merge_state is only available in on_merge")
+        ts = self._op._tstate
+        merged = _ABSENT
+        for w in self._merged:
+            v = ts.pop((self.key, w, name), _ABSENT)
+            if v is _ABSENT:
+                continue
+            merged = v if merged is _ABSENT else fn(merged, v)
+        if merged is _ABSENT:
+            return
+        k = (self.key, self.window, name)
+        cur = ts.get(k, _ABSENT)
+        ts[k] = merged if cur is _ABSENT else fn(cur, merged)
+
+
+def _check_config(assigner, trigger, evictor, allowed_lateness, function, accumulation):
+    if not isinstance(assigner, WindowAssigner):
+        raise ValueError(f"WindowOperator: assigner must be a WindowAssigner, got {assigner!r}")
+    if not isinstance(trigger, Trigger):
+        raise ValueError(f"WindowOperator: trigger must be a Trigger, got {trigger!r}")
+    if assigner.is_merging and not trigger.can_merge:
+        raise ValueError(
+            f"A merging window assigner ({type(assigner).__name__}) cannot be used with a trigger that "
+            f"does not support merging ({type(trigger).__name__})")
+    if evictor is not None and not isinstance(evictor, Evictor):
+        raise ValueError(f"WindowOperator: evictor must be an Evictor, got {evictor!r}")
+    if isinstance(allowed_lateness, bool) or not isinstance(allowed_lateness, int):
+        raise ValueError(f"WindowOperator: allowed_lateness must be an integer number of ms, got {allowed_lateness!r}")
+    if allowed_lateness < 0:
+        raise ValueError(f"The allowed lateness cannot be negative, got {allowed_lateness}")
+    if not isinstance(function, WindowFunction):
+        raise ValueError(
+            f"WindowOperator: function must be a ReduceFunction, AggregateFunction or ProcessWindowFunction, got {function!r}")
+    if accumulation not in ACCUMULATION_MODES:
+        raise ValueError(f"WindowOperator: accumulation must be one of {ACCUMULATION_MODES}, got {accumulation!r}")
+
+
+class WindowOperator:
+    """Keyed (or, with ``keyed=False``, window-all) window operator; see the module docstring."""
+
+    def __init__(
+        self,
+        assigner: WindowAssigner,
+        *,
+        trigger: Trigger | None = None,
+        evictor: Evictor | None = None,
+        evict_after: bool = False,
+        allowed_lateness: int = 0,
+        function: WindowFunction | None = None,
+        side_output_late: bool = True,
+        accumulation: str = "accumulating",
+        keyed: bool = True,
+        track_records: bool = False,
+    ):
+        if trigger is None and isinstance(assigner, WindowAssigner):
+            trigger = assigner.default_trigger()
+        if function is None:
+            function = CountSum()
+        if hasattr(allowed_lateness, "__index__") and not isinstance(allowed_lateness, (int, bool)):
+            allowed_lateness = int(allowed_lateness)
+        _check_config(assigner, trigger, evictor, allowed_lateness, function, accumulation)
+        if evict_after and evictor is not None:
+            if not isinstance(evictor, _OneSidedEvictor):
+                raise ValueError("evict_after=True needs a built-in evictor (Count/Time/DeltaEvictor); "
+                                 "a custom Evictor implements evict_before/evict_after itself")
+            evictor = _AfterOnly(evictor)
+        self.assigner = assigner
+        self.trigger = trigger
+        self.evictor = evictor
+        self.allowed_lateness = allowed_lateness
+        self.function = function
+        self.side_output_late = bool(side_output_late)
+        self.accumulation = accumulation
+        self.keyed = bool(keyed)
+        self.track_records = bool(track_records)
+
+        self._event_time = assigner.is_event_time
+        self._merging = assigner.is_merging
+        self._full = evictor is not None or not function.incremental
+        self._discarding = accumulation == "discarding"
+        self._retracting = accumulation == "accumulating_and_retracting"
+
+        self._wm = MIN_TIMESTAMP
+        self._pt = MIN_TIMESTAMP
+        self._at_end = False
+        self._ctx = _TriggerContext(self)
+        self._contents: dict = {}      # (key, state window) -> list[TimestampedValue] | accumulator
+        self._nrec: dict = {}          # incremental: (key, state window) -> records folded in
+        self._ids: dict = {}           # incremental + track_records: (key, state window) -> [record ids]
+        self._tstate: dict = {}        # (key, window, name) -> trigger state
+        self._panes: dict = {}         # (key, window) -> _Pane
+        self._msets: dict = {}         # key -> MergingWindowSet
+        self._et = ([], {})            # event-time timers: heap of (t, seq, key, window), live {(t,key,window): seq}
+        self._pt_timers = ([], {})
+        self._seq = 0
+        self._next_id = 0
+        self._buffered = 0
+        self._out: list = []
+        self.num_late_records_dropped = 0
+
+        fn = function
+        if isinstance(fn, AggregateFunction):
+            self._agg_create = fn.create_accumulator
+            self._agg_add = fn.add
+        self._use_fast = (
+            type(trigger) is EventTimeTrigger
+            and not self._merging
+            and self._event_time
+            and not self._full
+            and not self.track_records
+            and isinstance(fn, AggregateFunction)
+            and not self._retracting
+        )
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def current_watermark(self) -> int:
+        return self._wm
+
+    @property
+    def current_processing_time(self) -> int:
+        return self._pt
+
+    def set_processing_time(self, t: int) -> None:
+        """Advance processing time to ``t`` (never backwards) and fire processing-time timers ``<= t``."""
+        if t <= self._pt:
+            return
+        self._pt = t
+        self._ctx.current_processing_time = t
+        heap, live = self._pt_timers
+        while heap and heap[0][0] <= t:
+            ts, seq, key, window = heappop(heap)
+            tk = (ts, key, window)
+            if live.get(tk) != seq:
+                continue
+            del live[tk]
+            self._on_timer(ts, key, window, False)
+
+    def process_watermark(self, watermark: int) -> None:
+        """Advance the watermark (a watermark not above the current one is ignored, as Flink's
+        sources never forward it) and fire every event-time timer ``<= watermark``."""
+        if watermark <= self._wm:
+            return
+        self._wm = watermark
+        self._ctx.current_watermark = watermark
+        heap, live = self._et
+        while heap and heap[0][0] <= watermark:
+            ts, seq, key, window = heappop(heap)
+            tk = (ts, key, window)
+            if live.get(tk) != seq:
+                continue
+            del live[tk]
+            self._on_timer(ts, key, window, True)
+
+    def end_input(self) -> None:
+        """End of a bounded input: the ``MAX_TIMESTAMP`` watermark; its firings are ``at_end``.
+        Pending processing-time timers do not fire (as in Flink)."""
+        self._at_end = True
+        self.process_watermark(MAX_TIMESTAMP)
+
+    def drain(self) -> list:
+        """Return and clear the emitted ``WindowResult``s and ``LateRecord``s, in emission order."""
+        out = self._out
+        self._out = []
+        return out
+
+    @property
+    def output(self) -> list:
+        """Everything emitted and not yet drained (read-only view)."""
+        return list(self._out)
+
+    def state_size(self) -> tuple[int, int]:
+        """``(open_windows, buffered_records)``: windows holding contents, and records held in
+        them (list elements; for incremental functions, records folded into live accumulators)."""
+        return len(self._contents), self._buffered
+
+    # ------------------------------------------------------------------ helpers
+
+    def _register_timer(self, timers, t, key, window):
+        live = timers[1]
+        tk = (t, key, window)
+        if tk in live:
+            return
+        self._seq += 1
+        live[tk] = self._seq
+        heappush(timers[0], (t, self._seq, key, window))
+
+    def _cleanup_time(self, window) -> int:
+        if self._event_time:
+            mt = window.max_timestamp()
+            c = mt + self.allowed_lateness
+            return c if c <= MAX_TIMESTAMP else MAX_TIMESTAMP
+        return window.max_timestamp()
+
+    def _is_window_late(self, window) -> bool:
+        return self._event_time and self._cleanup_time(window) <= self._wm
+
+    def _register_cleanup_timer(self, key, window):
+        c = self._cleanup_time(window)
+        if c == MAX_TIMESTAMP:
+            return
+        self._register_timer(self._et if self._event_time else self._pt_timers, c, key, window)
+
+    def _delete_cleanup_timer(self, key, window):
+        c = self._cleanup_time(window)
+        if c == MAX_TIMESTAMP:
+            return
+        (self._et if self._event_time else self._pt_timers)[1].pop((c, key, window), None)
+
+    def _add(self, sk, value, timestamp, record_id):
+        if self._full:
+            lst = self._contents.get(sk)
+            if lst is None:
+                self._contents[sk] = [TimestampedValue(value, timestamp, record_id)]
+            else:
+                lst.append(TimestampedValue(value, timestamp, record_id))
+        else:
+            fn = self.function
+            cur = self._contents.get(sk, _ABSENT)
+            if isinstance(fn, AggregateFunction):
+                if cur is _ABSENT:
+                    cur = fn.create_accumulator()
+                self._contents[sk] = fn.add(value, cur)
+            else:
+                self._contents[sk] = value if cur is _ABSENT else fn.reduce(cur, value)
+            self._nrec[sk] = self._nrec.get(sk, 0) + 1
+            if self.track_records:
+                ids = self._ids.get(sk)
+                if ids is None:
+                    self._ids[sk] = [record_id]
+                else:
+                    ids.append(record_id)
+        self._buffered += 1
+
+    def _clear_contents(self, sk):
+        c = self._contents.pop(sk, _ABSENT)
+        if c is _ABSENT:
+            return
+        if self._full:
+            self._buffered -= len(c)
+        else:
+            self._buffered -= self._nrec.pop(sk, 0)
+            self._ids.pop(sk, None)
+
+    # ------------------------------------------------------------------ elements
+
+    def process_element(self, key, timestamp: int, value, record_id=None) -> None:
+        """Process one record (Flink's ``WindowOperator.processElement``)."""
+        if not self.keyed:
+            key = None
+        if record_id is None and self.track_records:
+            record_id = self._next_id
+            self._next_id += 1
+        if self._use_fast:
+            self._process_element_fast(key, timestamp, value)
+            return
+        windows = self.assigner.assign_windows(value, timestamp, self._pt)
+        skipped = True
+        ctx = self._ctx
+        trigger = self.trigger
+        if self._merging:
+            mset = self._msets.get(key)
+            if mset is None:
+                mset = self._msets[key] = MergingWindowSet(self.assigner)
+            for window in windows:
+                actual = mset.add_window(
+                    window,
+                    lambda res, merged, sw_res, merged_sws, key=key: self._merge(key, res, merged, sw_res, merged_sws))
+                if self._is_window_late(actual):
+                    mset.retire_window(actual)
+                    continue
+                skipped = False
+                sw = mset.get_state_window(actual)
+                if sw is None:
+                    raise RuntimeError(f"Window {actual} is not in in-flight window set.")
+                sk = (key, sw)
+                self._add(sk, value, timestamp, record_id)
+                ctx.key = key
+                ctx.window = actual
+                r = trigger.on_element(value, timestamp, actual, ctx)
+                if r & 1:
+                    contents = self._contents.get(sk, _ABSENT)
+                    if contents is _ABSENT:
+                        continue
+                    self._emit(key, actual, sk, contents, False)
+                    if self._discarding:
+                        r |= 2
+                if r & 2:
+                    self._clear_contents(sk)
+                self._register_cleanup_timer(key, actual)
+            if not mset.mapping:
+                del self._msets[key]
+        else:
+            for window in windows:
+                if self._event_time and self._is_window_late(window):
+                    continue
+                skipped = False
+                sk = (key, window)
+                self._add(sk, value, timestamp, record_id)
+                ctx.key = key
+                ctx.window = window
+                r = trigger.on_element(value, timestamp, window, ctx)
+                if r & 1:
+                    contents = self._contents.get(sk, _ABSENT)
+                    if contents is _ABSENT:
+                        continue
+                    self._emit(key, window, sk, contents, False)
+                    if self._discarding:
+                        r |= 2
+                if r & 2:
+                    self._clear_contents(sk)
+                self._register_cleanup_timer(key, window)
+        if skipped and self._event_time and timestamp + self.allowed_lateness <= self._wm:
+            self._late(key, timestamp, value, record_id)
+
+    def _late(self, key, timestamp, value, record_id):
+        if self.side_output_late:
+            self._out.append(LateRecord(key, timestamp, value, record_id, self._wm, self._pt))
+        else:
+            self.num_late_records_dropped += 1
+
+    def _process_element_fast(self, key, timestamp, value):
+        """Tumbling/sliding event-time windows, EventTimeTrigger, incremental aggregate:
+        the same steps as the general path with the trigger inlined."""
+        wm = self._wm
+        lateness = self.allowed_lateness
+        skipped = True
+        contents = self._contents
+        nrec = self._nrec
+        et_heap, et_live = self._et
+        for window in self.assigner.assign_windows(value, timestamp, self._pt):
+            mt = window[1] - 1
+            cleanup = mt + lateness
+            if cleanup > MAX_TIMESTAMP:
+                cleanup = MAX_TIMESTAMP
+            if cleanup <= wm:
+                continue
+            skipped = False
+            sk = (key, window)
+            acc = contents.get(sk, _ABSENT)
+            if acc is _ABSENT:
+                acc = self._agg_create()
+                nrec[sk] = 1
+            else:
+                nrec[sk] += 1
+            contents[sk] = self._agg_add(value, acc)
+            self._buffered += 1
+            if mt <= wm:
+                # EventTimeTrigger.onElement: FIRE at once (a late firing)
+                self._emit(key, window, sk, contents[sk], False)
+                if self._discarding:
+                    self._clear_contents(sk)
+            else:
+                tk = (mt, key, window)
+                if tk not in et_live:
+                    self._seq += 1
+                    et_live[tk] = self._seq
+                    heappush(et_heap, (mt, self._seq, key, window))
+            if cleanup != MAX_TIMESTAMP and cleanup != mt:
+                tk = (cleanup, key, window)
+                if tk not in et_live:
+                    self._seq += 1
+                    et_live[tk] = self._seq
+                    heappush(et_heap, (cleanup, self._seq, key, window))
+        if skipped and timestamp + lateness <= wm:
+            self._late(key, timestamp, value, None)
+
+    # ------------------------------------------------------------------ merging
+
+    def _merge(self, key, merge_result, merged_windows, state_window_result, merged_state_windows):
+        if self._event_time:
+            if merge_result.max_timestamp() + self.allowed_lateness <= self._wm:
+                raise RuntimeError(
+                    "The end timestamp of an event-time window cannot become earlier than the current "
+                    f"watermark by merging. Current watermark: {self._wm} window: {merge_result}")
+        elif merge_result.max_timestamp() <= self._pt:
+            raise RuntimeError(
+                "The end timestamp of a processing-time window cannot become earlier than the current "
+                f"processing time by merging. Current processing time: {self._pt} window: {merge_result}")
+        ctx = self._ctx
+        ctx.key = key
+        ctx.window = merge_result
+        ctx._merged = merged_windows
+        try:
+            self.trigger.on_merge(merge_result, ctx)
+        finally:
+            ctx._merged = None
+        for m in merged_windows:
+            ctx.window = m
+            self.trigger.clear(m, ctx)
+            self._delete_cleanup_timer(key, m)
+        # fold the merged state windows into the kept one (target first, then sources in order)
+        target = (key, state_window_result)
+        for sw in merged_state_windows:
+            sk = (key, sw)
+            src = self._contents.pop(sk, _ABSENT)
+            if src is _ABSENT:
+                continue
+            cur = self._contents.get(target, _ABSENT)
+            if self._full:
+                if cur is _ABSENT:
+                    self._contents[target] = src
+                else:
+                    cur.extend(src)
+            else:
+                n = self._nrec.pop(sk, 0)
+                ids = self._ids.pop(sk, None)
+                if cur is _ABSENT:
+                    self._contents[target] = src
+                else:
+                    fn = self.function
+                    self._contents[target] = fn.merge(cur, src) if isinstance(fn, AggregateFunction) else fn.reduce(cur, src)
+                self._nrec[target] = self._nrec.get(target, 0) + n
+                if ids is not None:
+                    self._ids.setdefault(target, []).extend(ids)
+        # pane bookkeeping follows the windows
+        panes = [self._panes.pop((key, m)) for m in merged_windows if (key, m) in self._panes]
+        if panes:
+            p = self._panes.get((key, merge_result))
+            if p is None:
+                p = self._panes[(key, merge_result)] = _Pane()
+            for q in panes:
+                p.next = max(p.next, q.next)
+                p.passed = p.passed or q.passed
+                if q.emitted:
+                    p.emitted = (p.emitted or []) + q.emitted
+
+    # ------------------------------------------------------------------ timers
+
+    def _on_timer(self, ts, key, window, event_time: bool):
+        ctx = self._ctx
+        ctx.key = key
+        ctx.window = window
+        mset = None
+        if self._merging:
+            mset = self._msets.get(key)
+            sw = mset.get_state_window(window) if mset is not None else None
+            if sw is None:
+                return
+        else:
+            sw = window
+        sk = (key, sw)
+        if event_time:
+            r = self.trigger.on_event_time(ts, window, ctx)
+        else:
+            r = self.trigger.on_processing_time(ts, window, ctx)
+        if r & 1:
+            contents = self._contents.get(sk, _ABSENT)
+            if contents is not _ABSENT:
+                self._emit(key, window, sk, contents, True)
+                if self._discarding:
+                    r |= 2
+        if r & 2:
+            self._clear_contents(sk)
+        if event_time == self._event_time and ts == self._cleanup_time(window):
+            self._clear_all_state(key, window, sk, mset)
+
+    def _clear_all_state(self, key, window, sk, mset):
+        self._clear_contents(sk)
+        ctx = self._ctx
+        ctx.key = key
+        ctx.window = window
+        self.trigger.clear(window, ctx)
+        self._panes.pop((key, window), None)
+        if mset is not None:
+            mset.retire_window(window)
+            if not mset.mapping:
+                del self._msets[key]
+
+    # ------------------------------------------------------------------ emission
+
+    def _emit(self, key, window, sk, contents, by_timer: bool):
+        pk = (key, window)
+        pane = self._panes.get(pk)
+        if pane is None:
+            pane = self._panes[pk] = _Pane()
+        if self._at_end:
+            timing = "at_end"
+            pane.passed = True
+        else:
+            t = self._wm if self._event_time else self._pt
+            if window.max_timestamp() > t:
+                timing = "early"
+            elif not pane.passed:
+                pane.passed = True
+                timing = "on_time" if by_timer else "late"
+            else:
+                timing = "late"
+        fn = self.function
+        ids = None
+        pctx = None
+        if self._full:
+            elements = contents
+            ev = self.evictor
+            n0 = len(elements)
+            if ev is not None:
+                ev.evict_before(elements, window, self._ctx)
+            values = [e.value for e in elements]
+            if self.track_records:
+                ids = [e.record_id for e in elements]
+            if fn.incremental:
+                value = fold(fn, values)
+                if fn.process is not None:
+                    pctx = ProcessContext(key, window, self._wm, self._pt, pane.next, timing)
+                    value = fn.process.process(key, pctx, [value])
+            else:
+                pctx = ProcessContext(key, window, self._wm, self._pt, pane.next, timing)
+                value = fn.process(key, pctx, values)
+            if ev is not None:
+                ev.evict_after(elements, window, self._ctx)
+                # the state now holds exactly what is left (Flink rewrites the list state)
+                self._buffered -= n0 - len(elements)
+                if not elements:
+                    self._contents.pop(sk, None)
+        else:
+            value = fn.get_result(contents) if isinstance(fn, AggregateFunction) else contents
+            if fn.process is not None:
+                pctx = ProcessContext(key, window, self._wm, self._pt, pane.next, timing)
+                value = fn.process.process(key, pctx, [value])
+            if self.track_records:
+                ids = list(self._ids.get(sk, ()))
+        out = self._out
+        wm, pt = self._wm, self._pt
+        if self._retracting:
+            if pane.emitted:
+                for w, v, p in pane.emitted:
+                    out.append(WindowResult("retract", key, w, w.max_timestamp(), v, p, timing, wm, pt, None))
+            pane.emitted = [(window, value, pane.next)]
+        out.append(WindowResult("fire", key, window, window.max_timestamp(), value, pane.next, timing, wm, pt, ids))
+        pane.next += 1

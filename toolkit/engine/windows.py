@@ -1,0 +1,120 @@
+"""Windows: Flink's ``TimeWindow`` and ``GlobalWindow``.
+
+Times are integer milliseconds. ``MIN_TIMESTAMP``/``MAX_TIMESTAMP`` are Java's
+``Long.MIN_VALUE``/``Long.MAX_VALUE`` (Flink's "no watermark yet" and "end of time").
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+MIN_TIMESTAMP = -(2**63)
+MAX_TIMESTAMP = 2**63 - 1
+
+
+def wrap_long(x: int) -> int:
+    """Java ``long`` arithmetic: wrap ``x`` into [-2**63, 2**63)."""
+    return ((x + 2**63) % 2**64) - 2**63
+
+
+def get_window_start_with_offset(timestamp: int, offset: int, window_size: int) -> int:
+    """Flink's ``TimeWindow.getWindowStartWithOffset``.
+
+    The start of the window of length ``window_size`` (aligned to ``offset``) that
+    contains ``timestamp``: ``timestamp - ((timestamp - offset) mod window_size)`` with a
+    floor modulo, which is what Flink's remainder-plus-correction computes for negative
+    timestamps and offsets too.
+    """
+    return timestamp - (timestamp - offset) % window_size
+
+
+class TimeWindow(NamedTuple):
+    """A half-open interval ``[start, end)`` of event (or processing) time.
+
+    ``max_timestamp() = end - 1`` is the last timestamp that belongs to the window; it is
+    the timestamp of the window's results and the time its event-time trigger fires.
+    Equal and hashed like the tuple ``(start, end)``.
+    """
+
+    start: int
+    end: int
+
+    def max_timestamp(self) -> int:
+        return self.end - 1
+
+    def intersects(self, other: "TimeWindow") -> bool:
+        """Flink's rule: windows that merely touch (``[0,5)`` and ``[5,10)``) intersect."""
+        return self.start <= other.end and self.end >= other.start
+
+    def cover(self, other: "TimeWindow") -> "TimeWindow":
+        """The smallest window containing both."""
+        return TimeWindow(min(self.start, other.start), max(self.end, other.end))
+
+    def java_hash_code(self) -> int:
+        """``TimeWindow.hashCode()``: ``MathUtils.longToIntWithBitMixing(start + end)``."""
+        return long_to_int_with_bit_mixing(wrap_long(self.start + self.end))
+
+    def __repr__(self) -> str:
+        return f"TimeWindow({self.start}, {self.end})"
+
+
+class GlobalWindow:
+    """The single window of ``GlobalWindows``; ``max_timestamp()`` is ``MAX_TIMESTAMP``."""
+
+    __slots__ = ()
+    _instance: "GlobalWindow | None" = None
+    start = None
+    end = None
+
+    def __new__(cls) -> "GlobalWindow":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    @staticmethod
+    def get() -> "GlobalWindow":
+        return GlobalWindow()
+
+    def max_timestamp(self) -> int:
+        return MAX_TIMESTAMP
+
+    def __repr__(self) -> str:
+        return "GlobalWindow"
+
+    def __reduce__(self):
+        return (GlobalWindow, ())
+
+
+_M64 = 2**64 - 1
+
+
+def long_to_int_with_bit_mixing(value: int) -> int:
+    """Flink's ``MathUtils.longToIntWithBitMixing`` (a murmur3 fmix64 finaliser)."""
+    x = value & _M64
+    x = ((x ^ (x >> 33)) * 0xFF51AFD7ED558CCD) & _M64
+    x = ((x ^ (x >> 33)) * 0xC4CEB9FE1A85EC53) & _M64
+    x = x ^ (x >> 33)
+    x &= 0xFFFFFFFF
+    return x - 2**32 if x >= 2**31 else x
+
+
+def java_hash_set_order(items: list) -> list:
+    """Iteration order of a ``java.util.HashSet`` after adding ``items`` in order.
+
+    Items need ``java_hash_code()``. Buckets ``(h ^ (h >>> 16)) & (capacity - 1)`` in index
+    order, insertion order within a bucket; the capacity starts at 16 and doubles when the
+    size exceeds 3/4 of it (resizing keeps the relative order inside a bucket). Tree bins
+    (8+ collisions in one bucket) are not modelled.
+    """
+    seen: list = []
+    for it in items:
+        if it not in seen:
+            seen.append(it)
+    cap = 16
+    while len(seen) > cap * 3 // 4:
+        cap *= 2
+
+    def bucket(item) -> int:
+        h = item.java_hash_code() & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & (cap - 1)
+
+    return [it for _, _, it in sorted((bucket(it), i, it) for i, it in enumerate(seen))]
