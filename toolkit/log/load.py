@@ -236,9 +236,7 @@ def read_file(path: Path, fmt: str, string_columns: list[str] = ()) -> pd.DataFr
         frame = pd.read_json(path, lines=True, convert_dates=False, dtype=False, precise_float=True)
         for c in string_columns:
             if c in frame.columns:
-                frame[c] = frame[c].astype(object).where(frame[c].notna(), None).map(
-                    lambda v: v if v is None or isinstance(v, str) else str(v)
-                )
+                frame[c] = pd.Series(_as_text(frame[c]), dtype=object).where(frame[c].notna(), None)
         return frame
     raise ValueError(f"unknown format {fmt!r}")
 
@@ -314,6 +312,13 @@ def canonicalize(
     return EventLog(table, quarantine, partition_names=names, source=source, n_input=n)
 
 
+def _as_text(series: pd.Series) -> np.ndarray:
+    """Cells as str (object array), vectorized; strings are kept as they are."""
+    if _kind(series) == "string":
+        return series.to_numpy(dtype=object).copy()
+    return series.astype(str).to_numpy(dtype=object)
+
+
 def _kind(series: pd.Series) -> str:
     return pd.api.types.infer_dtype(series, skipna=True)
 
@@ -331,7 +336,7 @@ def key_column(series: pd.Series, *, column: str) -> tuple[np.ndarray, np.ndarra
     elif pd.api.types.is_integer_dtype(series.dtype):
         text = series.to_numpy(dtype=np.int64, na_value=0).astype(str).astype(object)
     else:
-        text = series.astype(object).map(lambda v: v if isinstance(v, str) else str(v)).to_numpy(dtype=object)
+        text = _as_text(series)
     text[null] = ""
     return text, reason
 
@@ -358,7 +363,7 @@ def partition_column(series: pd.Series, *, column: str) -> tuple[np.ndarray, np.
         reason[(ints < 0) & pd.isna(reason)] = NEGATIVE
         ints = np.where(pd.isna(reason), ints, 0)
         return ints.astype(np.int64), reason, None
-    labels = series.astype(object).map(lambda v: v if isinstance(v, str) else str(v)).to_numpy(dtype=object)
+    labels = _as_text(series)
     labels[null] = ""
     return np.zeros(n, dtype=np.int64), reason, labels
 
@@ -384,8 +389,7 @@ def value_column(series: pd.Series, *, column: str) -> tuple[np.ndarray, np.ndar
         vals = series.to_numpy(dtype=object)
         vals[null] = 0
         return vals.astype(np.int64), reason
-    text = series.astype(object).map(lambda v: v if isinstance(v, str) else repr(v) if isinstance(v, float) else str(v))
-    text = text.str.strip()
+    text = pd.Series(_as_text(series)).str.strip()
     nums = pd.to_numeric(text.where(~null, None), errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     bad = ~null & np.isnan(nums)
     reason[bad] = NOT_A_NUMBER
