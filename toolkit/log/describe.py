@@ -1,0 +1,286 @@
+"""``log.describe()``: what the stream looks like, in the figures that matter for watermarks.
+
+Definitions (the same on the pandas and the Spark path; all times int ms):
+
+- **processing order**: arrival order (arrival_time, then row); row order without arrival times.
+- **out-of-orderness**: a record is *behind* when its event time is below the maximum event
+  time of the records before it in processing order; how far behind = that running
+  maximum minus its event time (> 0). A bounded-out-of-orderness watermark with delay d
+  would hold back the records that are at most about d behind.
+- **arrival delay** = arrival_time - event_time (negative when a record arrives "before" it
+  happened: clock skew; counted, never dropped).
+- **per partition**: records, first and last time, rate = records / span, and the gaps
+  between consecutive records on the time axis (arrival time, else event time); gaps of
+  at least ``silence`` are *silences* (where idleness matters). ``silence`` defaults to
+  max(1 s, 100 x the median gap over all partitions).
+- **percentiles** are nearest-rank (``numpy`` method "inverted_cdf", Spark
+  ``percentile_disc``): always a value that occurs in the data.
+- **duplicates**: records equal in every canonical column but ``row`` to an earlier one
+  (they are kept: they are real records).
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+PERCENTILES = (0.5, 0.9, 0.99, 0.999)
+_INT64_MIN = np.iinfo(np.int64).min
+TOP_KEYS = 5
+
+
+@dataclass
+class PartitionFigures:
+    partition: int
+    name: str
+    records: int
+    first: int
+    last: int
+    rate_per_s: float | None  # None when the span is 0
+    max_gap: int | None  # None with a single record
+    max_gap_start: int | None
+    silences: int
+    silent_ms: int
+
+
+@dataclass
+class LogDescription:
+    """Figures of :func:`describe`; ``str()`` is a readable report, ``to_dict()`` plain data."""
+
+    records: int
+    invalid: int
+    input_rows: int
+    has_arrival_time: bool
+    event_time_min: int
+    event_time_max: int
+    arrival_time_min: int | None
+    arrival_time_max: int | None
+    keys: int
+    top_keys: list[tuple[str, int]]
+    duplicates: int
+    behind: int
+    behind_share: float
+    behind_by: dict[str, int] | None  # percentiles of how far behind (ms), among behind records; "max"
+    delay: dict[str, int] | None  # arrival delay percentiles: "min", "p50", ..., "max"
+    arrival_before_event: int
+    silence: int
+    partitions: list[PartitionFigures] = field(default_factory=list)
+    backend: str = "pandas"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["top_keys"] = [list(kv) for kv in self.top_keys]
+        return d
+
+    def figures(self) -> dict[str, Any]:
+        """``to_dict()`` without the backend name (what the pandas and Spark paths must agree on)."""
+        d = self.to_dict()
+        d.pop("backend")
+        return d
+
+    # ---------------------------------------------------------------- rendering
+    def lines(self) -> list[tuple[str, str]]:
+        rows: list[tuple[str, str]] = []
+        rows.append(("records", f"{self.records:,} valid of {self.input_rows:,} rows ({self.invalid:,} quarantined)"))
+        rows.append(("event time", _span(self.event_time_min, self.event_time_max)))
+        if self.has_arrival_time:
+            rows.append(("arrival time", _span(self.arrival_time_min, self.arrival_time_max)))
+        else:
+            rows.append(("arrival time", "none (processing order = row order)"))
+        top = ", ".join(f"{k} ({c:,})" for k, c in self.top_keys)
+        rows.append(("keys", f"{self.keys:,}; most frequent: {top}"))
+        rows.append(("duplicates", f"{self.duplicates:,} records repeat an earlier one exactly (kept)"))
+        order = "arrival order" if self.has_arrival_time else "row order"
+        ooo = f"{self.behind:,} records ({self.behind_share:.2%}) behind the running max event time ({order})"
+        if self.behind_by:
+            ooo += "; behind by " + ", ".join(f"{k} {_dur(v)}" for k, v in self.behind_by.items())
+        rows.append(("out of order", ooo))
+        if self.delay is not None:
+            rows.append(("arrival delay", ", ".join(f"{k} {_dur(v)}" for k, v in self.delay.items())))
+            rows.append(("arrived before event time", f"{self.arrival_before_event:,} records"))
+        rows.append(("partitions", f"{len(self.partitions)}; silence = gap of at least {_dur(self.silence)}"))
+        for p in self.partitions:
+            name = p.name if p.name == str(p.partition) else f"{p.partition} ({p.name})"
+            rate = f"{p.rate_per_s:,.1f}/s" if p.rate_per_s is not None else "n/a"
+            gap = f"max gap {_dur(p.max_gap)} from {_iso(p.max_gap_start)}" if p.max_gap is not None else "no gaps"
+            sil = f"{p.silences} silence{'s' if p.silences != 1 else ''} ({_dur(p.silent_ms)} in all)"
+            rows.append((f"  partition {name}", f"{p.records:,} records, {rate}, {gap}, {sil}"))
+        return rows
+
+    def __str__(self) -> str:
+        rows = self.lines()
+        width = max(len(k) for k, _ in rows)
+        return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+    def _repr_html_(self) -> str:
+        body = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th><td style='text-align:left'>{html.escape(v)}</td></tr>"
+            for k, v in self.lines()
+        )
+        return f"<table class='watermark-lab-describe'>{body}</table>"
+
+    def __repr__(self) -> str:
+        return f"LogDescription(records={self.records}, behind={self.behind}, partitions={len(self.partitions)})"
+
+
+def _iso(ms: int | None) -> str:
+    if ms is None:
+        return "n/a"
+    return str(np.datetime64(int(ms), "ms")) + "Z"
+
+
+def _span(lo: int | None, hi: int | None) -> str:
+    if lo is None or hi is None:
+        return "n/a"
+    return f"{_iso(lo)} .. {_iso(hi)} ({_dur(hi - lo)})"
+
+
+def _dur(ms: int | None) -> str:
+    """A duration in ms, readable: 350 ms, 2.5 s, 3 min 20 s, 2 h 5 min."""
+    if ms is None:
+        return "n/a"
+    ms = int(ms)
+    sign = "-" if ms < 0 else ""
+    a = abs(ms)
+    if a < 1000:
+        return f"{sign}{a} ms"
+    if a < 60_000:
+        return f"{sign}{a / 1000:.3g} s"
+    if a < 3_600_000:
+        m, s = divmod(a // 1000, 60)
+        return f"{sign}{m} min {s} s"
+    h, m = divmod(a // 60_000, 60)
+    return f"{sign}{h} h {m} min"
+
+
+def percentile_label(p: float) -> str:
+    return f"p{round(p * 100, 6):g}"
+
+
+def nearest_rank(values: np.ndarray, ps=PERCENTILES) -> dict[str, int]:
+    """Nearest-rank percentiles (numpy "inverted_cdf") plus min and max, as ints."""
+    out = {"min": int(values.min())}
+    qs = np.quantile(values, list(ps), method="inverted_cdf")
+    for p, q in zip(ps, qs):
+        out[percentile_label(p)] = int(q)
+    out["max"] = int(values.max())
+    return out
+
+
+def resolve_silence(silence, median_gap: int | None) -> int:
+    from toolkit.durations import parse_duration
+
+    if silence is None or silence == "auto":
+        return max(1000, 100 * int(median_gap or 0))
+    ms = parse_duration(silence, name="silence")
+    if ms <= 0:
+        raise ValueError(f"silence must be positive, got {silence!r}")
+    return ms
+
+
+def describe(log, *, silence: Any = "auto") -> LogDescription:
+    """Figures about ``log`` (see the module docstring); stays in Spark for Spark-backed logs."""
+    if log.is_spark:
+        from toolkit.log.spark_log import describe_spark
+
+        return describe_spark(log, silence=silence)
+    return describe_pandas(log, silence=silence)
+
+
+def describe_pandas(log, *, silence: Any = "auto") -> LogDescription:
+    t = log.table
+    n = len(t)
+    order = log.arrival_order()
+    et = t["event_time"].to_numpy(dtype=np.int64)
+    has_arrival = log.has_arrival_time
+
+    # out-of-orderness over processing order
+    et_o = et[order]
+    before = np.empty(n, dtype=np.int64)
+    before[0] = _INT64_MIN
+    if n > 1:
+        before[1:] = np.maximum.accumulate(et_o)[:-1]
+    behind = et_o < before
+    lag = (before - et_o)[behind]
+
+    delay = None
+    arrival_before = 0
+    at = t["arrival_time"].to_numpy(dtype=np.int64) if has_arrival else None
+    if has_arrival:
+        d = at - et
+        delay = nearest_rank(d)
+        arrival_before = int((d < 0).sum())
+
+    # keys
+    counts = t["key"].value_counts(sort=False)
+    top = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))[:TOP_KEYS]
+
+    dup = int(t.drop(columns="row").duplicated(keep="first").sum())
+
+    # partitions on the time axis
+    axis = at if has_arrival else et
+    part = t["partition"].to_numpy(dtype=np.int64)
+    po = np.lexsort((axis, part))
+    ps, xs = part[po], axis[po]
+    same = ps[1:] == ps[:-1]
+    gaps = (xs[1:] - xs[:-1])[same]
+    gap_start = xs[:-1][same]
+    gap_part = ps[1:][same]
+    median_gap = int(np.quantile(gaps, 0.5, method="inverted_cdf")) if len(gaps) else None
+    threshold = resolve_silence(silence, median_gap)
+    figures = []
+    for p in np.unique(part):
+        sel = ps == p
+        first, last = int(xs[sel][0]), int(xs[sel][-1])
+        g = gap_part == p
+        pg, pstart = gaps[g], gap_start[g]
+        if len(pg):
+            i = int(np.argmax(pg))  # first maximal gap
+            max_gap, max_gap_start = int(pg[i]), int(pstart[i])
+        else:
+            max_gap = max_gap_start = None
+        long = pg >= threshold
+        figures.append(
+            _partition_figures(log, int(p), int(sel.sum()), first, last, max_gap, max_gap_start,
+                               int(long.sum()), int(pg[long].sum()))
+        )
+    return LogDescription(
+        records=n,
+        invalid=log.n_invalid,
+        input_rows=log.n_input,
+        has_arrival_time=has_arrival,
+        event_time_min=int(et.min()),
+        event_time_max=int(et.max()),
+        arrival_time_min=int(at.min()) if has_arrival else None,
+        arrival_time_max=int(at.max()) if has_arrival else None,
+        keys=int(len(counts)),
+        top_keys=[(str(k), int(c)) for k, c in top],
+        duplicates=dup,
+        behind=int(behind.sum()),
+        behind_share=float(behind.sum()) / n,
+        behind_by=nearest_rank(lag) if len(lag) else None,
+        delay=delay,
+        arrival_before_event=arrival_before,
+        silence=threshold,
+        partitions=figures,
+        backend="pandas",
+    )
+
+
+def _partition_figures(log, p, records, first, last, max_gap, max_gap_start, silences, silent_ms) -> PartitionFigures:
+    span = last - first
+    return PartitionFigures(
+        partition=p,
+        name=log.partition_name(p),
+        records=records,
+        first=first,
+        last=last,
+        rate_per_s=(records / (span / 1000.0)) if span > 0 else None,
+        max_gap=max_gap,
+        max_gap_start=max_gap_start,
+        silences=silences,
+        silent_ms=silent_ms,
+    )
