@@ -1,0 +1,185 @@
+"""The reference path: one shard's records through the engine's ``WindowOperator``.
+
+Records go in arrival order; before record ``r`` every tick of the timeline that precedes
+it (``toolkit.fast.timeline`` ordering) is applied at its processing time; the end of input
+is the MAX watermark at ``timeline.end_time``. The operator's state size is sampled after
+every record and every tick, so peaks are exact. Figures come out in the same exactly
+mergeable partial form as the fast path (``toolkit.metrics.summary``).
+
+Per true window (fixed windows: the same key and start; sessions: the true session that
+holds the fired records): first firing = its earliest fire emission; first count = records in
+that firing; final count = distinct records in any of its firings; latency = processing time
+of the first firing - true window end. Record fates: ``on_time`` if in a pane-0 firing,
+``late_accepted`` if only in later ones, ``dropped`` otherwise.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from toolkit.fast.evaluate import FixedWindows, Shard
+from toolkit.fast.timeline import Timeline
+from toolkit.metrics.truth import Sessions, sessionize
+from toolkit.sweep.grid import Config
+
+
+def make_operator(config: Config):
+    from toolkit.engine import (
+        EventTimeSessionWindows,
+        SlidingEventTimeWindows,
+        TumblingEventTimeWindows,
+        WindowOperator,
+        trigger_from_name,
+    )
+
+    w = config.window_obj
+    if isinstance(w, Sessions):
+        assigner = EventTimeSessionWindows(w.gap)
+    elif w.tumbling:
+        assigner = TumblingEventTimeWindows(w.size, w.offset)
+    else:
+        assigner = SlidingEventTimeWindows(w.size, w.slide, w.offset)
+    trigger = None if config.trigger == "event_time" else trigger_from_name(config.trigger)
+    return WindowOperator(
+        assigner,
+        trigger=trigger,
+        allowed_lateness=int(config.lateness_ms),
+        accumulation=config.accumulation,
+        track_records=True,
+    )
+
+
+def engine_partial(shard: Shard, config: Config, timeline: Timeline) -> dict:
+    op = make_operator(config)
+    seg = shard.segs(timeline.shape)
+    tick_t = timeline.shape.time.tolist()
+    tick_w = timeline.watermark.tolist()
+    keys = shard.keys[shard.key_code].tolist() if shard.n else []
+    ts = shard.ts.tolist()
+    arr = shard.arrival.tolist()
+    rows = shard.row.tolist()
+    segs = seg.tolist()
+    out = []
+    samples = []  # (pos, t, row, time, open, buffered)
+    k = 0
+    nt = len(tick_t)
+    for i in range(shard.n):
+        while k < segs[i]:
+            op.set_processing_time(tick_t[k])
+            op.process_watermark(tick_w[k])
+            out.extend(op.drain())
+            o, b = op.state_size()
+            samples.append((2 * k + 1, 0, 0, tick_t[k], o, b))
+            k += 1
+        op.set_processing_time(arr[i])
+        op.process_element(keys[i], ts[i], 1, i)
+        out.extend(op.drain())
+        o, b = op.state_size()
+        samples.append((2 * segs[i], arr[i], rows[i], arr[i], o, b))
+    while k < nt:
+        op.set_processing_time(tick_t[k])
+        op.process_watermark(tick_w[k])
+        out.extend(op.drain())
+        o, b = op.state_size()
+        samples.append((2 * k + 1, 0, 0, tick_t[k], o, b))
+        k += 1
+    op.set_processing_time(timeline.end_time)
+    op.end_input()
+    out.extend(op.drain())
+    return _figures(shard, config, timeline, out, samples)
+
+
+def _figures(shard: Shard, config: Config, timeline: Timeline, out: list, samples: list) -> dict:
+    from toolkit.engine import WindowResult
+
+    window = config.window_obj
+    n = shard.n
+    # true windows of this shard and a way to map a fired window to one
+    if isinstance(window, Sessions):
+        truth, sid = sessionize(shard.keys[shard.key_code], shard.ts, window.gap)
+        true_end = truth["window_end"].to_numpy(dtype=np.int64)
+        true_count = truth["true_count"].to_numpy(dtype=np.int64)
+        true_pairs = n
+
+        def true_window(res) -> int:
+            return int(sid[res.record_ids[0]])
+
+    else:
+        assert isinstance(window, FixedWindows)
+        pairs = shard.pairs(window)
+        true_end = pairs.win_start + np.int64(window.size)
+        true_count = pairs.true_count
+        true_pairs = pairs.n_pairs
+        index = {
+            (int(kc), int(s)): w for w, (kc, s) in enumerate(zip(pairs.win_key.tolist(), pairs.win_start.tolist()))
+        }
+        code_of = {k: c for c, k in enumerate(shard.keys.tolist())}
+
+        def true_window(res) -> int:
+            return index[(code_of[res.key], int(res.window.start))]
+
+    n_win = len(true_count)
+    first_emit = np.zeros(n_win, dtype=np.int64)
+    first_count = np.zeros(n_win, dtype=np.int64)
+    fired = np.zeros(n_win, dtype=bool)
+    members: list[set] = [set() for _ in range(n_win)]
+    firings = late_firings = retractions = 0
+    fate = np.full(n, 2, dtype=np.int8)
+    for res in out:
+        if not isinstance(res, WindowResult):
+            continue  # late side output
+        if res.kind == "retract":
+            retractions += 1
+            continue
+        ids = res.record_ids or []
+        if not ids:
+            continue
+        w = true_window(res)
+        firings += 1
+        if res.timing == "late":
+            late_firings += 1
+        if not fired[w]:
+            fired[w] = True
+            first_emit[w] = res.processing_time
+            first_count[w] = len(ids)
+        members[w].update(ids)
+        ids_a = np.asarray(ids, dtype=np.int64)
+        if res.pane == 0:
+            fate[ids_a] = 0
+        else:
+            fate[ids_a] = np.minimum(fate[ids_a], 1)
+    final_count = np.array([len(m) for m in members], dtype=np.int64)
+    counts = np.bincount(fate, minlength=3) if n else np.zeros(3, dtype=np.int64)
+    lat = (first_emit - true_end)[fired]
+    values, vcounts = np.unique(lat, return_counts=True)
+    # state: deltas between consecutive samples, and the time integral up to the end
+    t_end = np.int64(timeline.end_time)
+    if samples:
+        s = np.asarray(samples, dtype=np.int64)
+        ow = np.diff(np.concatenate([[0], s[:, 4]]))
+        br = np.diff(np.concatenate([[0], s[:, 5]]))
+        keep = (ow != 0) | (br != 0)
+        area_w = int(np.sum(ow * (t_end - s[:, 3])))
+        area_r = int(np.sum(br * (t_end - s[:, 3])))
+        state = (s[keep, 0], ow[keep], br[keep], s[keep, 1], s[keep, 2])
+    else:
+        area_w = area_r = 0
+        z = np.zeros(0, dtype=np.int64)
+        state = (z, z, z, z, z)
+    scalars = {
+        "valid": n,
+        "on_time": int(counts[0]),
+        "late_accepted": int(counts[1]),
+        "dropped": int(counts[2]),
+        "windows": n_win,
+        "exact_windows": int(np.sum(fired & (first_count == true_count))),
+        "fired_windows": int(fired.sum()),
+        "true_pairs": int(true_pairs),
+        "first_pairs": int(first_count.sum()),
+        "final_pairs": int(final_count.sum()),
+        "firings": firings,
+        "late_firings": late_firings,
+        "retractions": retractions,
+        "state_area_windows": area_w,
+        "state_area_records": area_r,
+    }
+    return {"scalars": scalars, "latency": (values.astype(np.int64), vcounts.astype(np.int64)), "state": state}

@@ -1,0 +1,48 @@
+"""Evaluating configurations on shards, and merging the partial figures (in-process or Spark)."""
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+from toolkit.fast.evaluate import Shard, partial
+from toolkit.fast.timeline import Timeline
+from toolkit.metrics.summary import ROW_COLUMNS, merge_config, partial_rows
+from toolkit.sweep.grid import Config
+
+
+def evaluate_config(shard: Shard, config: Config, timeline: Timeline) -> dict:
+    """Partial figures of one shard under one configuration (fast path when it applies)."""
+    if config.fast_applies:
+        return partial(
+            shard,
+            config.window_obj,
+            timeline,
+            config.lateness_ms,
+            retracting=config.accumulation == "accumulating_and_retracting",
+        )
+    from toolkit.sweep.engine_path import engine_partial
+
+    return engine_partial(shard, config, timeline)
+
+
+def evaluate_shard(shard: Shard, jobs: Iterable[tuple[int, Config, Timeline]], *, on_done=None) -> pd.DataFrame:
+    """Partial rows of every (config id, config, timeline) job for one shard."""
+    frames = []
+    for cid, config, timeline in jobs:
+        frames.append(partial_rows(cid, evaluate_config(shard, config, timeline)))
+        if on_done is not None:
+            on_done()
+    if not frames:
+        return pd.DataFrame({c: np.zeros(0, dtype=np.int64) for c in ROW_COLUMNS})
+    return pd.concat(frames, ignore_index=True)
+
+
+def merge_all(rows: pd.DataFrame, spans: dict[int, tuple[int, int]], invalid: int) -> pd.DataFrame:
+    """One summary row per config id (index), from the partial rows of all shards."""
+    out = {}
+    for cid, group in rows.groupby("config", sort=True):
+        start, end = spans[int(cid)]
+        out[int(cid)] = merge_config(group, start_time=start, end_time=end, invalid=invalid)
+    return pd.DataFrame.from_dict(out, orient="index")
