@@ -1,0 +1,33 @@
+"""Altair charts of logs, replays and sweeps (``toolkit.viz``); each function returns an Altair chart.
+
+Record-level charts never embed more than ``max_points`` rows (default 5000): larger logs
+are sampled (stratified by fate, seeded) or binned with numpy, and the chart's subtitle
+says so. See :mod:`toolkit.viz._common` for the rule.
+"""
+from toolkit.viz._common import FATE_COLORS, FATES, MAX_POINTS, lateness_of, stratified_sample
+from toolkit.viz.records import (
+    drops_by_key,
+    drops_by_partition,
+    event_time_scatter,
+    fate_counts_by,
+    lateness_histogram,
+)
+from toolkit.viz.sweep import (
+    METRICS,
+    config_columns,
+    latency_completeness,
+    metric_columns,
+    pareto,
+    recommended_row,
+    sweep_heatmap,
+    sweep_sliders,
+)
+from toolkit.viz.timeline import firing_timeline, state_over_time, watermark_lag
+
+__all__ = [
+    "FATES", "FATE_COLORS", "MAX_POINTS", "METRICS",
+    "event_time_scatter", "lateness_histogram", "drops_by_partition", "drops_by_key", "fate_counts_by",
+    "watermark_lag", "firing_timeline", "state_over_time",
+    "sweep_heatmap", "latency_completeness", "sweep_sliders", "pareto", "recommended_row",
+    "config_columns", "metric_columns", "lateness_of", "stratified_sample",
+]

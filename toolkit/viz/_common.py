@@ -1,0 +1,202 @@
+"""Shared rules of the charts: fate colours, time axes, and the large-log rule.
+
+Large-log rule: a chart never embeds more than ``max_points`` rows (default
+:data:`MAX_POINTS`). Record-level charts keep a *stratified* sample (water-filling from the
+rarest fate up, so every dropped or late record is kept when they fit, seeded and
+therefore deterministic) and say so in a visible subtitle with the exact counts;
+series over time are reduced to per-bin extremes; distributions are binned with numpy.
+All reductions run on numpy arrays: no per-record Python objects.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+MAX_POINTS = 5000
+"""Default cap on the rows a chart embeds."""
+
+FATES = ["on_time", "late_accepted", "dropped", "invalid"]
+FATE_LABELS = {"on_time": "on time", "late_accepted": "late but accepted", "dropped": "dropped",
+               "invalid": "invalid"}
+FATE_COLORS = {"on_time": "#4c78a8", "late_accepted": "#f58518", "dropped": "#e45756",
+               "invalid": "#9d9d9d"}
+
+# Watermarks at or beyond these bounds are Flink's Long.MIN_VALUE / Long.MAX_VALUE markers
+# (no watermark yet / end of input): they are not drawn.
+WM_FLOOR = -(2**62)
+WM_CEIL = 2**62
+
+# Below this many ms since the epoch (early 1973) times are read as plain milliseconds
+# (worked examples use 0, 14, 5000, ...), above it as UTC timestamps.
+_EPOCH_THRESHOLD = 10**11
+
+
+def fate_scale(fates_present: list[str] | None = None) -> alt.Scale:
+    """The one colour scale every fate-coloured chart uses (same colour, same fate)."""
+    domain = [f for f in FATES if fates_present is None or f in fates_present]
+    return alt.Scale(domain=domain, range=[FATE_COLORS[f] for f in domain])
+
+
+def is_epoch(values: np.ndarray | pd.Series) -> bool:
+    """True when times look like real epoch milliseconds (then axes show UTC dates)."""
+    arr = np.asarray(values)
+    if arr.size == 0:
+        return False
+    return bool(np.nanmax(np.abs(arr.astype("float64"))) >= _EPOCH_THRESHOLD)
+
+
+def time_x(field: str, title: str, epoch: bool, **kwargs: Any) -> alt.X:
+    if epoch:
+        return alt.X(f"{field}:T", title=title, scale=alt.Scale(type="utc"),
+                     axis=alt.Axis(format="%H:%M:%S.%L"), **kwargs)
+    return alt.X(f"{field}:Q", title=f"{title} (ms)", scale=alt.Scale(zero=False), **kwargs)
+
+
+def time_y(field: str, title: str, epoch: bool, **kwargs: Any) -> alt.Y:
+    if epoch:
+        return alt.Y(f"{field}:T", title=title, scale=alt.Scale(type="utc"),
+                     axis=alt.Axis(format="%H:%M:%S.%L"), **kwargs)
+    return alt.Y(f"{field}:Q", title=f"{title} (ms)", scale=alt.Scale(zero=False), **kwargs)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Which rows a record-level chart shows, and the note that says so."""
+
+    index: np.ndarray          # positions into the full arrays, ascending
+    total: int
+    counts: dict[str, int]     # exact count per class over all rows
+    shown: dict[str, int]      # rows shown per class
+
+    @property
+    def sampled(self) -> bool:
+        return len(self.index) < self.total
+
+    def note(self, what: str = "records") -> str:
+        if not self.sampled:
+            return ""
+        parts = []
+        for name, n in self.counts.items():
+            label = FATE_LABELS.get(name, name)
+            k = self.shown.get(name, 0)
+            parts.append(f"all {n:,} {label}" if k == n else f"{k:,} of {n:,} {label}")
+        return (f"Sampled: showing {len(self.index):,} of {self.total:,} {what} "
+                f"(stratified, seed 0: {', '.join(parts)}); counts are exact.")
+
+
+def stratified_sample(codes: np.ndarray, names: list[str], max_points: int, seed: int = 0) -> Sample:
+    """Pick at most ``max_points`` positions, water-filling classes from the rarest up.
+
+    Each class gets ``min(its size, remaining budget / remaining classes)``, so small classes
+    (dropped, late) are kept whole while they fit; the picks inside a class are uniform
+    (seeded ``numpy.random.default_rng(seed)``). ``codes[i]`` indexes ``names``.
+    """
+    codes = np.asarray(codes)
+    total = int(codes.size)
+    sizes = np.bincount(codes, minlength=len(names)) if total else np.zeros(len(names), dtype=np.int64)
+    counts = {names[i]: int(sizes[i]) for i in range(len(names)) if sizes[i] > 0}
+    if total <= max_points:
+        return Sample(np.arange(total), total, counts, dict(counts))
+    rng = np.random.default_rng(seed)
+    order = np.argsort(sizes, kind="stable")
+    order = [int(c) for c in order if sizes[c] > 0]
+    budget = int(max_points)
+    picks: list[np.ndarray] = []
+    shown: dict[str, int] = {}
+    for i, c in enumerate(order):
+        share = budget // (len(order) - i)
+        take = int(min(sizes[c], share))
+        members = np.flatnonzero(codes == c)
+        if take < members.size:
+            members = rng.choice(members, size=take, replace=False)
+        picks.append(members)
+        shown[names[c]] = take
+        budget -= take
+    index = np.sort(np.concatenate(picks)) if picks else np.zeros(0, dtype=np.int64)
+    shown = {n: shown.get(n, 0) for n in counts}
+    return Sample(index, total, counts, shown)
+
+
+def reduce_series(time: np.ndarray, value: np.ndarray, max_points: int,
+                  how: str = "minmax") -> tuple[np.ndarray, np.ndarray, bool]:
+    """Reduce a time series to about ``max_points`` rows keeping each bin's extremes.
+
+    Bins are equal processing-time intervals; per bin the rows holding the min and max
+    ``value`` are kept (``how="minmax"``) or only the last row (``how="last"``), so peaks
+    survive. Returns (time, value, reduced?).
+    """
+    time = np.asarray(time)
+    value = np.asarray(value)
+    n = time.size
+    if n <= max_points:
+        return time, value, False
+    per_bin = 2 if how == "minmax" else 1
+    nbins = max(1, max_points // per_bin)
+    lo, hi = float(time.min()), float(time.max())
+    width = (hi - lo) / nbins or 1.0
+    b = np.minimum(((time - lo) / width).astype(np.int64), nbins - 1)
+    order = np.lexsort((value, b)) if how == "minmax" else np.lexsort((np.arange(n), b))
+    sb = b[order]
+    starts = np.flatnonzero(np.r_[True, sb[1:] != sb[:-1]])
+    ends = np.r_[starts[1:], n] - 1
+    keep = np.unique(np.concatenate([order[starts], order[ends]]) if how == "minmax" else order[ends])
+    return time[keep], value[keep], True
+
+
+def with_note(chart: alt.TopLevelMixin, title: str, note: str) -> alt.TopLevelMixin:
+    """Set the chart title, with ``note`` as a visible subtitle when not empty."""
+    if note:
+        return chart.properties(title=alt.TitleParams(title, subtitle=[note], subtitleColor="#b35900"))
+    return chart.properties(title=title)
+
+
+def log_table(log: Any, max_rows: int | None = None) -> pd.DataFrame:
+    """The pandas table of a log (a Spark-backed log is collected only up to ``max_rows``)."""
+    if getattr(log, "is_spark", False):
+        return log.to_pandas(limit=max_rows)
+    return log.table
+
+
+def fate_codes(result: Any, table: pd.DataFrame) -> np.ndarray:
+    """Fate of every row of ``table`` as codes into :data:`FATES` (-1 when unknown).
+
+    ``result.fates`` has ``row, fate``; when its rows equal the table's (the contract) the
+    match is positional, otherwise it is joined on ``row``.
+    """
+    fates = result.fates
+    col = fates["fate"]
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        cats = [str(c) for c in col.cat.categories]
+        remap = np.array([FATES.index(c) if c in FATES else -1 for c in cats] + [-1], dtype=np.int64)
+        raw = col.cat.codes.to_numpy()
+        codes = remap[np.where(raw < 0, len(cats), raw)]
+    else:
+        codes = pd.Categorical(col.to_numpy(), categories=FATES).codes.astype(np.int64)
+    frow = fates["row"].to_numpy()
+    trow = table["row"].to_numpy()
+    if frow.shape == trow.shape and np.array_equal(frow, trow):
+        return codes
+    pos = pd.Index(frow).get_indexer(trow)
+    out = np.full(trow.shape, -1, dtype=np.int64)
+    ok = pos >= 0
+    out[ok] = codes[pos[ok]]
+    return out
+
+
+def lateness_of(event_time: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Out-of-orderness of each record: max event time seen before it (in arrival order) minus its own, >= 0.
+
+    This is the bounded-out-of-orderness delay the record needs to be on time
+    (a record with lateness L is behind the watermark of any delay < L).
+    """
+    et = np.asarray(event_time, dtype=np.int64)[order]
+    prev_max = np.maximum.accumulate(et)
+    prev_max = np.r_[np.iinfo(np.int64).min, prev_max[:-1]] if et.size else prev_max
+    late = np.maximum(prev_max, et) - et
+    out = np.empty_like(late)
+    out[order] = late
+    return out

@@ -1,0 +1,137 @@
+"""Charts over processing time: watermark lag, window firings, open state."""
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from toolkit.viz._common import MAX_POINTS, is_epoch, reduce_series, stratified_sample, time_x, time_y, with_note
+from toolkit.viz.records import watermark_frame
+
+PANES = ["early", "on_time", "late", "at_end", "retraction"]
+PANE_LABELS = {"early": "early", "on_time": "on time", "late": "late", "at_end": "at end of input",
+               "retraction": "retraction"}
+PANE_COLORS = {"early": "#72b7b2", "on_time": "#4c78a8", "late": "#f58518", "at_end": "#9d9d9d",
+               "retraction": "#b279a2"}
+
+
+def _pane_scale() -> alt.Scale:
+    return alt.Scale(domain=PANES, range=[PANE_COLORS[p] for p in PANES])
+
+
+def _pane_label_expr() -> str:
+    return " : ".join(f"datum.label == '{k}' ? '{v}'" for k, v in PANE_LABELS.items()) + " : datum.label"
+
+
+def watermark_lag(result: Any, *, levels: tuple[str, ...] = ("partition", "operator"),
+                  max_points: int = MAX_POINTS, width: int = 640, height: int = 240,
+                  title: str = "Watermark lag over processing time") -> alt.Chart:
+    """``processing time - watermark`` per series (operator, each partition): how far event time trails.
+
+    With a bounded delay the lag of a steady stream sits near ``delay + interval`` plus the
+    stream's own transport delay; an idle or slow partition shows as a growing lag.
+    """
+    wm, reduced = watermark_frame(result, levels=levels, max_points=max_points)
+    wm = wm.assign(lag=wm["time"].to_numpy() - wm["watermark"].to_numpy())
+    epoch = is_epoch(wm["time"].to_numpy()) if len(wm) else False
+    chart = alt.Chart(wm).mark_line(interpolate="step-after").encode(
+        x=time_x("time", "processing time", epoch),
+        y=alt.Y("lag:Q", title="watermark lag (ms)"),
+        color=alt.Color("series:N", title="watermark"),
+        strokeWidth=alt.condition("datum.level == 'operator'", alt.value(2.5), alt.value(1.2)),
+        tooltip=["series:N", alt.Tooltip("time:Q", title="at (ms)"), alt.Tooltip("watermark:Q", title="watermark (ms)"),
+                 alt.Tooltip("lag:Q", title="lag (ms)")],
+    ).properties(width=width, height=height)
+    note = "Reduced to per-bin extremes." if reduced else ""
+    return with_note(chart, title, note)
+
+
+def emissions_frame(result: Any) -> pd.DataFrame:
+    """Emissions with a ``pane_type`` (early, on_time, late, at_end, retraction) and a window id."""
+    em = result.emissions.copy()
+    kind = em["kind"].astype(str).to_numpy()
+    timing = em["timing"].astype(str).to_numpy()
+    at_end = em["at_end"].to_numpy().astype(bool) if "at_end" in em.columns else np.zeros(len(em), bool)
+    pane_type = np.where(kind == "retract", "retraction", np.where(at_end & (timing != "late"), "at_end", timing))
+    em["pane_type"] = pane_type
+    em["key"] = em["key"].astype(str)
+    start = em["window_start"].astype("float64")
+    end = em["window_end"].astype("float64")
+    em["window"] = [f"{k} [{s:.0f}, {e:.0f})" if e == e else f"{k} global"
+                    for k, s, e in zip(em["key"], start, end)]
+    return em
+
+
+def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 640, height: int = 320,
+                    title: str = "Window firings") -> alt.LayerChart:
+    """Each window's panes at their emission (processing) time, y = the window's end (event time).
+
+    Point colour is the pane: on time, early, late (a re-firing after allowed lateness let a
+    record in), at end of input, retraction (accumulating-and-retracting mode); a window's
+    panes are joined by a thin rule. The dotted diagonal is ``emit time = window end``: the
+    horizontal distance of a first pane from it is the window's latency. Above
+    ``max_points`` panes whole windows are sampled, keeping windows with late panes or
+    retractions first, and a subtitle says so.
+    """
+    em = emissions_frame(result)
+    em = em[em["window_end"].notna()] if len(em) else em
+    note = ""
+    if len(em) > max_points:
+        wid, uniq = pd.factorize(em["window"])
+        special = np.zeros(len(uniq), dtype=np.int64)
+        np.maximum.at(special, wid, np.isin(em["pane_type"].to_numpy(), ["late", "retraction"]).astype(np.int64))
+        panes_per_window = len(em) / max(1, len(uniq))
+        budget = max(1, int(max_points / panes_per_window))
+        sample = stratified_sample(1 - special, ["with late panes or retractions", "other"], budget)
+        keep = np.isin(wid, sample.index)
+        em = em[keep]
+        note = sample.note("windows")
+    epoch = is_epoch(em["window_end"].to_numpy()) if len(em) else False
+    data = em[["key", "window", "window_start", "window_end", "pane", "pane_type", "count", "value", "watermark",
+               "emit_time"]].copy()
+    data["value"] = data["value"].astype("float64")
+    data["latency_ms"] = data["emit_time"] - data["window_end"]
+    x = time_x("emit_time", "emission (processing) time", epoch)
+    y = time_y("window_end", "window end (event time)", epoch)
+    rules = alt.Chart(data).mark_line(color="#bbbbbb", strokeWidth=1).encode(x=x, y=y, detail="window:N")
+    points = alt.Chart(data).mark_point(filled=True, size=45).encode(
+        x=x, y=y,
+        color=alt.Color("pane_type:N", scale=_pane_scale(), title="pane", legend=alt.Legend(labelExpr=_pane_label_expr())),
+        shape=alt.condition("datum.pane_type == 'retraction'", alt.value("cross"), alt.value("circle")),
+        tooltip=["window:N", "pane:Q", "pane_type:N", "count:Q", "value:Q",
+                 alt.Tooltip("watermark:Q", title="watermark (ms)"), alt.Tooltip("latency_ms:Q", title="emit - end (ms)")],
+    )
+    if len(data):
+        lo = float(min(data["window_end"].min(), data["emit_time"].min()))
+        hi = float(max(data["window_end"].max(), data["emit_time"].max()))
+    else:
+        lo, hi = 0.0, 1.0
+    diag = pd.DataFrame({"emit_time": [lo, hi], "window_end": [lo, hi]})
+    diagonal = alt.Chart(diag).mark_line(strokeDash=[2, 3], color="#888888").encode(x=x, y=y)
+    chart = alt.layer(diagonal, rules, points).properties(width=width, height=height)
+    return with_note(chart, title, note)
+
+
+def state_over_time(result: Any, *, max_points: int = MAX_POINTS, width: int = 640, height: int = 140,
+                    title: str = "Open window state over processing time") -> alt.VConcatChart:
+    """Open windows and buffered records over processing time (two panels, step lines, peaks kept)."""
+    st = result.state.sort_values("time", kind="stable")
+    frames = []
+    reduced = False
+    for col, label in (("open_windows", "open windows"), ("buffered_records", "buffered records")):
+        t, v, r = reduce_series(st["time"].to_numpy(), st[col].to_numpy(), max_points // 2)
+        reduced |= r
+        frames.append(pd.DataFrame({"time": t, "measure": label, "amount": v}))
+    data = pd.concat(frames, ignore_index=True)
+    epoch = is_epoch(data["time"].to_numpy()) if len(data) else False
+    base = alt.Chart(data).mark_line(interpolate="step-after").encode(
+        x=time_x("time", "processing time", epoch),
+        y=alt.Y("amount:Q", title=None),
+        tooltip=["measure:N", alt.Tooltip("time:Q", title="at (ms)"), "amount:Q"],
+    ).properties(width=width, height=height)
+    panels = [base.transform_filter(alt.datum.measure == m).properties(title=m)
+              for m in ("open windows", "buffered records")]
+    chart = alt.vconcat(*panels)
+    return with_note(chart, title, "Reduced to per-bin extremes." if reduced else "")
