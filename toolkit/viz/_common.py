@@ -35,6 +35,15 @@ WM_CEIL = 2**62
 _EPOCH_THRESHOLD = 10**11
 
 
+def num(values: Any) -> np.ndarray:
+    """A numeric column as a numpy array; nullable integers (``Int64`` with NA) become float with NaN."""
+    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.api.extensions.ExtensionDtype):
+        if values.isna().any():
+            return values.astype("float64").to_numpy()
+        return values.to_numpy(dtype=np.int64)
+    return np.asarray(values)
+
+
 def fate_scale(fates_present: list[str] | None = None) -> alt.Scale:
     """The one colour scale every fate-coloured chart uses (same colour, same fate)."""
     domain = [f for f in FATES if fates_present is None or f in fates_present]

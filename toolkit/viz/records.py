@@ -18,6 +18,7 @@ from toolkit.viz._common import (
     is_epoch,
     lateness_of,
     log_table,
+    num,
     reduce_series,
     stratified_sample,
     time_x,
@@ -50,8 +51,10 @@ def watermark_frame(result: Any, levels: tuple[str, ...] = ("partition", "operat
     """
     wm = result.watermarks
     wm = wm[wm["level"].isin(levels)]
-    w = wm["watermark"].to_numpy()
-    wm = wm[(w > WM_FLOOR) & (w < WM_CEIL)]
+    w = num(wm["watermark"]).astype("float64")
+    t = num(wm["time"]).astype("float64")
+    wm = wm[(w > WM_FLOOR) & (w < WM_CEIL) & ~np.isnan(t)]
+    wm = wm.assign(time=num(wm["time"]).astype(np.int64), watermark=num(wm["watermark"]).astype(np.int64))
     if partition is not None:
         wm = wm[(wm["level"] != "partition") | (wm["id"].astype(str) == str(partition))]
     groups = list(wm.groupby(["level", "id"], sort=True)) if len(wm) else []
@@ -72,13 +75,14 @@ def watermark_frame(result: Any, levels: tuple[str, ...] = ("partition", "operat
 
 def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = None,
                        max_points: int = MAX_POINTS, width: int = 640, height: int = 360,
-                       title: str = "Event time vs processing time") -> alt.LayerChart:
+                       title: str = "Event time vs processing time", interactive: bool = True) -> alt.LayerChart:
     """The classic picture: each record at (arrival time, event time), coloured by its fate.
 
     With a replay ``result``: fates (on time, late but accepted, dropped) and the watermark
     lines (operator: solid black step line; each source partition: dashed). A record below
     the operator watermark at its arrival was late. ``partition`` restricts to one partition.
     Above ``max_points`` records a stratified, seeded sample is drawn and a subtitle says so.
+    ``interactive``: zoom and pan with the mouse (scales bound to an interval selection).
     """
     table = log_table(log, max_rows=None)
     x, xtitle = _arrival_x(table, log)
@@ -117,6 +121,8 @@ def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = 
         x=time_x("arrival", xtitle, x_epoch), y=time_y("event_time", "event time", epoch),
         color=color, tooltip=tooltip,
     )
+    if interactive:
+        points = points.add_params(alt.selection_interval(bind="scales", name="zoom"))
     layers: list[alt.Chart] = [points]
     note = sample.note()
     if result is not None and getattr(result, "watermarks", None) is not None:

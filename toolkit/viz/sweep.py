@@ -12,8 +12,12 @@ METRICS = [
     "records", "on_time", "late_accepted", "dropped", "invalid", "completeness_first", "completeness_final",
     "exact_windows", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms", "firings",
     "late_firings", "retractions", "peak_state_windows", "peak_state_records", "mean_state_records",
+    "mean_state_windows", "windows",
 ]
 """Figures of a sweep row; every other column is a configuration column."""
+
+EXECUTION_COLUMNS = {"path"}
+"""How a row was computed (fast or engine path): neither a figure nor a configuration."""
 
 HIGHER_IS_BETTER = {"completeness_first", "completeness_final", "exact_windows", "on_time"}
 
@@ -27,7 +31,7 @@ def metric_columns(results: pd.DataFrame) -> list[str]:
 
 def config_columns(results: pd.DataFrame) -> list[str]:
     """Configuration columns: everything that is not a figure, in the sweep's order."""
-    return [c for c in results.columns if c not in METRICS]
+    return [c for c in results.columns if c not in METRICS and c not in EXECUTION_COLUMNS]
 
 
 def varying(results: pd.DataFrame, columns: list[str]) -> list[str]:
@@ -79,9 +83,11 @@ def recommended_row(results: pd.DataFrame, recommendation: Any) -> tuple[pd.Seri
         cand: Any = recommendation.iloc[0] if len(recommendation) else None
     elif isinstance(recommendation, pd.Series):
         cand = recommendation
+    elif isinstance(recommendation, dict) and "config" in recommendation and recommendation["config"] is None:
+        return None, str(reason)  # toolkit.recommend: no setting meets the target
     else:
         cand = None
-        for name in ("row", "setting", "config", "settings", "configuration"):
+        for name in ("config", "row", "setting", "settings", "configuration"):
             value = get(name, None)
             if value is not None:
                 cand = value

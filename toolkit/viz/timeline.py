@@ -7,7 +7,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from toolkit.viz._common import MAX_POINTS, is_epoch, reduce_series, stratified_sample, time_x, time_y, with_note
+from toolkit.viz._common import MAX_POINTS, is_epoch, num, reduce_series, stratified_sample, time_x, time_y, with_note
 from toolkit.viz.records import watermark_frame
 
 PANES = ["early", "on_time", "late", "at_end", "retraction"]
@@ -57,6 +57,9 @@ def emissions_frame(result: Any) -> pd.DataFrame:
     pane_type = np.where(kind == "retract", "retraction", np.where(at_end & (timing != "late"), "at_end", timing))
     em["pane_type"] = pane_type
     em["key"] = em["key"].astype(str)
+    for col in ("window_start", "window_end", "emit_time", "count", "sum", "watermark"):
+        if col in em.columns:
+            em[col] = num(em[col])
     start = em["window_start"].astype("float64")
     end = em["window_end"].astype("float64")
     em["window"] = [f"{k} [{s:.0f}, {e:.0f})" if e == e else f"{k} global"
@@ -89,9 +92,10 @@ def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
         em = em[keep]
         note = sample.note("windows")
     epoch = is_epoch(em["window_end"].to_numpy()) if len(em) else False
-    data = em[["key", "window", "window_start", "window_end", "pane", "pane_type", "count", "value", "watermark",
-               "emit_time"]].copy()
-    data["value"] = data["value"].astype("float64")
+    cols = ["key", "window", "window_start", "window_end", "pane", "pane_type", "count", "sum", "watermark",
+            "emit_time"]
+    data = em[[c for c in cols if c in em.columns]].copy()
+    data = data[~np.isnan(data["emit_time"].astype("float64").to_numpy())] if len(data) else data
     data["latency_ms"] = data["emit_time"] - data["window_end"]
     x = time_x("emit_time", "emission (processing) time", epoch)
     y = time_y("window_end", "window end (event time)", epoch)
@@ -100,7 +104,7 @@ def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
         x=x, y=y,
         color=alt.Color("pane_type:N", scale=_pane_scale(), title="pane", legend=alt.Legend(labelExpr=_pane_label_expr())),
         shape=alt.condition("datum.pane_type == 'retraction'", alt.value("cross"), alt.value("circle")),
-        tooltip=["window:N", "pane:Q", "pane_type:N", "count:Q", "value:Q",
+        tooltip=["window:N", "pane:Q", "pane_type:N", "count:Q", "sum:Q",
                  alt.Tooltip("watermark:Q", title="watermark (ms)"), alt.Tooltip("latency_ms:Q", title="emit - end (ms)")],
     )
     if len(data):
@@ -118,6 +122,8 @@ def state_over_time(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
                     title: str = "Open window state over processing time") -> alt.VConcatChart:
     """Open windows and buffered records over processing time (two panels, step lines, peaks kept)."""
     st = result.state.sort_values("time", kind="stable")
+    st = st.assign(time=num(st["time"]).astype("float64"))
+    st = st[~np.isnan(st["time"].to_numpy())]
     frames = []
     reduced = False
     for col, label in (("open_windows", "open windows"), ("buffered_records", "buffered records")):
