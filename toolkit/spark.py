@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 
 from toolkit.errors import SetupError
 
@@ -48,6 +49,8 @@ def spark_session(master: str | None = None, *, app_name: str = "watermark-lab",
             active.conf.set("spark.sql.shuffle.partitions", str(shuffle_partitions))
         return active
     master = master or os.environ.get("SPARK_MASTER") or "local[*]"
+    # Python workers must run this interpreter (same pandas/pyarrow/toolkit), not the PATH one
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = (
         SparkSession.builder.master(master)
         .appName(app_name)

@@ -1,0 +1,188 @@
+"""Sweeps on Spark: the log stays distributed; only tick tables and per-config rows come back.
+
+1. Tick tables (one per periodic interval) by a Spark aggregation: per (tick bucket,
+   partition) the min/max arrival and max event time. Small (ticks x partitions); the
+   driver turns each into the operator watermark timeline of every configuration
+   (``toolkit.sweep.timelines``). ``interval == 0`` (a watermark after every record) needs
+   the records in arrival order: only then are the four columns it needs collected.
+2. The timelines and configurations are broadcast. Records are split into key shards
+   (``pmod(hash(key), shards)``) x configuration chunks; ``applyInPandas`` evaluates each
+   group (fast path or engine) into exactly mergeable partial rows (``toolkit.metrics.summary``).
+3. ``groupBy(config).applyInPandas`` merges the partial rows into one summary row per
+   configuration; only those rows are collected.
+
+Exactness of the merge: counts add; latencies travel as exact value counts (at most one row
+per distinct latency per shard, never per record); state travels as deltas at global
+positions of the processing order (fast path: per tick segment, since state only grows
+between ticks; engine path: per event), so the running sum over all shards is the global
+state step function and its peak is exact. The same sweep gives the same figures in-process
+and on Spark for any number of shards and partitions.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from toolkit.metrics.summary import SUMMARY_COLUMNS, merge_config
+from toolkit.sweep.grid import Config
+from toolkit.sweep.timelines import TICK_TABLE_COLUMNS
+
+ROW_SCHEMA = "config long, kind long, a long, b long, c long, d long, e long"
+_INT_COLS = {"records", "on_time", "late_accepted", "dropped", "invalid", "firings", "late_firings", "retractions",
+             "peak_state_windows", "peak_state_records", "windows"}
+
+
+def _summary_schema() -> str:
+    cols = ["config long"] + [f"{c} {'long' if c in _INT_COLS else 'double'}" for c in SUMMARY_COLUMNS]
+    return ", ".join(cols)
+
+
+def _canonical(spark_df):
+    cols = spark_df.columns
+    from pyspark.sql import functions as F
+
+    sel = [F.col("row").cast("long"), F.col("event_time").cast("long"), F.col("arrival_time").cast("long"),
+           F.col("key").cast("string") if "key" in cols else F.lit("default").alias("key"),
+           F.col("partition").cast("long") if "partition" in cols else F.lit(0).cast("long").alias("partition")]
+    return spark_df.select(*sel)
+
+
+def run_spark(
+    table: pd.DataFrame | None,
+    spark_df: Any,
+    configs: list[Config],
+    paths: list[str],
+    *,
+    invalid: int,
+    master: str | None = None,
+    spark: Any = None,
+    shards: int | None = None,
+    chunks: int | None = None,
+    progress: bool | None = None,
+) -> pd.DataFrame:
+    from pyspark.sql import functions as F
+
+    from toolkit.spark import spark_session
+    from toolkit.sweep.core import _force_engine, build_timelines
+
+    session = spark or spark_session(master)
+    if spark_df is None:
+        cols = ["row", "event_time", "arrival_time", "key", "partition"]
+        pdf = table[[c for c in cols if c in table]].copy()
+        pdf["key"] = pdf["key"].astype(str)
+        spark_df = session.createDataFrame(pdf)
+    df = _canonical(spark_df)
+    n_shards = int(shards or int(session.conf.get("spark.sql.shuffle.partitions")))
+    if n_shards < 1:
+        raise ValueError(f"shards must be >= 1, got {n_shards}")
+    stats = df.agg(F.min("arrival_time").alias("first"), F.count(F.lit(1)).alias("n")).first()
+    first = int(stats["first"]) if stats["n"] else 0
+
+    def table_for_interval(interval: int) -> pd.DataFrame:
+        bucket = F.expr(f"greatest(1, (arrival_time - {first} + {interval - 1}) div {interval}) - 1")
+        t = (
+            df.groupBy(bucket.alias("bucket"), F.col("partition"))
+            .agg(F.min("arrival_time").alias("amin"), F.max("arrival_time").alias("amax"), F.max("event_time").alias("tsmax"))
+            .toPandas()
+        )
+        return t.sort_values(["bucket", "partition"], kind="mergesort").reset_index(drop=True)[TICK_TABLE_COLUMNS]
+
+    def records():
+        # interval 0 only: the watermark after every record depends on the exact global order
+        r = df.select("arrival_time", "row", "event_time", "partition").orderBy("arrival_time", "row").toPandas()
+        return (r["arrival_time"].to_numpy(np.int64), r["row"].to_numpy(np.int64), r["event_time"].to_numpy(np.int64),
+                r["partition"].to_numpy(np.int64))
+
+    timelines = build_timelines(configs, table_for_interval=table_for_interval, records=records)
+    spans = {i: (tl.start_time, tl.end_time) for i, tl in timelines.items()}
+    jobs = [(i, c if p == "fast" or not c.fast_applies else _force_engine(c), timelines[i]) for i, (c, p) in enumerate(zip(configs, paths))]
+    sc = session.sparkContext
+    if chunks is None:
+        target = 2 * sc.defaultParallelism
+        chunks = max(1, min(len(jobs), -(-target // n_shards)))
+    chunk_jobs = [jobs[j::chunks] for j in range(chunks)]
+    bc = sc.broadcast(chunk_jobs)
+
+    def shard_fn(pdf: pd.DataFrame) -> pd.DataFrame:
+        from toolkit.fast.evaluate import Shard
+        from toolkit.sweep.run import evaluate_shard
+
+        chunk = int(pdf["chunk"].iloc[0]) if len(pdf) else 0
+        shard = Shard(pdf["key"].to_numpy(dtype=object), pdf["event_time"].to_numpy(), pdf["arrival_time"].to_numpy(), pdf["row"].to_numpy())
+        return evaluate_shard(shard, bc.value[chunk])
+
+    spans_bc = spans
+
+    def merge_fn(pdf: pd.DataFrame) -> pd.DataFrame:
+        cid = int(pdf["config"].iloc[0])
+        start, end = spans_bc[cid]
+        out = merge_config(pdf, start_time=start, end_time=end, invalid=invalid)
+        out = {"config": cid, **out}
+        return pd.DataFrame([out])[["config"] + SUMMARY_COLUMNS]
+
+    keyed = df.withColumn("shard", F.pmod(F.hash("key"), F.lit(n_shards)))
+    if chunks > 1:
+        ids = session.range(chunks).withColumnRenamed("id", "chunk")
+        keyed = keyed.crossJoin(ids)
+    else:
+        keyed = keyed.withColumn("chunk", F.lit(0).cast("long"))
+    rows = keyed.groupBy("shard", "chunk").applyInPandas(shard_fn, schema=ROW_SCHEMA)
+    merged = rows.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
+    result = _collect_with_progress(sc, merged, total=len(jobs), progress=progress)
+    if len(result) != len(jobs):
+        # a configuration with no rows at all (an empty log): merge nothing
+        have = set(result["config"].tolist())
+        extra = [{"config": i, **merge_config(pd.DataFrame(columns=["config", "kind", "a", "b", "c", "d", "e"]).astype(np.int64),
+                                               start_time=spans[i][0], end_time=spans[i][1], invalid=invalid)}
+                 for i in range(len(jobs)) if i not in have]
+        result = pd.concat([result, pd.DataFrame(extra)], ignore_index=True)
+    bc.unpersist()
+    return result.set_index("config").sort_index()
+
+
+def _collect_with_progress(sc, frame, *, total: int, progress: bool | None) -> pd.DataFrame:
+    """``frame.toPandas()`` while a tqdm bar follows the Spark tasks (terminal or notebook)."""
+    if progress is False:
+        return frame.toPandas()
+    from tqdm.auto import tqdm
+
+    out: dict = {}
+
+    def work():
+        try:
+            sc.setJobGroup(group, f"sweep of {total} configurations")
+            out["frame"] = frame.toPandas()
+        except BaseException as exc:  # re-raised in the caller's thread
+            out["error"] = exc
+
+    group = f"watermark-lab-sweep-{id(frame)}"
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    tracker = sc.statusTracker()
+    with tqdm(total=0, desc=f"sweep ({total} configs, Spark tasks)", unit="task", disable=progress is None and total < 20) as bar:
+        while thread.is_alive():
+            thread.join(0.5)
+            done = tot = 0
+            try:
+                for job in tracker.getJobIdsForGroup(group):
+                    info = tracker.getJobInfo(job)
+                    if info is None:
+                        continue
+                    for sid in info.stageIds:
+                        st = tracker.getStageInfo(sid)
+                        if st is not None:
+                            done += st.numCompletedTasks
+                            tot += st.numTasks
+            except Exception:  # the tracker is best effort
+                pass
+            if tot:
+                bar.total = tot
+                bar.n = done
+                bar.refresh()
+    if "error" in out:
+        raise out["error"]
+    return out["frame"]
