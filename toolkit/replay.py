@@ -424,6 +424,67 @@ def _log_arrays(log: Any, marker: Any) -> dict[str, Any]:
     return {"ts": ts, "arr": arr, "part": part, "keys": keys, "vals": vals, "rows": rows, "marker": mk, "has_arr": has_arr}
 
 
+def _fast_eligible(s: ReplaySettings) -> bool:
+    """Configs the engine runs on its fast path, whose fates are computed here in closed form:
+    tumbling/sliding event-time windows, the event-time trigger, no evictor, count/sum."""
+    from toolkit.engine import assigners as A
+    from toolkit.engine.functions import CountSum
+    from toolkit.engine.triggers import EventTimeTrigger
+
+    return (
+        type(s.assigner) in (A.TumblingEventTimeWindows, A.SlidingEventTimeWindows)
+        and (s.trigger is None or type(s.trigger) is EventTimeTrigger)
+        and s.evictor is None
+        and type(s.function) is CountSum
+        and s.accumulation in ("accumulating", "discarding")
+        and s.second is None
+    )
+
+
+def closed_form_fates(
+    ts: np.ndarray, keys: np.ndarray, record_wm: np.ndarray, change_pos: np.ndarray, change_wm: np.ndarray,
+    size: int, slide: int, offset: int, lateness: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Fates for tumbling (``slide == size``) / sliding windows with the event-time trigger.
+
+    Records in arrival order; ``record_wm`` the operator watermark each one saw. A record is
+    accepted by window w iff ``max_ts(w) + lateness > wm``. Window w first fires at the first
+    watermark change ``>= max_ts(w)`` (position P) with every record accepted before P; if it
+    had none, its first accepted record fires it at once. Returns ``(fate code, late mask)``
+    with codes 0 on_time, 1 late_accepted, 2 dropped; ``late`` = sent to the late side output.
+    """
+    n = len(ts)
+    nw = -(-size // slide)
+    last_start = ts - np.mod(ts - offset, slide)
+    starts = last_start[:, None] - slide * np.arange(nw, dtype=np.int64)[None, :]
+    inside = starts > (ts - size)[:, None]
+    rec = np.broadcast_to(np.arange(n, dtype=np.int64)[:, None], starts.shape)[inside]
+    st = starts[inside]
+    max_ts = st + (size - 1)
+    accepted = max_ts + lateness > record_wm[rec]
+    kc = pd.factorize(pd.Series(keys, dtype=object))[0].astype(np.int64)
+    # group = (key, window start)
+    g = pd.factorize(pd.MultiIndex.from_arrays([kc[rec], st]))[0]
+    ng = int(g.max()) + 1 if len(g) else 0
+    g_max_ts = np.empty(ng, dtype=np.int64)
+    g_max_ts[g] = max_ts
+    idx = np.searchsorted(change_wm, g_max_ts, side="left")
+    inf = np.int64(n + 1)
+    P = np.where(idx < len(change_pos), change_pos[np.minimum(idx, max(len(change_pos) - 1, 0))] if len(change_pos) else inf, inf)
+    early = accepted & (rec < P[g])
+    has_early = np.bincount(g, weights=early, minlength=ng) > 0
+    first_acc = np.full(ng, inf, dtype=np.int64)
+    np.minimum.at(first_acc, g[accepted], rec[accepted])
+    on_time_pair = early | (accepted & ~has_early[g] & (rec == first_acc[g]))
+    on_time = np.zeros(n, bool)
+    on_time[rec[on_time_pair]] = True
+    acc = np.zeros(n, bool)
+    acc[rec[accepted]] = True
+    fate = np.where(on_time, 0, np.where(acc, 1, 2)).astype(np.int8)
+    late = ~acc & (ts + lateness <= record_wm)
+    return fate, late
+
+
 def replay(log: Any, **settings: Any) -> ReplayResult:
     """Replay ``log`` (an :class:`toolkit.log.EventLog`) under ``settings`` (see the module doc)."""
     from toolkit.engine.operator import WindowOperator
@@ -444,6 +505,8 @@ def replay(log: Any, **settings: Any) -> ReplayResult:
 
     tl = watermark_timeline(a["ts"], a["arr"], a["part"], s.strategy, interval=s.interval, parallelism=s.parallelism, marker=a["marker"])
 
+    fast = _fast_eligible(s)
+
     def make_op() -> WindowOperator:
         return WindowOperator(
             s.assigner,
@@ -453,7 +516,7 @@ def replay(log: Any, **settings: Any) -> ReplayResult:
             allowed_lateness=s.lateness,
             function=s.function,
             accumulation=s.accumulation,
-            track_records=True,
+            track_records=not fast,
         )
 
     second = None
@@ -471,8 +534,20 @@ def replay(log: Any, **settings: Any) -> ReplayResult:
             return (r.key, r.timestamp, getattr(v, "sum", v))
 
     res = run_pipeline(tl, a["keys"], a["ts"], a["arr"], a["vals"], a["rows"], make_op, second_stage=second, result_to_stage2=to_stage2)
-    em, late, fires_ids = _emissions(res, 1, has_arr, a)
-    fates = _fates(log, a["rows"], fires_ids)
+    if fast:
+        a_cfg = s.assigner_config or {}
+        size = int(a_cfg["size"])
+        slide = int(a_cfg.get("slide", size))
+        eff_off = int(np.fmod(int(a_cfg.get("offset", 0)), slide))
+        codes, late_mask = closed_form_fates(
+            a["ts"], a["keys"], tl.record_watermark(n), tl.change_pos, tl.change_watermark, size, slide, eff_off, s.lateness
+        )
+        _fill_late_ids(res, a["rows"][late_mask])
+        em, late, _ = _emissions(res, 1, has_arr, a)
+        fates = _fates_from_codes(log, a["rows"], codes)
+    else:
+        em, late, fires_ids = _emissions(res, 1, has_arr, a)
+        fates = _fates(log, a["rows"], fires_ids)
     wms = _watermarks(tl, res, has_arr)
     state = pd.DataFrame(res.state, columns=["time", "open_windows", "buffered_records"]).astype("int64")
     if not has_arr:
@@ -541,6 +616,26 @@ def _late_frame(late_rows: list, a: dict, has_arr: bool) -> pd.DataFrame:
         df["arrival_time"] = pos.loc[df["row"].astype("int64").to_numpy()].to_numpy()
     df["arrival_time"] = pd.array(df["arrival_time"].tolist() if has_arr else [pd.NA] * len(df), dtype="Int64")
     return df
+
+
+_FATE_NAMES = np.array(["on_time", "late_accepted", "dropped"], dtype=object)
+
+
+def _fates_from_codes(log: Any, rows: np.ndarray, codes: np.ndarray) -> pd.DataFrame:
+    table_rows = log.table["row"].to_numpy(dtype=np.int64)
+    by_row = pd.Series(codes, index=rows)
+    fate = _FATE_NAMES[by_row.loc[table_rows].to_numpy()]
+    return pd.DataFrame({"row": table_rows, "fate": fate}, index=log.table.index)
+
+
+def _fill_late_ids(res: PipelineResult, late_rows: np.ndarray) -> None:
+    """The engine's fast path emits late records without ids: they come in arrival order."""
+    items = [it for st, _, it in res.outputs if st == 1 and getattr(it, "kind", None) == "late"]
+    if len(items) != len(late_rows):
+        raise RuntimeError(f"internal: {len(items)} late records emitted, {len(late_rows)} expected")
+    for it, r in zip(items, late_rows.tolist()):
+        if it.record_id is None:
+            it.record_id = r
 
 
 def _fates(log: Any, rows: np.ndarray, fire_ids: list) -> pd.DataFrame:
