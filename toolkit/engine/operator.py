@@ -48,6 +48,7 @@ from .functions import (
     fold,
 )
 from .merging import MergingWindowSet
+from .timers import FlinkTimerHeap, HeapqTimers
 from .triggers import EventTimeTrigger, Trigger
 from .windows import MAX_TIMESTAMP, MIN_TIMESTAMP, GlobalWindow
 
@@ -158,16 +159,16 @@ class _TriggerContext:
         return self.current_processing_time
 
     def register_event_time_timer(self, t: int) -> None:
-        self._op._register_timer(self._op._et, t, self.key, self.window)
+        self._op._et.add(t, self.key, self.window)
 
     def delete_event_time_timer(self, t: int) -> None:
-        self._op._et[1].pop((t, self.key, self.window), None)
+        self._op._et.remove(t, self.key, self.window)
 
     def register_processing_time_timer(self, t: int) -> None:
-        self._op._register_timer(self._op._pt_timers, t, self.key, self.window)
+        self._op._ptq.add(t, self.key, self.window)
 
     def delete_processing_time_timer(self, t: int) -> None:
-        self._op._pt_timers[1].pop((t, self.key, self.window), None)
+        self._op._ptq.remove(t, self.key, self.window)
 
     def get_state(self, name: str, default=None):
         return self._op._tstate.get((self.key, self.window, name), default)
@@ -205,6 +206,12 @@ def _check_config(assigner, trigger, evictor, allowed_lateness, function, accumu
         raise ValueError(
             f"A merging window assigner ({type(assigner).__name__}) cannot be used with a trigger that "
             f"does not support merging ({type(trigger).__name__})")
+    wtype = "global" if isinstance(assigner, GlobalWindows) else "time"
+    if trigger.window_type is not None and trigger.window_type != wtype:
+        raise ValueError(
+            f"{type(trigger).__name__} works only with "
+            f"{'GlobalWindows' if trigger.window_type == 'global' else 'time windows (tumbling, sliding, session)'}, "
+            f"not with {type(assigner).__name__} (Flink fails with a ClassCastException)")
     if evictor is not None and not isinstance(evictor, Evictor):
         raise ValueError(f"WindowOperator: evictor must be an Evictor, got {evictor!r}")
     if isinstance(allowed_lateness, bool) or not isinstance(allowed_lateness, int):
@@ -257,6 +264,12 @@ class WindowOperator:
         self.keyed = bool(keyed)
         self.track_records = bool(track_records)
 
+        # Flink 2.x runs GlobalWindows + EndOfStreamTrigger as "output only after end of
+        # stream" with its input sorted by key and timestamp: the window sees its elements in
+        # timestamp order (ties: stable here; not guaranteed in Flink).
+        from .triggers import EndOfStreamTrigger
+
+        self._sorted_input = isinstance(assigner, GlobalWindows) and type(trigger) is EndOfStreamTrigger
         self._event_time = assigner.is_event_time
         self._merging = assigner.is_merging
         self._full = evictor is not None or not function.incremental
@@ -273,9 +286,11 @@ class WindowOperator:
         self._tstate: dict = {}        # (key, window, name) -> trigger state
         self._panes: dict = {}         # (key, window) -> _Pane
         self._msets: dict = {}         # key -> MergingWindowSet
-        self._et = ([], {})            # event-time timers: heap of (t, seq, key, window), live {(t,key,window): seq}
-        self._pt_timers = ([], {})
-        self._seq = 0
+        # Timers: Flink's exact heap unless the trigger is the event-time trigger, whose
+        # output does not depend on the order of equal-timestamp timers (see timers.py).
+        exact = type(trigger) is not EventTimeTrigger
+        self._et = FlinkTimerHeap() if exact else HeapqTimers()
+        self._ptq = FlinkTimerHeap() if exact else HeapqTimers()
         self._next_id = 0
         self._buffered = 0
         self._out: list = []
@@ -311,13 +326,12 @@ class WindowOperator:
             return
         self._pt = t
         self._ctx.current_processing_time = t
-        heap, live = self._pt_timers
-        while heap and heap[0][0] <= t:
-            ts, seq, key, window = heappop(heap)
-            tk = (ts, key, window)
-            if live.get(tk) != seq:
-                continue
-            del live[tk]
+        q = self._ptq
+        while True:
+            ts = q.peek_timestamp()
+            if ts is None or ts > t:
+                break
+            ts, key, window = q.poll()
             self._on_timer(ts, key, window, False)
 
     def process_watermark(self, watermark: int) -> None:
@@ -327,13 +341,12 @@ class WindowOperator:
             return
         self._wm = watermark
         self._ctx.current_watermark = watermark
-        heap, live = self._et
-        while heap and heap[0][0] <= watermark:
-            ts, seq, key, window = heappop(heap)
-            tk = (ts, key, window)
-            if live.get(tk) != seq:
-                continue
-            del live[tk]
+        q = self._et
+        while True:
+            ts = q.peek_timestamp()
+            if ts is None or ts > watermark:
+                break
+            ts, key, window = q.poll()
             self._on_timer(ts, key, window, True)
 
     def end_input(self) -> None:
@@ -360,15 +373,6 @@ class WindowOperator:
 
     # ------------------------------------------------------------------ helpers
 
-    def _register_timer(self, timers, t, key, window):
-        live = timers[1]
-        tk = (t, key, window)
-        if tk in live:
-            return
-        self._seq += 1
-        live[tk] = self._seq
-        heappush(timers[0], (t, self._seq, key, window))
-
     def _cleanup_time(self, window) -> int:
         if self._event_time:
             mt = window.max_timestamp()
@@ -383,13 +387,13 @@ class WindowOperator:
         c = self._cleanup_time(window)
         if c == MAX_TIMESTAMP:
             return
-        self._register_timer(self._et if self._event_time else self._pt_timers, c, key, window)
+        (self._et if self._event_time else self._ptq).add(c, key, window)
 
     def _delete_cleanup_timer(self, key, window):
         c = self._cleanup_time(window)
         if c == MAX_TIMESTAMP:
             return
-        (self._et if self._event_time else self._pt_timers)[1].pop((c, key, window), None)
+        (self._et if self._event_time else self._ptq).remove(c, key, window)
 
     def _add(self, sk, value, timestamp, record_id):
         if self._full:
@@ -511,7 +515,8 @@ class WindowOperator:
         skipped = True
         contents = self._contents
         nrec = self._nrec
-        et_heap, et_live = self._et
+        timers = self._et
+        et_heap, et_live = timers.heap, timers.live
         for window in self.assigner.assign_windows(value, timestamp, self._pt):
             mt = window[1] - 1
             cleanup = mt + lateness
@@ -537,15 +542,15 @@ class WindowOperator:
             else:
                 tk = (mt, key, window)
                 if tk not in et_live:
-                    self._seq += 1
-                    et_live[tk] = self._seq
-                    heappush(et_heap, (mt, self._seq, key, window))
+                    timers.seq += 1
+                    et_live[tk] = timers.seq
+                    heappush(et_heap, (mt, timers.seq, key, window))
             if cleanup != MAX_TIMESTAMP and cleanup != mt:
                 tk = (cleanup, key, window)
                 if tk not in et_live:
-                    self._seq += 1
-                    et_live[tk] = self._seq
-                    heappush(et_heap, (cleanup, self._seq, key, window))
+                    timers.seq += 1
+                    et_live[tk] = timers.seq
+                    heappush(et_heap, (cleanup, timers.seq, key, window))
         if skipped and timestamp + lateness <= wm:
             self._late(key, timestamp, value, None)
 
@@ -675,6 +680,8 @@ class WindowOperator:
         pctx = None
         if self._full:
             elements = contents
+            if self._sorted_input:
+                elements.sort(key=lambda e: e.timestamp)
             ev = self.evictor
             n0 = len(elements)
             if ev is not None:

@@ -54,6 +54,8 @@ class Trigger:
     """Base class: every callback returns ``CONTINUE``; ``can_merge`` is False."""
 
     can_merge: bool = False
+    #: the windows it is typed for in Flink: "time" (TimeWindow), "global" or None (any)
+    window_type: str | None = None
 
     def on_element(self, element: Any, timestamp: int, window, ctx) -> TriggerResult:
         return CONTINUE
@@ -84,6 +86,7 @@ class EventTimeTrigger(Trigger):
     """
 
     can_merge = True
+    window_type = "time"
 
     @classmethod
     def create(cls):
@@ -112,6 +115,7 @@ class ProcessingTimeTrigger(Trigger):
     """Fires when processing time reaches ``window.max_timestamp()`` (a processing-time timer)."""
 
     can_merge = True
+    window_type = "time"
 
     @classmethod
     def create(cls):
@@ -174,6 +178,7 @@ class ContinuousEventTimeTrigger(Trigger):
     """
 
     can_merge = True
+    window_type = "time"
 
     def __init__(self, interval: int):
         if isinstance(interval, bool) or not isinstance(interval, int) or interval <= 0:
@@ -228,6 +233,7 @@ class ContinuousProcessingTimeTrigger(Trigger):
     (capped at ``max_timestamp``)."""
 
     can_merge = True
+    window_type = "time"
 
     def __init__(self, interval: int):
         if isinstance(interval, bool) or not isinstance(interval, int) or interval <= 0:
@@ -307,6 +313,7 @@ class PurgingTrigger(Trigger):
             raise ValueError(f"PurgingTrigger: inner must be a Trigger, got {inner!r}")
         self.inner = inner
         self.can_merge = inner.can_merge
+        self.window_type = inner.window_type
 
     @classmethod
     def of(cls, inner: Trigger):
@@ -332,18 +339,16 @@ class PurgingTrigger(Trigger):
 
 
 class NeverTrigger(Trigger):
-    """Never fires (``GlobalWindows``' default trigger)."""
+    """Never fires (``GlobalWindows``' default trigger). Cannot merge (as in Flink)."""
 
-    can_merge = True
-
-    def on_merge(self, window, ctx):
-        pass
+    window_type = "global"
 
 
 class EndOfStreamTrigger(Trigger):
-    """Fires once, at the end of input (an event-time timer at ``MAX_TIMESTAMP``)."""
+    """Fires once, at the end of input (an event-time timer at ``MAX_TIMESTAMP``).
+    Cannot merge (as in Flink)."""
 
-    can_merge = True
+    window_type = "global"
 
     def on_element(self, element, timestamp, window, ctx):
         ctx.register_event_time_timer(window.max_timestamp())
@@ -351,9 +356,6 @@ class EndOfStreamTrigger(Trigger):
 
     def on_event_time(self, time, window, ctx):
         return FIRE if time == window.max_timestamp() else CONTINUE
-
-    def on_merge(self, window, ctx):
-        ctx.register_event_time_timer(window.max_timestamp())
 
     def clear(self, window, ctx):
         ctx.delete_event_time_timer(window.max_timestamp())

@@ -88,11 +88,11 @@ _M64 = 2**64 - 1
 
 
 def long_to_int_with_bit_mixing(value: int) -> int:
-    """Flink's ``MathUtils.longToIntWithBitMixing`` (a murmur3 fmix64 finaliser)."""
+    """Flink's ``MathUtils.longToIntWithBitMixing`` (the SplitMix64 finaliser, low 32 bits)."""
     x = value & _M64
-    x = ((x ^ (x >> 33)) * 0xFF51AFD7ED558CCD) & _M64
-    x = ((x ^ (x >> 33)) * 0xC4CEB9FE1A85EC53) & _M64
-    x = x ^ (x >> 33)
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+    x = x ^ (x >> 31)
     x &= 0xFFFFFFFF
     return x - 2**32 if x >= 2**31 else x
 
