@@ -581,12 +581,14 @@ def _emissions(res: PipelineResult, stage: int, has_arr: bool, a: dict) -> tuple
         start = getattr(w, "start", None)
         end = getattr(w, "end", None)
         v = it.value
-        cnt = getattr(v, "count", None)
-        sm = getattr(v, "sum", None)
-        if cnt is None and it.record_ids is not None and not isinstance(v, (list, tuple)):
-            pass
-        if isinstance(v, (list, tuple)) and cnt is None:
-            cnt, sm = len(v), sum(v)
+        cnt = sm = None
+        if "count" in getattr(v, "_fields", ()):
+            cnt, sm = v.count, v.sum
+        elif isinstance(v, (list, tuple)):
+            cnt = len(v)
+            sm = sum(v) if all(isinstance(x, (int, float, np.number)) for x in v) else None
+        elif isinstance(v, (int, float, np.number)):
+            sm = v
         rows.append((it.key, start, end, it.timestamp, it.pane, it.timing, it.kind, cnt, sm, v, it.watermark,
                      it.processing_time, bool(at_end or it.timing == "at_end"), seq))
         if it.kind == "fire" and it.record_ids is not None:
