@@ -28,13 +28,13 @@ def make_log(records: int = 1_000_000, partitions: int = 8, keys: int = 1000, se
     )
 
 
-def bench_replay(args: Any = None, *, records: int | None = None, partitions: int = 8) -> dict:
+def bench_replay(records: int = 1_000_000, partitions: int = 8, keys: int = 1000, seed: int = 42) -> dict:
     """Run the benchmark, print one JSON line and return it as a dict."""
     from toolkit.replay import replay
 
-    n = int(records or getattr(args, "records", None) or 1_000_000)
+    n = int(records)
     t0 = time.perf_counter()
-    log = make_log(n, partitions)
+    log = make_log(n, partitions, keys, seed)
     t1 = time.perf_counter()
     result = replay(log, window="tumbling:1s", delay="1s", interval="200ms", parallelism=2)
     t2 = time.perf_counter()
@@ -43,6 +43,7 @@ def bench_replay(args: Any = None, *, records: int | None = None, partitions: in
         "bench": "replay",
         "records": n,
         "partitions": partitions,
+        "keys": keys,
         "build_log_s": round(t1 - t0, 3),
         "replay_s": round(t2 - t1, 3),
         "records_per_s": round(n / (t2 - t1)),
@@ -52,6 +53,16 @@ def bench_replay(args: Any = None, *, records: int | None = None, partitions: in
     }
     print(json.dumps(out))
     return out
+
+
+def run(args: Any) -> int:
+    """Entry point of ``python -m toolkit bench replay`` (uses ``--records``, ``--keys``, ``--seed``)."""
+    bench_replay(
+        records=getattr(args, "records", None) or 1_000_000,
+        keys=getattr(args, "keys", None) or 1000,
+        seed=getattr(args, "seed", 42),
+    )
+    return 0
 
 
 if __name__ == "__main__":
