@@ -36,7 +36,7 @@ from __future__ import annotations
 from heapq import heappop, heappush
 from typing import Any
 
-from .assigners import GlobalWindows, WindowAssigner
+from .assigners import GlobalWindows, SlidingEventTimeWindows, TumblingEventTimeWindows, WindowAssigner
 from .evictors import Evictor, TimestampedValue, _AfterOnly, _OneSidedEvictor
 from .functions import (
     AggregateFunction,
@@ -50,7 +50,7 @@ from .functions import (
 from .merging import MergingWindowSet
 from .timers import FlinkTimerHeap, HeapqTimers
 from .triggers import EventTimeTrigger, Trigger
-from .windows import MAX_TIMESTAMP, MIN_TIMESTAMP, GlobalWindow
+from .windows import MAX_TIMESTAMP, MIN_TIMESTAMP, GlobalWindow, TimeWindow
 
 ACCUMULATION_MODES = ("accumulating", "discarding", "accumulating_and_retracting")
 
@@ -292,7 +292,6 @@ class WindowOperator:
         self._et = FlinkTimerHeap() if exact else HeapqTimers()
         self._ptq = FlinkTimerHeap() if exact else HeapqTimers()
         self._next_id = 0
-        self._buffered = 0
         self._out: list = []
         self.num_late_records_dropped = 0
 
@@ -308,7 +307,11 @@ class WindowOperator:
             and not self.track_records
             and isinstance(fn, AggregateFunction)
             and not self._retracting
+            and isinstance(assigner, (TumblingEventTimeWindows, SlidingEventTimeWindows))
+            and type(assigner) in (TumblingEventTimeWindows, SlidingEventTimeWindows)
         )
+        if self._use_fast:
+            self.process_element, self.process_watermark = self._make_fast_process_element()
 
     # ------------------------------------------------------------------ public API
 
@@ -369,7 +372,9 @@ class WindowOperator:
     def state_size(self) -> tuple[int, int]:
         """``(open_windows, buffered_records)``: windows holding contents, and records held in
         them (list elements; for incremental functions, records folded into live accumulators)."""
-        return len(self._contents), self._buffered
+        if self._full:
+            return len(self._contents), sum(map(len, self._contents.values()))
+        return len(self._contents), sum(self._nrec.values())
 
     # ------------------------------------------------------------------ helpers
 
@@ -418,16 +423,13 @@ class WindowOperator:
                     self._ids[sk] = [record_id]
                 else:
                     ids.append(record_id)
-        self._buffered += 1
 
     def _clear_contents(self, sk):
         c = self._contents.pop(sk, _ABSENT)
         if c is _ABSENT:
             return
-        if self._full:
-            self._buffered -= len(c)
-        else:
-            self._buffered -= self._nrec.pop(sk, 0)
+        if not self._full:
+            self._nrec.pop(sk, None)
             self._ids.pop(sk, None)
 
     # ------------------------------------------------------------------ elements
@@ -439,9 +441,6 @@ class WindowOperator:
         if record_id is None and self.track_records:
             record_id = self._next_id
             self._next_id += 1
-        if self._use_fast:
-            self._process_element_fast(key, timestamp, value)
-            return
         windows = self.assigner.assign_windows(value, timestamp, self._pt)
         skipped = True
         ctx = self._ctx
@@ -507,52 +506,162 @@ class WindowOperator:
         else:
             self.num_late_records_dropped += 1
 
-    def _process_element_fast(self, key, timestamp, value):
-        """Tumbling/sliding event-time windows, EventTimeTrigger, incremental aggregate:
-        the same steps as the general path with the trigger inlined."""
-        wm = self._wm
+    def _make_fast_process_element(self):
+        """Tumbling/sliding event-time windows + ``EventTimeTrigger`` + an incremental aggregate,
+        accumulating or discarding, without record tracking: the steps of the general path with
+        the assigner and trigger inlined (results are identical, the conformance and property
+        tests run both). Windows are shared ``TimeWindow`` objects from a small cache; a
+        window's timers are registered when it gets its first element (later registrations
+        of the same timers are no-ops in Flink)."""
+        op = self
+        assigner = self.assigner
+        tumbling = isinstance(assigner, TumblingEventTimeWindows)
+        size = assigner.size
+        off = assigner._eff_offset if tumbling else assigner.offset
+        slide = size if tumbling else assigner.slide
         lateness = self.allowed_lateness
-        skipped = True
         contents = self._contents
         nrec = self._nrec
         timers = self._et
-        et_heap, et_live = timers.heap, timers.live
-        for window in self.assigner.assign_windows(value, timestamp, self._pt):
-            mt = window[1] - 1
+        heap, live = timers.heap, timers.live
+        fn = self.function
+        create, add = fn.create_accumulator, fn.add
+        keyed = self.keyed
+        discarding = self._discarding
+        emit = self._emit
+        clear = self._clear_contents
+        late = self._late
+        wcache: dict = {}
+        MAXT = MAX_TIMESTAMP
+        MISSING = _ABSENT
+
+        def process_element(key, timestamp, value, record_id=None):
+            if not keyed:
+                key = None
+            wm = op._wm
+            start = timestamp - (timestamp - off) % slide
+            skipped = True
+            lower = timestamp - size
+            while start > lower:
+                window = wcache.get(start)
+                if window is None:
+                    if len(wcache) > 65536:
+                        wcache.clear()
+                    window = wcache[start] = TimeWindow(start, start + size)
+                start -= slide
+                mt = window[1] - 1
+                cleanup = mt + lateness
+                if cleanup > MAXT:
+                    cleanup = MAXT
+                if cleanup <= wm:
+                    continue
+                skipped = False
+                sk = (key, window)
+                acc = contents.get(sk, MISSING)
+                if acc is MISSING:
+                    contents[sk] = add(value, create())
+                    nrec[sk] = 1
+                    if mt > wm:
+                        tk = (mt, key, window)
+                        if tk not in live:
+                            timers.seq += 1
+                            live[tk] = timers.seq
+                            heappush(heap, (mt, timers.seq, key, window))
+                    if cleanup != MAXT and cleanup != mt:
+                        tk = (cleanup, key, window)
+                        if tk not in live:
+                            timers.seq += 1
+                            live[tk] = timers.seq
+                            heappush(heap, (cleanup, timers.seq, key, window))
+                else:
+                    contents[sk] = add(value, acc)
+                    nrec[sk] += 1
+                if mt <= wm:
+                    # EventTimeTrigger.onElement: the watermark is past the window: FIRE now
+                    emit(key, window, sk, contents[sk], False)
+                    if discarding:
+                        clear(sk)
+            if skipped and timestamp + lateness <= wm:
+                late(key, timestamp, value, record_id)
+
+        def process_element_tumbling(key, timestamp, value, record_id=None):
+            # the same steps for the single window of a tumbling assigner
+            if not keyed:
+                key = None
+            wm = op._wm
+            start = timestamp - (timestamp - off) % size
+            window = wcache.get(start)
+            if window is None:
+                if len(wcache) > 65536:
+                    wcache.clear()
+                window = wcache[start] = TimeWindow(start, start + size)
+            mt = start + size - 1
             cleanup = mt + lateness
-            if cleanup > MAX_TIMESTAMP:
-                cleanup = MAX_TIMESTAMP
+            if cleanup > MAXT:
+                cleanup = MAXT
             if cleanup <= wm:
-                continue
-            skipped = False
+                if timestamp + lateness <= wm:
+                    late(key, timestamp, value, record_id)
+                return
             sk = (key, window)
-            acc = contents.get(sk, _ABSENT)
-            if acc is _ABSENT:
-                acc = self._agg_create()
+            acc = contents.get(sk, MISSING)
+            if acc is MISSING:
+                contents[sk] = add(value, create())
                 nrec[sk] = 1
+                if mt > wm:
+                    tk = (mt, key, window)
+                    if tk not in live:
+                        timers.seq += 1
+                        live[tk] = timers.seq
+                        heappush(heap, (mt, timers.seq, key, window))
+                if cleanup != MAXT and cleanup != mt:
+                    tk = (cleanup, key, window)
+                    if tk not in live:
+                        timers.seq += 1
+                        live[tk] = timers.seq
+                        heappush(heap, (cleanup, timers.seq, key, window))
             else:
+                contents[sk] = add(value, acc)
                 nrec[sk] += 1
-            contents[sk] = self._agg_add(value, acc)
-            self._buffered += 1
             if mt <= wm:
-                # EventTimeTrigger.onElement: FIRE at once (a late firing)
-                self._emit(key, window, sk, contents[sk], False)
-                if self._discarding:
-                    self._clear_contents(sk)
-            else:
-                tk = (mt, key, window)
-                if tk not in et_live:
-                    timers.seq += 1
-                    et_live[tk] = timers.seq
-                    heappush(et_heap, (mt, timers.seq, key, window))
-            if cleanup != MAX_TIMESTAMP and cleanup != mt:
-                tk = (cleanup, key, window)
-                if tk not in et_live:
-                    timers.seq += 1
-                    et_live[tk] = timers.seq
-                    heappush(et_heap, (cleanup, timers.seq, key, window))
-        if skipped and timestamp + lateness <= wm:
-            self._late(key, timestamp, value, None)
+                emit(key, window, sk, contents[sk], False)
+                if discarding:
+                    clear(sk)
+
+        def process_watermark(watermark):
+            """``process_watermark`` with ``EventTimeTrigger.onEventTime`` and the cleanup inlined."""
+            if watermark <= op._wm:
+                return
+            op._wm = watermark
+            ctx.current_watermark = watermark
+            panes = op._panes
+            while heap:
+                ts, seq, key, window = heap[0]
+                if ts > watermark:
+                    break
+                heappop(heap)
+                tk = (ts, key, window)
+                if live.get(tk) != seq:
+                    continue
+                del live[tk]
+                sk = (key, window)
+                mt = window[1] - 1
+                if ts == mt:
+                    acc = contents.get(sk, MISSING)
+                    if acc is not MISSING:
+                        emit(key, window, sk, acc, True)
+                        if discarding:
+                            clear(sk)
+                cleanup = mt + lateness
+                if cleanup > MAXT:
+                    cleanup = MAXT
+                if ts == cleanup:
+                    clear(sk)
+                    live.pop((mt, key, window), None)   # EventTimeTrigger.clear
+                    panes.pop(sk, None)
+
+        ctx = self._ctx
+        return (process_element_tumbling if tumbling else process_element), process_watermark
 
     # ------------------------------------------------------------------ merging
 
@@ -683,7 +792,6 @@ class WindowOperator:
             if self._sorted_input:
                 elements.sort(key=lambda e: e.timestamp)
             ev = self.evictor
-            n0 = len(elements)
             if ev is not None:
                 ev.evict_before(elements, window, self._ctx)
             values = [e.value for e in elements]
@@ -700,7 +808,6 @@ class WindowOperator:
             if ev is not None:
                 ev.evict_after(elements, window, self._ctx)
                 # the state now holds exactly what is left (Flink rewrites the list state)
-                self._buffered -= n0 - len(elements)
                 if not elements:
                     self._contents.pop(sk, None)
         else:
