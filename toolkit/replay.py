@@ -464,7 +464,8 @@ def closed_form_fates(
     accepted = max_ts + lateness > record_wm[rec]
     kc = pd.factorize(pd.Series(keys, dtype=object))[0].astype(np.int64)
     # group = (key, window start)
-    g = pd.factorize(pd.MultiIndex.from_arrays([kc[rec], st]))[0]
+    widx = (st - st.min()) // slide if len(st) else st  # starts lie on one slide grid
+    g = pd.factorize(kc[rec] * (int(widx.max()) + 1 if len(widx) else 1) + widx)[0]
     ng = int(g.max()) + 1 if len(g) else 0
     g_max_ts = np.empty(ng, dtype=np.int64)
     g_max_ts[g] = max_ts
@@ -485,12 +486,26 @@ def closed_form_fates(
     return fate, late
 
 
+_ALIASES = {
+    "source_parallelism": "parallelism",
+    "idle_timeout": "idleness",
+    "allowed_lateness": "lateness",
+    "max_out_of_orderness": "delay",
+    "assigner": "window",
+}
+
+
 def replay(log: Any, **settings: Any) -> ReplayResult:
     """Replay ``log`` (an :class:`toolkit.log.EventLog`) under ``settings`` (see the module doc)."""
     from toolkit.engine.operator import WindowOperator
 
     if getattr(log, "is_spark", False) or getattr(log, "_table", 1) is None:
         raise ValueError("replay needs a local log; collect a Spark-backed log with log.to_pandas() first")
+    for alias, name in _ALIASES.items():
+        if alias in settings:
+            if name in settings:
+                raise ValueError(f"give either {alias!r} or {name!r}, not both")
+            settings[name] = settings.pop(alias)
     has_arr = bool(log.has_arrival_time)
     interval_given = "interval" in settings
     s = make_settings(has_arrival_time=has_arr, interval_given=interval_given, **settings)

@@ -292,6 +292,15 @@ def test_multi_stage_forwards_watermarks() -> None:
     assert (second["emit_time"] >= 0).all() and second["at_end"].iloc[-1]
 
 
+def test_setting_aliases() -> None:
+    a = replay(_late_log(), source_parallelism=2, idle_timeout="1s", allowed_lateness="2s", max_out_of_orderness=0)
+    b = replay(_late_log(), parallelism=2, idleness="1s", lateness="2s", delay=0)
+    assert a.settings == b.settings and a.settings["parallelism"] == 2 and a.settings["idle_timeout"] == 1000
+    pd.testing.assert_frame_equal(a.emissions, b.emissions)
+    with pytest.raises(ValueError, match="either 'allowed_lateness' or 'lateness'"):
+        replay(_late_log(), lateness=1, allowed_lateness=1)
+
+
 def test_log_without_arrival_times() -> None:
     log = EventLog.from_arrays([1000, 3000, 500, 5000])
     r = replay(log, window="tumbling:1s")  # row order, a watermark after every record
