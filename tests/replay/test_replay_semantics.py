@@ -353,3 +353,22 @@ def test_strategy_config_validation() -> None:
         watermark_timeline(np.array([1]), np.array([1]), None, Monotonous(), interval=-1)
     with pytest.raises(ValueError, match="arrival order"):
         watermark_timeline(np.array([1, 2]), np.array([5, 1]), None, Monotonous())
+
+
+def test_skipping_quiet_idle_ticks_changes_nothing(monkeypatch) -> None:
+    import toolkit.engine.watermarks as W
+
+    rng = np.random.default_rng(9)
+    for _ in range(40):
+        n = int(rng.integers(1, 50))
+        arr = np.sort(rng.integers(0, 5, n) * 5000 + rng.integers(0, 800, n))  # bursts and long gaps
+        ts = arr - rng.integers(0, 500, n)
+        part = rng.integers(0, 4, n)
+        s = BoundedOutOfOrderness(int(rng.integers(0, 100))).with_idleness(int(rng.choice([1, 100, 300, 1000])))
+        kw = dict(interval=int(rng.choice([0, 50, 200])), parallelism=int(rng.integers(1, 4)))
+        a = watermark_timeline(ts, arr, part, s, **kw)
+        with monkeypatch.context() as m:
+            m.setattr(W.WithIdlenessGenerator, "quiescent", lambda self: False)
+            b = watermark_timeline(ts, arr, part, s, **kw)
+        assert _changes(a) == _changes(b) and a.log == b.log
+        assert a.tick_watermark.tolist() == b.tick_watermark.tolist()

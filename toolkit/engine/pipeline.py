@@ -276,7 +276,8 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
     for s, g in enumerate(groups):
         subtasks.append(SourceSubtask(s, g, strategy, rec.subtask_downstream(s, valve)))
     sub_of = {p: subtasks[p % parallelism] for p in parts.tolist()}
-    per_event = any(gen.emits_on_event for st in subtasks for gen in st.generators.values())
+    all_gens = [gen for st in subtasks for gen in st.generators.values()]
+    per_event = any(gen.emits_on_event for gen in all_gens)
     needs_pt = strategy.needs_processing_time
     mk = np.zeros(len(ts), bool) if marker is None else np.asarray(marker, bool)
 
@@ -330,7 +331,7 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
                 sub_of[p].on_events(p, ts_o[a:b], arr_o[a:b])
                 gi += 1
                 had = True
-            if not had and quiet and not needs_pt:
+            if not had and quiet and (not needs_pt or all(g.quiescent() for g in all_gens)):
                 tick_wm[t] = rec.op_wm
                 lo = hi
                 continue

@@ -301,6 +301,10 @@ class WatermarkGenerator:
     def on_periodic_emit(self, pt: int, output: WatermarkOutput) -> None:
         pass
 
+    def quiescent(self) -> bool:
+        """True when, without new events, no later periodic call can emit anything new."""
+        return False
+
 
 class BoundedOutOfOrdernessGenerator(WatermarkGenerator):
     """Emits ``max_ts - subtract`` periodically (``subtract`` = delay + 1, or delay for legacy)."""
@@ -455,6 +459,9 @@ class WithIdlenessGenerator(WatermarkGenerator):
             self.inner.on_events(ts, pt, output)
             self.counter += len(ts)
             self.idle_now = False
+
+    def quiescent(self) -> bool:
+        return self.idle_now
 
     def check_if_idle(self, pt: int) -> bool:
         if self.counter != self.last_counter:
