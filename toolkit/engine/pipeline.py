@@ -515,19 +515,23 @@ def run_pipeline(
     i = 0
     for p, t, kind, w in events:
         if i < p:
-            for j in range(i, p):
-                a = arr_l[j]
-                if a != last_pt:
-                    spt(a)
-                    if op2 is not None:
+            if op2 is None:
+                for a, k_, t_, v_, r_ in zip(arr_l[i:p], key_l[i:p], ts_l[i:p], val_l[i:p], rid_l[i:p]):
+                    if a != last_pt:
+                        spt(a)
+                        last_pt = a
+                    pe(k_, t_, v_, r_)
+                collect(False)
+            else:
+                for j in range(i, p):
+                    a = arr_l[j]
+                    if a != last_pt:
+                        spt(a)
                         op2.set_processing_time(a)
-                    last_pt = a
-                pe(key_l[j], ts_l[j], val_l[j], rid_l[j])
-                if op2 is not None:
+                        last_pt = a
+                    pe(key_l[j], ts_l[j], val_l[j], rid_l[j])
                     collect(False)
             i = p
-            if op2 is None:
-                collect(False)
         if t != last_pt:
             spt(t)
             if op2 is not None:
