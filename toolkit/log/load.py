@@ -218,6 +218,7 @@ def read_file(path: Path, fmt: str, string_columns: list[str] = ()) -> pd.DataFr
         delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
         convert = pcsv.ConvertOptions(
             column_types={c: pa.string() for c in string_columns},
+            null_values=[""],  # only empty cells are null: "n/a" or "NULL" stay visible in the quarantine
             strings_can_be_null=True,
         )
         try:
@@ -365,6 +366,12 @@ def partition_column(series: pd.Series, *, column: str) -> tuple[np.ndarray, np.
         return ints.astype(np.int64), reason, None
     labels = _as_text(series)
     labels[null] = ""
+    digits = pd.Series(labels[~null], dtype=object).str.fullmatch(times._INTEGER_RE)
+    if len(digits) and digits.all():  # "0", "1", "2": numbered partitions written as text
+        ints = np.zeros(n, dtype=np.int64)
+        ints[~null] = pd.Series(labels[~null]).astype(np.int64).to_numpy()
+        reason[(ints < 0) & pd.isna(reason)] = NEGATIVE
+        return np.where(pd.isna(reason), ints, 0), reason, None
     return np.zeros(n, dtype=np.int64), reason, labels
 
 

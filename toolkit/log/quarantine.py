@@ -74,36 +74,55 @@ class Faults:
         ).reset_index(drop=True)
 
 
-def summarize(quarantine: pd.DataFrame) -> str:
+ColumnFaults = tuple  # (column, [(reason, count), ...] in first-seen order, [(row, raw), ...] sample)
+
+
+def fault_groups(quarantine: pd.DataFrame) -> list[ColumnFaults]:
+    """Per column (in order of first fault): reasons with counts, and the first rows as a sample."""
+    out = []
+    for column, group in quarantine.groupby("column", sort=False):
+        reasons = [(str(r), int(c)) for r, c in group["reason"].value_counts(sort=False).items()]
+        sample = [(int(r), str(raw)) for r, raw in zip(group["row"].head(_SAMPLE), group["raw"].head(_SAMPLE))]
+        out.append((str(column), reasons, sample))
+    return out
+
+
+def summarize(quarantine: pd.DataFrame | list) -> str:
     """One clause per column: count, reasons and a sample, e.g.
     ``event_time: 2 rows (null: 1, unparsable time: 1; e.g. row 3 'abc', row 5 null)``."""
+    groups = fault_groups(quarantine) if isinstance(quarantine, pd.DataFrame) else quarantine
     parts = []
-    for column, group in quarantine.groupby("column", sort=False):
-        reasons = ", ".join(f"{r}: {c}" for r, c in group["reason"].value_counts(sort=False).items())
-        sample = ", ".join(
-            f"row {int(r)} " + (repr(raw) if raw != "" else "null")
-            for r, raw in zip(group["row"].head(_SAMPLE), group["raw"].head(_SAMPLE))
-        )
-        n = len(group)
-        parts.append(f"{column}: {n} row{'s' if n != 1 else ''} ({reasons}; e.g. {sample})")
+    for column, reasons, sample in groups:
+        n = sum(c for _, c in reasons)
+        why = ", ".join(f"{r}: {c}" for r, c in reasons)
+        eg = ", ".join(f"row {r} " + (repr(raw) if raw != "" else "null") for r, raw in sample[:_SAMPLE])
+        parts.append(f"{column}: {n} row{'s' if n != 1 else ''} ({why}; e.g. {eg})")
     return "; ".join(parts)
 
 
-def enforce(quarantine: pd.DataFrame, n_total: int, max_invalid_fraction: float, source: str) -> None:
-    """Raise when nothing valid is left or the invalid share exceeds the allowed fraction."""
-    n_bad = len(quarantine)
+def enforce(quarantine: pd.DataFrame | None, n_total: int, max_invalid_fraction: float, source: str,
+            *, n_bad: int | None = None, groups=None) -> None:
+    """Raise when nothing valid is left or the invalid share exceeds the allowed fraction.
+
+    Give ``quarantine`` (pandas), or ``n_bad`` and a callable ``groups()`` returning
+    :func:`fault_groups`-like data (the Spark path computes them only when needed).
+    """
+    if n_bad is None:
+        n_bad = len(quarantine)
     if n_bad == 0:
         return
-    if n_bad >= n_total:
-        raise EmptyLogError(f"no valid record in {source}: all {n_total} rows are invalid; {summarize(quarantine)}")
     share = n_bad / n_total
-    if share > max_invalid_fraction:
-        raise InvalidRecordsError(
-            f"{n_bad} of {n_total} rows ({share:.2%}) of {source} are invalid, above "
-            f"max_invalid_fraction={max_invalid_fraction:g}: {summarize(quarantine)}. "
-            f"Fix the source, or pass max_invalid_fraction={_suggest(share)} to load the "
-            f"rest and keep these rows in log.quarantine."
-        )
+    if n_bad < n_total and share <= max_invalid_fraction:
+        return
+    detail = summarize(quarantine if quarantine is not None else groups())
+    if n_bad >= n_total:
+        raise EmptyLogError(f"no valid record in {source}: all {n_total} rows are invalid; {detail}")
+    raise InvalidRecordsError(
+        f"{n_bad} of {n_total} rows ({share:.2%}) of {source} are invalid, above "
+        f"max_invalid_fraction={max_invalid_fraction:g}: {detail}. "
+        f"Fix the source, or pass max_invalid_fraction={_suggest(share)} to load the "
+        f"rest and keep these rows in log.quarantine."
+    )
 
 
 def _suggest(share: float) -> str:

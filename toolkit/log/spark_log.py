@@ -1,7 +1,33 @@
-"""The Spark edge of event logs (loading and describe stay distributed)."""
+"""The Spark edge of event logs: loading and describe() stay distributed.
+
+The same rules as the pandas path (:mod:`toolkit.log.load`, :mod:`toolkit.log.times`),
+written as Spark SQL expressions; only small things come back to the driver: row counts
+per input split (to number rows), fault counts per column and reason, the quarantined
+rows, partition names, and describe()'s aggregates.
+
+Row numbers: files are read in sorted name order (the same part files the pandas path
+reads); within a file, in read order. A row's number is its position in that order,
+computed from ``monotonically_increasing_id`` and per-split counts (no global sort).
+
+Times: Spark parses ISO-8601 strings itself (``try_to_timestamp``); naive strings are
+read in the session time zone, so loading requires ``spark.sql.session.timeZone`` = UTC
+(which :func:`toolkit.spark.spark_session` sets).
+"""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from toolkit.log import times
+from toolkit.log.errors import ColumnTypeError, EmptyLogError, LogError, LogReadError, MissingColumnError
+from toolkit.log.quarantine import _SAMPLE, empty_quarantine, enforce
+
+_UTC_NAMES = {"UTC", "ETC/UTC", "Z", "+00:00", "GMT", "ETC/GMT", "UCT", "ZULU"}
+_INT64_MAX = np.iinfo(np.int64).max
+_TWO63 = float(2**63)
 
 
 def is_spark_dataframe(obj: Any) -> bool:
@@ -10,13 +36,445 @@ def is_spark_dataframe(obj: Any) -> bool:
     return cls.__name__ == "DataFrame" and cls.__module__.startswith("pyspark.")
 
 
-def load_spark(source, mapping, *, time_unit, max_invalid_fraction, format=None, spark=None):
-    raise NotImplementedError("Spark loading is not implemented yet")
+def _session(spark):
+    if spark is None or spark is True:
+        from toolkit.spark import spark_session
+
+        return spark_session()
+    return spark
 
 
-def spark_to_pandas(df, limit=None):
-    raise NotImplementedError
+# ---------------------------------------------------------------------- reading
+def read_spark(session, path: Path, format: str | None):
+    """Spark DataFrame of a file or folder of parts (all CSV/JSON fields read as text), plus format."""
+    from pyspark.sql import functions as F
+
+    from toolkit.log.load import detect_format, list_parts
+
+    if not path.exists():
+        raise FileNotFoundError(f"no such file or folder: {str(path)!r}")
+    if path.is_dir():
+        parts = list_parts(path)
+        fmt = detect_format(parts[0], format)
+        files = [str(p) for p in parts if p.stat().st_size > 0]
+        if not files:
+            raise EmptyLogError(f"folder {str(path)!r} has no records")
+    else:
+        fmt = detect_format(path, format)
+        if path.stat().st_size == 0:
+            raise EmptyLogError(f"file {str(path)!r} is empty")
+        files = [str(path)]
+    reader = session.read
+    if fmt == "csv":
+        sep = "\t" if files[0].lower().endswith(".tsv") else ","
+        df = reader.option("header", True).option("inferSchema", False).option("sep", sep).csv(files)
+    elif fmt == "parquet":
+        df = reader.parquet(*files)
+    else:
+        df = reader.option("primitivesAsString", True).json(files)
+    return df.withColumn("_wl_file", F.input_file_name()), fmt, files
 
 
-def pandas_to_spark(table, spark=None):
-    raise NotImplementedError
+# ---------------------------------------------------------------------- expressions
+def _div_floor(c, d: int):
+    """Floor division of a long column by a positive constant (exact, no overflow)."""
+    from pyspark.sql import functions as F
+
+    q = F.call_function("div", c.cast("long"), F.lit(d).cast("long"))  # truncates toward zero
+    return q - F.when(c.cast("long") % F.lit(d) < 0, 1).otherwise(0)
+
+
+def _ints_to_ms(v, unit: str):
+    """(ms, out-of-range flag) for a long column in ``unit``."""
+    from pyspark.sql import functions as F
+
+    if unit == "s":
+        limit = _INT64_MAX // 1000
+        over = (v > limit) | (v < -limit)
+        return F.when(~over, v * F.lit(1000)), over
+    if unit == "ms":
+        return v, F.lit(False)
+    return _div_floor(v, 1000 if unit == "us" else 1_000_000), F.lit(False)
+
+
+def _floats_to_ms(x, unit: str):
+    from pyspark.sql import functions as F
+
+    factor = {"s": 1000.0, "ms": 1.0, "us": 1e-3, "ns": 1e-6}[unit]
+    y = x * F.lit(factor)
+    over = (y >= F.lit(_TWO63)) | (y < F.lit(-_TWO63))
+    return F.when(~over, F.floor(y).cast("long")), over
+
+
+class _TimeExpr:
+    """Spark expressions for one time column: ms, fault reason, magnitude (for the unit check), raw."""
+
+    def __init__(self, df, column: str, unit: str):
+        from pyspark.sql import functions as F
+        from pyspark.sql import types as T
+
+        dtype = df.schema[column].dataType
+        c = F.col(f"`{column}`")
+        self.column = column
+        self.raw = c.cast("string")
+        self.sample = c  # typed value shown in the mixed-unit message
+        if isinstance(dtype, T.BooleanType):
+            raise ColumnTypeError(
+                f"column {column!r} holds booleans; expected epoch numbers, timestamps or ISO-8601 strings"
+            )
+        if isinstance(dtype, T.IntegralType):
+            v = c.cast("long")
+            ms, over = _ints_to_ms(v, unit)
+            self.mag = F.abs(v.cast("double"))
+            self.reason = F.when(v.isNull(), "null").when(over, times.OUT_OF_RANGE)
+            self.ms = ms
+        elif isinstance(dtype, (T.FloatType, T.DoubleType, T.DecimalType)):
+            x = c.cast("double")
+            ms, over = _floats_to_ms(x, unit)
+            finite = x.isNotNull() & ~F.isnan(x) & (F.abs(x) != F.lit(float("inf")))
+            self.mag = F.when(finite, F.abs(x))
+            self.reason = (
+                F.when(x.isNull() | F.isnan(x), "null")
+                .when(~finite, times.NOT_FINITE)
+                .when(over, times.OUT_OF_RANGE)
+            )
+            self.ms = F.when(finite, ms)
+        elif isinstance(dtype, (T.TimestampType, T.TimestampNTZType, T.DateType)):
+            ts = c.cast("timestamp")
+            self.mag = F.lit(None).cast("double")
+            self.reason = F.when(ts.isNull(), "null")
+            self.ms = _div_floor(F.unix_micros(ts), 1000)
+        elif isinstance(dtype, T.StringType):
+            s = F.trim(c)
+            numeric = s.rlike("^" + times._NUMERIC_RE + "$")
+            integer = s.rlike("^" + times._INTEGER_RE + "$")
+            iv = F.expr(f"try_cast(trim(`{column}`) as bigint)")
+            dv = F.expr(f"try_cast(trim(`{column}`) as double)")
+            int_ms, int_over = _ints_to_ms(iv, unit)
+            dbl_ms, dbl_over = _floats_to_ms(dv, unit)
+            iso_ms = _div_floor(F.unix_micros(F.expr(f"try_to_timestamp(trim(`{column}`))")), 1000)
+            self.raw = s
+            self.sample = s
+            self.mag = F.when(numeric, F.abs(dv))
+            finite = dv.isNotNull() & ~F.isnan(dv) & (F.abs(dv) != F.lit(float("inf")))
+            self.reason = (
+                F.when(c.isNull(), "null")
+                .when(integer & iv.isNull(), times.OUT_OF_RANGE)
+                .when(integer & int_over, times.OUT_OF_RANGE)
+                .when(numeric & ~integer & ~finite, times.NOT_FINITE)
+                .when(numeric & ~integer & dbl_over, times.OUT_OF_RANGE)
+                .when(~numeric & iso_ms.isNull(), times.UNPARSABLE)
+            )
+            self.ms = F.when(integer, int_ms).when(numeric, dbl_ms).otherwise(iso_ms)
+        else:
+            raise ColumnTypeError(f"column {column!r} has Spark type {dtype.simpleString()}; expected times")
+
+
+def _text(df, column: str):
+    """A column as text; integral floats print as integers (like the pandas path)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    dtype = df.schema[column].dataType
+    c = F.col(f"`{column}`")
+    if isinstance(dtype, (T.FloatType, T.DoubleType)):
+        x = c.cast("double")
+        integral = ~F.isnan(x) & (F.abs(x) < F.lit(_TWO63)) & (x == F.floor(x))
+        return F.when(integral, F.floor(x).cast("long").cast("string")).otherwise(x.cast("string"))
+    return c.cast("string")
+
+
+# ---------------------------------------------------------------------- loading
+def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: float, format=None, spark=None):
+    """Load into a Spark-backed :class:`EventLog` (see :func:`toolkit.log.load_log`)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    from toolkit.log.eventlog import EventLog
+    from toolkit.log.load import ColumnMap
+
+    if is_spark_dataframe(source):
+        session = source.sparkSession
+        df, name, fmt, files = source.withColumn("_wl_file", F.lit("")), "Spark DataFrame", None, []
+    else:
+        session = _session(spark)
+        path = Path(source)
+        df, fmt, files = read_spark(session, path, format)
+        name = str(source)
+    tz = str(session.conf.get("spark.sql.session.timeZone")).upper()
+    if tz not in _UTC_NAMES:
+        raise LogError(
+            f"the Spark session time zone is {tz}; loading needs spark.sql.session.timeZone=UTC "
+            "(toolkit.spark_session() sets it)"
+        )
+    user_columns = [c for c in df.columns if c != "_wl_file"]
+    if not user_columns:
+        raise EmptyLogError(f"{name} has no records")
+
+    # 1. row numbers: per (file, split) counts to the driver, offsets back as a small map
+    df = df.withColumn("_wl_id", F.monotonically_increasing_id()).withColumn("_wl_split", F.spark_partition_id())
+    if not files:
+        df = df.persist()  # an arbitrary DataFrame may not recompute identically
+    try:
+        groups = (
+            df.groupBy("_wl_file", "_wl_split")
+            .agg(F.count(F.lit(1)).alias("n"), F.min("_wl_id").alias("first"))
+            .collect()
+        )
+    except Exception as exc:  # noqa: BLE001 - Spark reports unreadable files here
+        raise _read_error(exc, name, fmt, files) from exc
+    n_total = sum(int(g["n"]) for g in groups)
+    if n_total == 0:
+        raise EmptyLogError(f"{name} has no records" + (" (only a header)" if fmt == "csv" else ""))
+    rank = {Path(f).resolve().as_uri(): i for i, f in enumerate(files)}
+
+    def file_rank(uri: str) -> int:
+        if not uri:
+            return 0
+        return rank.get(uri, rank.get(Path(uri.removeprefix("file:")).resolve().as_uri(), len(rank)))
+
+    ordered = sorted(groups, key=lambda g: (file_rank(g["_wl_file"]), g["first"]))
+    offsets, acc = [], 0
+    for g in ordered:
+        offsets.append((g["_wl_file"], int(g["_wl_split"]), int(g["first"]), acc))
+        acc += int(g["n"])
+    off_df = session.createDataFrame(offsets, "_wl_file string, _wl_split int, _wl_first long, _wl_offset long")
+    df = df.join(F.broadcast(off_df), ["_wl_file", "_wl_split"]).withColumn(
+        "_wl_row", F.col("_wl_offset") + F.col("_wl_id") - F.col("_wl_first")
+    )
+
+    cmap = ColumnMap.resolve(user_columns, **mapping)
+
+    # 2. per-column expressions (first fault wins, in canonical order)
+    reasons, rawcols, exprs = [], [], {}
+    unit_aggs, time_exprs = [], []
+    for role in ("event_time", "arrival_time"):
+        col = getattr(cmap, role)
+        if col is None:
+            continue
+        te = _TimeExpr(df, col, time_unit)
+        exprs[role] = te.ms
+        reasons.append((col, te.reason))
+        rawcols.append(te.raw)
+        time_exprs.append(te)
+    if cmap.key is not None:
+        c = F.col(f"`{cmap.key}`")
+        exprs["key"] = _text(df, cmap.key)
+        reasons.append((cmap.key, F.when(c.isNull(), "null")))
+        rawcols.append(_text(df, cmap.key))
+    else:
+        exprs["key"] = F.lit("default")
+    part_is_text = False
+    if cmap.partition is not None:
+        pc = cmap.partition
+        ptype = df.schema[pc].dataType
+        c = F.col(f"`{pc}`")
+        if isinstance(ptype, T.BooleanType):
+            raise ColumnTypeError(f"column {pc!r} (partition) holds booleans; expected integers or names")
+        if isinstance(ptype, T.IntegralType):
+            v = c.cast("long")
+            reason = F.when(v.isNull(), "null").when(v < 0, "negative")
+            exprs["partition"] = v
+        elif isinstance(ptype, (T.FloatType, T.DoubleType, T.DecimalType)):
+            x = c.cast("double")
+            ok = x.isNotNull() & ~F.isnan(x) & (F.abs(x) < F.lit(_TWO63))
+            reason = (F.when(x.isNull() | F.isnan(x), "null")
+                      .when(~ok | (x != F.floor(x)), "not an integer").when(x < 0, "negative"))
+            exprs["partition"] = F.when(ok, F.floor(x).cast("long"))
+        else:
+            part_is_text = True
+            s = c.cast("string")
+            reason = F.when(s.isNull(), "null")
+            exprs["partition"] = s
+        reasons.append((pc, reason))
+        rawcols.append(_text(df, pc))
+    else:
+        exprs["partition"] = F.lit(0).cast("long")
+    value_is_text = False
+    if cmap.value is not None:
+        vc = cmap.value
+        vtype = df.schema[vc].dataType
+        c = F.col(f"`{vc}`")
+        if isinstance(vtype, (T.IntegralType, T.BooleanType)):
+            exprs["value"] = c.cast("long")
+            reason = F.when(c.isNull(), "null")
+        elif isinstance(vtype, (T.FloatType, T.DoubleType, T.DecimalType)):
+            x = c.cast("double")
+            exprs["value"] = x
+            reason = F.when(x.isNull() | F.isnan(x), "null").when(F.abs(x) == F.lit(float("inf")), "not finite")
+        else:
+            value_is_text = True
+            s = F.trim(c.cast("string"))
+            d = F.expr(f"try_cast(trim(cast(`{vc}` as string)) as double)")
+            exprs["value"] = s
+            reason = (F.when(c.isNull(), "null").when(d.isNull() | F.isnan(d), "not a number")
+                      .when(F.abs(d) == F.lit(float("inf")), "not finite"))
+        reasons.append((vc, reason))
+        rawcols.append(_text(df, vc) if not value_is_text else c.cast("string"))
+    else:
+        exprs["value"] = F.lit(1).cast("long")
+
+    fault_reason = F.coalesce(*[r for _, r in reasons]) if reasons else F.lit(None).cast("string")
+    fault_column = F.lit(None).cast("string")
+    fault_raw = F.lit(None).cast("string")
+    for (col, r), raw in reversed(list(zip(reasons, rawcols))):
+        fault_column = F.when(r.isNotNull(), F.lit(col)).otherwise(fault_column)
+        fault_raw = F.when(r.isNotNull(), F.coalesce(raw, F.lit(""))).otherwise(fault_raw)
+    cols = [F.col("_wl_row").alias("row")] + [e.alias(k) for k, e in exprs.items()]
+    cols += [fault_reason.alias("_wl_reason"), fault_column.alias("_wl_column"), fault_raw.alias("_wl_raw")]
+    for te in time_exprs:
+        cols.append(te.mag.alias(f"_wl_mag_{te.column}"))
+        cols.append(te.sample.alias(f"_wl_rawt_{te.column}"))
+    base = df.select(*cols)
+
+    # 3. one aggregate: mixed-unit check and (for text values) whether all valid ones are integers
+    aggs = [F.count(F.lit(1)).alias("_n")]
+    for te in time_exprs:
+        mag = F.col(f"`_wl_mag_{te.column}`")
+        for u, (lo, hi) in times._EPOCH_RANGES.items():
+            hit = mag.isNotNull() & (mag >= F.lit(lo)) & (mag <= F.lit(hi))
+            aggs.append(F.sum(F.when(hit, 1).otherwise(0)).alias(f"n|{te.column}|{u}"))
+            aggs.append(F.min_by(F.col(f"`_wl_rawt_{te.column}`"), F.when(hit, F.col("row"))).alias(f"raw|{te.column}|{u}"))
+            aggs.append(F.min(F.when(hit, F.col("row"))).alias(f"row|{te.column}|{u}"))
+    if value_is_text:
+        not_int = F.col("_wl_reason").isNull() & ~F.col("value").rlike("^" + times._INTEGER_RE + "$")
+        aggs.append(F.sum(F.when(not_int, 1).otherwise(0)).alias("_value_not_int"))
+    agg = base.agg(*aggs).collect()[0].asDict()
+    for te in time_exprs:
+        found = []
+        for u in times._EPOCH_RANGES:
+            count = agg[f"n|{te.column}|{u}"] or 0
+            if count:
+                found.append((u, int(count), int(agg[f"row|{te.column}|{u}"]), agg[f"raw|{te.column}|{u}"]))
+        if len(found) > 1:
+            _raise_mixed(te.column, time_unit, found)
+
+    # 4. faults: counts per column and reason; the rows themselves when within the limit
+    fault_rows = base.where(F.col("_wl_reason").isNotNull())
+    counts = (
+        fault_rows.groupBy("_wl_column", "_wl_reason")
+        .agg(F.count(F.lit(1)).alias("n"), F.min("row").alias("first"))
+        .collect()
+    )
+    n_bad = sum(int(r["n"]) for r in counts)
+
+    def groups_fn():
+        by_col: dict[str, list] = {}
+        for r in sorted(counts, key=lambda r: r["first"]):
+            by_col.setdefault(r["_wl_column"], []).append((r["_wl_reason"], int(r["n"])))
+        firsts = {}
+        for r in counts:
+            firsts[r["_wl_column"]] = min(firsts.get(r["_wl_column"], r["first"]), r["first"])
+        out = []
+        for col in sorted(by_col, key=lambda c: firsts[c]):
+            sample = (
+                fault_rows.where(F.col("_wl_column") == col).orderBy("row").limit(_SAMPLE)
+                .select("row", "_wl_raw").collect()
+            )
+            out.append((col, by_col[col], [(int(s["row"]), s["_wl_raw"]) for s in sample]))
+        return out
+
+    enforce(None, n_total, max_invalid_fraction, name, n_bad=n_bad, groups=groups_fn)
+    if n_bad:
+        quarantine = (
+            fault_rows.select("row", F.col("_wl_column").alias("column"), F.col("_wl_reason").alias("reason"),
+                              F.col("_wl_raw").alias("raw"))
+            .orderBy("row").toPandas()
+        )
+        quarantine["row"] = quarantine["row"].astype(np.int64)
+        quarantine = quarantine.astype({"column": object, "reason": object, "raw": object})
+    else:
+        quarantine = empty_quarantine()
+
+    # 5. the canonical table (lazy, persisted on first use)
+    valid = base.where(F.col("_wl_reason").isNull())
+    names = None
+    part = F.col("partition")
+    if part_is_text:
+        labels = sorted(r[0] for r in valid.select("partition").distinct().collect())
+        if all(pd.Series(labels, dtype=object).str.fullmatch(times._INTEGER_RE)):
+            negatives = valid.where(part.cast("long") < 0).select("row").limit(1).collect()
+            if negatives:
+                raise LogError(f"column {cmap.partition!r}: negative partition numbers are not supported in Spark text columns")
+            part = part.cast("long")
+        else:
+            names = labels
+            mapping_expr = F.create_map(*[x for i, nm in enumerate(labels) for x in (F.lit(nm), F.lit(i))])
+            part = mapping_expr[F.col("partition")].cast("long")
+    value = F.col("value")
+    if value_is_text:
+        value = value.cast("long") if (agg.get("_value_not_int") or 0) == 0 else value.cast("double")
+    select = [F.col("row").cast("long").alias("row"), F.col("event_time").cast("long").alias("event_time")]
+    if cmap.arrival_time is not None:
+        select.append(F.col("arrival_time").cast("long").alias("arrival_time"))
+    select += [F.col("key").cast("string").alias("key"), part.alias("partition"), value.alias("value")]
+    canonical = valid.select(*select)
+    from pyspark import StorageLevel
+
+    canonical = canonical.persist(StorageLevel.MEMORY_AND_DISK)
+    return EventLog(
+        None,
+        quarantine,
+        partition_names=names,
+        source=name,
+        n_input=n_total,
+        spark_df=canonical,
+        n_records=n_total - n_bad,
+        has_arrival_time=cmap.arrival_time is not None,
+    )
+
+
+def _raise_mixed(column: str, unit: str, found: list) -> None:
+    from toolkit.log.errors import MixedUnitsError
+
+    parts = ", ".join(
+        f"{count} look like epoch {times._UNIT_WORDS[u]} (e.g. row {row}: {times._fmt_number(_num(raw))})"
+        for u, count, row, raw in found
+    )
+    raise MixedUnitsError(
+        f"column {column!r} mixes epoch units: {parts}; write every time in one unit (time_unit={unit!r} was given)"
+    )
+
+
+def _num(raw):
+    if isinstance(raw, str):
+        return raw.strip()
+    return raw
+
+
+def _read_error(exc: Exception, name: str, fmt: str | None, files: list[str]) -> Exception:
+    text = str(exc)
+    for f in files:
+        if Path(f).name in text:
+            folder = str(Path(f).parent)
+            return LogReadError(f"cannot read part {Path(f).name!r} of folder {folder!r} as {fmt}: Spark could not read it")
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return LogReadError(f"cannot read {name} as {fmt}: {first[:300]}")
+
+
+# ---------------------------------------------------------------------- conversion
+def spark_to_pandas(df, limit: int | None = None) -> pd.DataFrame:
+    """Collect the canonical Spark table (in row order) with the pandas path's dtypes."""
+    ordered = df.orderBy("row")
+    if limit is not None:
+        ordered = ordered.limit(int(limit))
+    out = ordered.toPandas()
+    types = {"row": np.int64, "event_time": np.int64, "partition": np.int64, "key": object}
+    if "arrival_time" in out.columns:
+        types["arrival_time"] = np.int64
+    out = out.astype(types)
+    value_type = dict(df.dtypes)["value"]
+    out["value"] = out["value"].astype(np.int64 if value_type == "bigint" else np.float64)
+    return out.reset_index(drop=True)
+
+
+def pandas_to_spark(table: pd.DataFrame, spark=None):
+    """A Spark DataFrame of a canonical pandas table."""
+    session = _session(spark)
+    fields = ["row long", "event_time long"]
+    if "arrival_time" in table.columns:
+        fields.append("arrival_time long")
+    vtype = "long" if pd.api.types.is_integer_dtype(table["value"].dtype) else "double"
+    fields += ["key string", "partition long", f"value {vtype}"]
+    cols = [f.split()[0] for f in fields]
+    return session.createDataFrame(table[cols], ", ".join(fields))
