@@ -1,0 +1,131 @@
+"""The offline HTML report: content, escaping, and rendering in headless Chromium."""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _chromium import chromium_path, dump_dom  # noqa: E402
+
+import toolkit  # noqa: E402
+from toolkit.report import render, spec_json  # noqa: E402
+
+XSS = "<script>alert(1)</script>"
+
+
+@pytest.fixture(scope="module")
+def xss_log(tmp_path_factory):
+    """A small CSV log whose file name and one key are markup; that key's records arrive late."""
+    n = 300
+    rng = np.random.default_rng(5)
+    arrival = 1_700_000_000_000 + np.arange(n) * 10
+    event = arrival - rng.integers(0, 20, n)
+    key = np.array(["a", "b"] * (n // 2), dtype=object)
+    late = np.arange(20, n, 25)
+    event[late] -= 400          # 12 records 400 ms behind: dropped with small delays
+    key[late] = XSS
+    frame = pd.DataFrame({"event_time": event, "arrival_time": arrival, "key": key, "partition": np.arange(n) % 2,
+                          "value": 1})
+    path = tmp_path_factory.mktemp("xss") / "<b>bold.csv"
+    frame.to_csv(path, index=False)
+    return toolkit.load_log(str(path))
+
+
+@pytest.fixture(scope="module")
+def report_file(xss_log, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report") / "report.html"
+    sweep = toolkit.sweep(xss_log, window="tumbling:100ms", delay=["0ms", "50ms", "500ms"], lateness=["0ms", "1s"],
+                          interval="50ms", execution="local")
+    replay = toolkit.replay(xss_log, window="tumbling:100ms", delay="0ms", lateness="0ms", interval="50ms")
+    path = toolkit.report(xss_log, replay=replay, sweep=sweep, out=out, title="Report <i>title</i>",
+                          completeness=0.9)
+    return path
+
+
+def test_spec_json_cannot_close_its_script_block():
+    text = spec_json({"data": {"values": [{"key": "</script><script>alert(1)</script>", "x": "a&b"}]}})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert "\\u003c/script\\u003e" in text
+    import json
+
+    assert json.loads(text)["data"]["values"][0]["key"] == "</script><script>alert(1)</script>"
+
+
+def _without_bundle(html: str) -> str:
+    """The page minus the inlined Vega bundle (whose code holds HTML snippets of its own)."""
+    start = html.index("<script>")
+    end = html.index("</script>", start)
+    assert "window.vegaEmbed=" in html[start:end]
+    return html[:start] + html[end:]
+
+
+def test_report_is_self_contained(report_file):
+    full = report_file.read_text()
+    html = _without_bundle(full)
+    # no external resource: no script/link/img with a src or href, Vega is inlined
+    assert not re.search(r"<(script|img|iframe)[^>]*\ssrc=", html, re.I)
+    assert not re.search(r"<link[^>]*href=", html, re.I)
+    assert "window.vegaEmbed=" in full and "https://cdn" not in html
+    assert html.count('<div class="chart"') == 13
+    assert html.count('type="application/json"') == 13
+
+
+def test_user_strings_are_escaped(report_file):
+    html = report_file.read_text()
+    assert XSS not in html
+    assert "<b>bold" not in html and "<i>title</i>" not in html
+    assert "&lt;b&gt;bold.csv" in html           # the file name, as text
+    assert "Report &lt;i&gt;title&lt;/i&gt;" in html          # the title
+    assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in html  # the key inside chart data
+
+
+def test_report_sections_and_recommendation(report_file, xss_log):
+    html = report_file.read_text()
+    for anchor in ("summary", "recommendation", "explore", "tradeoff", "heatmaps", "records", "lateness",
+                   "watermarks", "firings", "state", "drops", "sweep-table"):
+        assert f'id="{anchor}"' in html
+    sweep = toolkit.sweep(xss_log, window="tumbling:100ms", delay=["0ms", "50ms", "500ms"],
+                          lateness=["0ms", "1s"], interval="50ms", execution="local")
+    rec = toolkit.recommend(sweep, completeness=0.9)
+    assert rec["config"] is not None
+    import html as htmllib
+
+    assert htmllib.escape(rec["reason"], quote=False) in html
+
+
+def test_report_computes_replay_and_sweep_when_missing(xss_log, tmp_path):
+    from toolkit.report import build
+
+    ctx = build(xss_log, grid={"delay": ["0ms", "500ms"], "lateness": ["0ms"], "window": "tumbling:100ms",
+                               "interval": "50ms"})
+    assert len(ctx["sweep"]) == 2
+    rec = toolkit.recommend(ctx["sweep"])
+    # the replay is the recommended setting's
+    assert ctx["replay"].settings["delay"] == int(rec["config"]["delay_ms"])
+    assert ctx["replay"].settings["window"]["size"] == 100
+    assert "<html" in render(ctx)
+
+
+@pytest.mark.skipif(chromium_path() is None, reason="chromium is not installed (CI installs the Debian package)")
+def test_report_renders_offline_in_headless_chromium(report_file, tmp_path):
+    html = report_file.read_text()
+    # instrument a copy: record any alert() instead of showing it
+    probe = "<script>window.alert = function (m) { document.documentElement.setAttribute('data-alerted', String(m)); };</script>"
+    page = tmp_path / "page.html"
+    page.write_text(html.replace("<head>", "<head>" + probe, 1))
+    dom = dump_dom(page, tmp_path / "profile")
+    body = re.search(r"<body [^>]*data-charts[^>]*>", dom).group(0)
+    assert 'data-charts="ok"' in body, re.findall(r"Chart error[^<]*", dom)
+    assert 'data-chart-count="13"' in body
+    assert "<p>Chart error" not in dom
+    assert len(re.findall(r'<div class="chart[^"]*"[^>]*data-rendered="yes"', dom)) == 13
+    assert dom.count("<svg") >= 13
+    assert not re.search(r"<html[^>]*data-alerted", dom)
+    # the key appears as SVG text (a bar label of the drops-by-key chart), not as an element
+    assert re.search(r"<text[^>]*>&lt;script&gt;alert\(1\)&lt;/script&gt;</text>", dom)
+    assert XSS not in dom

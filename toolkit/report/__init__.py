@@ -1,0 +1,239 @@
+"""``toolkit.report(log, ...)``: one self-contained, offline HTML report.
+
+The page holds the log summary, one replay's figures, the sweep's recommendation and its
+charts; the Vega, Vega-Lite and Vega-Embed JavaScript comes from the pinned
+``vl-convert-python`` (:func:`vl_convert.javascript_bundle`) and is inlined, so the file
+opens without network. The sweep stays interactive in the browser through Altair
+parameters (sliders over the precomputed configurations). Every user string is escaped.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+DEFAULT_SETTINGS: dict[str, Any] = {"window": "tumbling:1s", "delay": "500ms", "lateness": "1s", "interval": "200ms"}
+"""Replay settings used when neither a replay result nor a sweep recommendation gives one."""
+
+DEFAULT_GRID: dict[str, Any] = {"delay": ["0ms", "100ms", "250ms", "500ms", "1s", "2s", "5s"],
+                                "lateness": ["0ms", "1s", "5s"]}
+"""Sweep grid used when no sweep results are given (window and interval from the replay settings)."""
+
+HEATMAP_METRICS = ["completeness_first", "completeness_final", "latency_p99_ms", "dropped"]
+
+
+@functools.lru_cache(maxsize=1)
+def vega_bundle() -> str:
+    """Vega, Vega-Lite and Vega-Embed as one script (from vl-convert, no network), safe inside ``<script>``."""
+    import vl_convert
+
+    js = vl_convert.javascript_bundle()
+    return js.replace("</script", "<\\/script").replace("</SCRIPT", "<\\/SCRIPT")
+
+
+def spec_json(spec: dict) -> str:
+    """JSON for a ``<script type="application/json">`` block: ``<``, ``>``, ``&`` escaped as ``\\u00XX``."""
+    text = json.dumps(spec, allow_nan=False, default=_json_default, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    return str(value)
+
+
+def _fmt(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return ""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int) or (hasattr(value, "dtype") and getattr(value.dtype, "kind", "") in "iu"):
+        return f"{int(value):,}"
+    if isinstance(value, float) or (hasattr(value, "dtype") and getattr(value.dtype, "kind", "") == "f"):
+        v = float(value)
+        return f"{v:,.0f}" if v.is_integer() and abs(v) >= 1000 else f"{v:,.6g}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_fmt(v)}" for k, v in value.items() if v is not None)
+    return str(value)
+
+
+def _settings_from_recommendation(rec: Any) -> dict[str, Any] | None:
+    config = rec.get("config") if isinstance(rec, dict) else None
+    if not config:
+        return None
+    out: dict[str, Any] = {}
+    for col, name in (("window", "window"), ("delay_ms", "delay"), ("lateness_ms", "lateness"),
+                      ("interval_ms", "interval")):
+        if col in config and config[col] is not None and not pd.isna(config[col]):
+            out[name] = config[col].item() if hasattr(config[col], "item") else config[col]
+    return out if "window" in out else None
+
+
+def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, settings: dict | None = None,
+          grid: dict | None = None, completeness: float = 0.99, metric: str = "latency_p99_ms",
+          title: str | None = None, max_points: int = 2000) -> dict[str, Any]:
+    """Compute what is missing (sweep, recommendation, replay) and return the report's context."""
+    import toolkit
+    import toolkit.viz as viz
+
+    settings = dict(settings) if settings else None
+    if sweep is None:
+        base = settings or DEFAULT_SETTINGS
+        g = dict(DEFAULT_GRID, **(grid or {}))
+        g.setdefault("window", base.get("window", DEFAULT_SETTINGS["window"]))
+        g.setdefault("interval", base.get("interval", DEFAULT_SETTINGS["interval"]))
+        sweep = toolkit.sweep(log, **g)
+    rec = toolkit.recommend(sweep, completeness=completeness, metric=metric) if len(sweep) else None
+    if replay is None:
+        settings = settings or _settings_from_recommendation(rec) or dict(DEFAULT_SETTINGS)
+        replay = toolkit.replay(log, **settings)
+
+    rec_row, reason = viz.recommended_row(sweep, rec)
+    cfg_cols = viz.config_columns(sweep)
+    varying = viz.sweep.varying(sweep, cfg_cols)
+    sections: list[dict[str, Any]] = []
+    counter = iter(range(10_000))
+
+    def chart(c: Any) -> dict[str, Any]:
+        return {"id": f"c{next(counter)}", "spec_json": spec_json(c.to_dict())}
+
+    x, y = "delay_ms", "lateness_ms"
+    if len(sweep) and x in sweep.columns and y in sweep.columns:
+        initial = {x: rec_row[x], y: rec_row[y]} if rec_row is not None else None
+        sections.append({"anchor": "explore", "title": "Explore the sweep",
+                         "text": "Move the sliders to step through the swept watermark delays and allowed "
+                                 "lateness values; pick the heatmap's metric. The figures on the left are the "
+                                 "selected configuration's (computed in advance for every configuration).",
+                         "charts": [chart(viz.sweep_sliders(sweep, x=x, y=y, latency=metric, initial=initial))]})
+        sections.append({"anchor": "tradeoff", "title": "Latency vs completeness",
+                         "text": "Each point is one configuration; the blue line is the Pareto frontier, the "
+                                 "diamond the recommended setting, the dashed line the completeness target.",
+                         "charts": [chart(viz.latency_completeness(sweep, latency=metric, recommendation=rec,
+                                                                   completeness_target=completeness))]})
+        sections.append({"anchor": "heatmaps", "title": "Sweep heatmaps",
+                         "charts": [chart(viz.sweep_heatmap(sweep, m, x=x, y=y, width=300, height=200))
+                                    for m in HEATMAP_METRICS if m in sweep.columns]})
+    delay = replay.settings.get("delay") if isinstance(replay.settings, dict) else None
+    record_charts = [chart(viz.event_time_scatter(log, replay, max_points=max_points))]
+    sections.append({"anchor": "records", "title": "Event time vs processing time",
+                     "text": "Each record at its arrival (processing) time and event time, coloured by its fate "
+                             "under the replayed setting; the black step line is the operator's watermark, the "
+                             "grey ones each partition's. Drag to pan, scroll to zoom.",
+                     "charts": record_charts})
+    sections.append({"anchor": "lateness", "title": "Lateness",
+                     "charts": [chart(viz.lateness_histogram(log, replay, delay_ms=delay if isinstance(delay, int) else None))]})
+    sections.append({"anchor": "watermarks", "title": "Watermark lag",
+                     "charts": [chart(viz.watermark_lag(replay, max_points=max_points))]})
+    sections.append({"anchor": "firings", "title": "Window firings",
+                     "charts": [chart(viz.firing_timeline(replay, max_points=max_points))]})
+    sections.append({"anchor": "state", "title": "Open state",
+                     "charts": [chart(viz.state_over_time(replay, max_points=max_points))]})
+    sections.append({"anchor": "drops", "title": "Where records were dropped",
+                     "charts": [chart(viz.drops_by_partition(log, replay)), chart(viz.drops_by_key(log, replay))]})
+
+    summary = log.summary() if hasattr(log, "summary") else {}
+    log_rows = [("source", summary.get("source", "")), ("input rows", _fmt(summary.get("input_rows"))),
+                ("valid records", _fmt(summary.get("records"))), ("quarantined rows", _fmt(summary.get("invalid"))),
+                ("arrival times", "yes" if summary.get("has_arrival_time") else "no (replayed in row order)")]
+    for reason_name, count in (summary.get("invalid_by_reason") or {}).items():
+        log_rows.append((f"quarantined: {reason_name}", _fmt(count)))
+    try:
+        describe_text = str(log.describe())
+    except Exception as exc:  # describe is informative only; the report does not depend on it
+        describe_text = f"(describe failed: {exc})"
+    rs = replay.summary()
+    replay_rows = [(k.replace("_", " "), _fmt(v)) for k, v in rs.items() if k != "settings"]
+    recommendation = None
+    if rec is not None:
+        if rec_row is not None:
+            shown = [c for c in cfg_cols if c in varying] or cfg_cols
+            headline = "Recommended: " + ", ".join(f"{c} = {_fmt(rec_row[c])}" for c in shown)
+            rows = [(c, _fmt(rec_row[c])) for c in cfg_cols] + [
+                (m, _fmt(rec_row[m])) for m in ("completeness_first", "completeness_final", metric, "dropped")
+                if m in rec_row.index]
+        else:
+            headline, rows = f"No setting meets completeness {completeness:g}", []
+        recommendation = {"headline": headline, "reason": reason, "rows": rows}
+    table_cols = [c for c in cfg_cols if c in varying] + [
+        m for m in ("records", "on_time", "late_accepted", "dropped", "completeness_first", "completeness_final",
+                    "exact_windows", "latency_p50_ms", "latency_p99_ms", "firings", "late_firings",
+                    "peak_state_records") if m in sweep.columns]
+    sweep_table = {"columns": table_cols,
+                   "rows": [[_fmt(v) for v in row] for row in sweep[table_cols].itertuples(index=False)]}
+    q = getattr(log, "quarantine", None)
+    quarantine = None
+    if q is not None and len(q):
+        head = q.head(50)
+        quarantine = {"total": len(q), "more": max(0, len(q) - len(head)),
+                      "rows": [(_fmt(r.row), str(r.column), str(r.reason), str(r.raw)) for r in head.itertuples(index=False)]}
+    source = summary.get("source", "log")
+    return {
+        "title": title or f"Watermark Lab report: {source}",
+        "version": toolkit.__version__,
+        "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "log_source": source,
+        "log_rows": log_rows,
+        "describe_text": describe_text,
+        "replay_settings": _fmt({k: v for k, v in replay.settings.items() if v is not None})
+        if isinstance(replay.settings, dict) else str(replay.settings),
+        "replay_rows": replay_rows,
+        "recommendation": recommendation,
+        "sections": sections,
+        "sweep_table": sweep_table,
+        "quarantine": quarantine,
+        "replay": replay,
+        "sweep": sweep,
+    }
+
+
+def render(context: dict[str, Any]) -> str:
+    """The HTML page for a context from :func:`build` (Jinja2, autoescape on, Vega inlined)."""
+    import jinja2
+
+    from toolkit.report.template import TEMPLATE
+
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    return env.from_string(TEMPLATE).render(vega_bundle=jinja2.utils.markupsafe.Markup(vega_bundle()), **context)
+
+
+def report(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, out: str | Path = "report.html",
+           title: str | None = None, settings: dict | None = None, grid: dict | None = None,
+           completeness: float = 0.99, metric: str = "latency_p99_ms", max_points: int = 2000) -> Path:
+    """Write a self-contained HTML report of ``log`` to ``out`` and return its path.
+
+    ``replay``: a :class:`toolkit.replay.ReplayResult` (default: replay ``settings``, else the
+    recommended setting of the sweep, else :data:`DEFAULT_SETTINGS`). ``sweep``: results of
+    :func:`toolkit.sweep` (default: sweep :data:`DEFAULT_GRID`, updated with ``grid``, in
+    process unless the log is Spark-backed). The recommendation is
+    ``toolkit.recommend(sweep, completeness, metric)``. Record-level charts embed at most
+    ``max_points`` rows (sampled with a visible note beyond that).
+    """
+    context = build(log, replay=replay, sweep=sweep, settings=settings, grid=grid, completeness=completeness,
+                    metric=metric, title=title, max_points=max_points)
+    html = render(context)
+    path = Path(out)
+    if path.parent and not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(html, encoding="utf-8")
+    return path
+
+
+__all__ = ["report", "build", "render", "vega_bundle", "spec_json", "DEFAULT_SETTINGS", "DEFAULT_GRID"]
+
+
+# ``toolkit.report`` is both this package and the function exported by ``toolkit`` (lazily).
+# Importing a submodule (``from toolkit.report import render``) makes Python bind the
+# attribute ``toolkit.report`` to this module, which would shadow the function: so the
+# module itself is callable and calls :func:`report`.
+class _CallableModule(__import__("types").ModuleType):
+    def __call__(self, *args: Any, **kwargs: Any) -> Path:
+        return report(*args, **kwargs)
+
+
+__import__("sys").modules[__name__].__class__ = _CallableModule

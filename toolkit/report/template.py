@@ -1,0 +1,122 @@
+"""The report's Jinja2 template (kept in Python so it ships with the package without package data).
+
+Autoescaping is on: every user string (keys, column and file names, settings) placed in
+the page is HTML-escaped by Jinja2. Chart specs go in ``<script type="application/json">``
+blocks whose JSON has ``<``, ``>`` and ``&`` written as ``\\u003c`` ... so no string can
+close the block; Vega draws data values as text, never as markup.
+"""
+
+TEMPLATE = r"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="Watermark Lab {{ version }}">
+<title>{{ title }}</title>
+<style>
+  body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 0 auto;
+         max-width: 1180px; padding: 1.2em 2em 4em; color: #222; line-height: 1.45; }
+  h1 { font-size: 1.6em; margin-bottom: 0.2em; }
+  h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ddd; padding-bottom: 0.2em; }
+  .sub { color: #666; margin-top: 0; }
+  table { border-collapse: collapse; font-size: 0.88em; margin: 0.6em 0; }
+  th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
+  th { background: #f4f4f4; }
+  td.num { text-align: right; font-variant-numeric: tabular-nums; }
+  .rec { background: #fff4f0; border-left: 4px solid #e45756; padding: 0.6em 1em; margin: 1em 0; }
+  .chart { margin: 1em 0 1.5em; overflow-x: auto; }
+  .note { color: #8a5a00; font-size: 0.9em; }
+  pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
+  #report-errors { color: #b00020; }
+  .scroll { max-height: 28em; overflow: auto; }
+</style>
+<script>
+{{ vega_bundle }}
+</script>
+</head>
+<body data-charts="pending">
+<h1>{{ title }}</h1>
+<p class="sub">Log <code>{{ log_source }}</code> &middot; {{ generated }} &middot; Watermark Lab {{ version }}
+ &middot; works offline: the Vega libraries are inside this file.</p>
+<div id="report-errors"></div>
+
+<h2 id="summary">Summary</h2>
+<table>
+{% for name, value in log_rows %}<tr><th>{{ name }}</th><td>{{ value }}</td></tr>
+{% endfor %}</table>
+{% if describe_text %}<details><summary>What the log looks like</summary><pre>{{ describe_text }}</pre></details>{% endif %}
+
+<h3>Replay of one setting</h3>
+<table>
+<tr><th>setting</th><td>{{ replay_settings }}</td></tr>
+{% for name, value in replay_rows %}<tr><th>{{ name }}</th><td class="num">{{ value }}</td></tr>
+{% endfor %}</table>
+
+{% if recommendation %}
+<h2 id="recommendation">Recommendation</h2>
+<div class="rec">
+<p><strong>{{ recommendation.headline }}</strong></p>
+<p>{{ recommendation.reason }}</p>
+{% if recommendation.rows %}<table>
+{% for name, value in recommendation.rows %}<tr><th>{{ name }}</th><td>{{ value }}</td></tr>
+{% endfor %}</table>{% endif %}
+</div>
+{% endif %}
+
+{% for section in sections %}
+<h2 id="{{ section.anchor }}">{{ section.title }}</h2>
+{% if section.get("text") %}<p>{{ section.text }}</p>{% endif %}
+{% for chart in section.charts %}
+<div class="chart" id="chart-{{ chart.id }}" data-chart="{{ chart.id }}"></div>
+<script type="application/json" id="spec-{{ chart.id }}">{{ chart.spec_json | safe }}</script>
+{% endfor %}
+{% endfor %}
+
+{% if sweep_table %}
+<h2 id="sweep-table">All configurations of the sweep</h2>
+<div class="scroll"><table>
+<tr>{% for c in sweep_table.columns %}<th>{{ c }}</th>{% endfor %}</tr>
+{% for row in sweep_table.rows %}<tr>{% for v in row %}<td class="num">{{ v }}</td>{% endfor %}</tr>
+{% endfor %}</table></div>
+{% endif %}
+
+{% if quarantine %}
+<h2 id="quarantine">Quarantined rows ({{ quarantine.total }})</h2>
+<table>
+<tr><th>row</th><th>column</th><th>reason</th><th>raw</th></tr>
+{% for r in quarantine.rows %}<tr><td class="num">{{ r[0] }}</td><td>{{ r[1] }}</td><td>{{ r[2] }}</td><td><code>{{ r[3] }}</code></td></tr>
+{% endfor %}</table>
+{% if quarantine.more %}<p class="note">{{ quarantine.more }} more not listed.</p>{% endif %}
+{% endif %}
+
+<script>
+(function () {
+  var errors = [];
+  var box = document.getElementById("report-errors");
+  function report(msg) {
+    errors.push(msg);
+    var p = document.createElement("p");
+    p.textContent = "Chart error: " + msg;
+    box.appendChild(p);
+  }
+  window.addEventListener("error", function (e) { report(String(e.message)); document.body.dataset.charts = "error"; });
+  var nodes = document.querySelectorAll("div.chart[data-chart]");
+  var jobs = [];
+  nodes.forEach(function (node) {
+    var id = node.getAttribute("data-chart");
+    try {
+      var spec = JSON.parse(document.getElementById("spec-" + id).textContent);
+      jobs.push(vegaEmbed(node, spec, { renderer: "svg", actions: false })
+        .then(function () { node.dataset.rendered = "yes"; })
+        .catch(function (err) { report(id + ": " + err); }));
+    } catch (err) { report(id + ": " + err); }
+  });
+  Promise.all(jobs).then(function () {
+    document.body.dataset.charts = errors.length ? "error" : "ok";
+    document.body.dataset.chartCount = String(document.querySelectorAll("div.chart[data-rendered=yes]").length);
+  });
+})();
+</script>
+</body>
+</html>
+"""
