@@ -86,18 +86,37 @@ def nearest_rank(values: np.ndarray, counts: np.ndarray, q: float) -> float:
     return float(values[int(np.searchsorted(cum, rank, side="left"))])
 
 
+def _group_sum(keys: list[np.ndarray], values: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Sort rows by ``keys`` (lexicographic, first key most significant) and sum ``values``
+    over equal keys (exact int64)."""
+    order = np.lexsort(tuple(reversed(keys)))
+    ks = [k[order] for k in keys]
+    n = len(order)
+    if n == 0:
+        return ks, [v[order] for v in values]
+    new = np.zeros(n, dtype=bool)
+    new[0] = True
+    for k in ks:
+        new[1:] |= k[1:] != k[:-1]
+    starts = np.flatnonzero(new)
+    return [k[starts] for k in ks], [np.add.reduceat(v[order], starts) for v in values]
+
+
 def merge_config(rows: pd.DataFrame, *, start_time: int, end_time: int, invalid: int = 0) -> dict:
     """Summary figures of one configuration from the partial rows of all its shards."""
-    sc_rows = rows[rows["kind"] == KIND_SCALAR]
-    sums = sc_rows.groupby("a")["b"].sum()
-    sc = {name: int(sums.get(i, 0)) for i, name in enumerate(SCALARS)}
-    lat = rows[rows["kind"] == KIND_LATENCY].groupby("a")["b"].sum().sort_index()
-    lv, lc = lat.index.to_numpy(dtype=np.int64), lat.to_numpy(dtype=np.int64)
-    st = rows[rows["kind"] == KIND_STATE]
-    if len(st):
-        st = st.groupby(["a", "b", "c"], sort=True)[["d", "e"]].sum()
-        cw = np.cumsum(st["d"].to_numpy(dtype=np.int64))
-        cr = np.cumsum(st["e"].to_numpy(dtype=np.int64))
+    kind = rows["kind"].to_numpy(dtype=np.int64)
+    a, b, c, d, e = (rows[x].to_numpy(dtype=np.int64) for x in ("a", "b", "c", "d", "e"))
+    m = kind == KIND_SCALAR
+    sums = np.zeros(len(SCALARS), dtype=np.int64)
+    np.add.at(sums, a[m], b[m])
+    sc = {name: int(sums[i]) for i, name in enumerate(SCALARS)}
+    m = kind == KIND_LATENCY
+    (lv,), (lc,) = _group_sum([a[m]], [b[m]])
+    m = kind == KIND_STATE
+    if m.any():
+        _, (dw, dr) = _group_sum([a[m], b[m], c[m]], [d[m], e[m]])
+        cw = np.cumsum(dw)
+        cr = np.cumsum(dr)
         peak_w, peak_r = max(0, int(cw.max())), max(0, int(cr.max()))
         last_w, last_r = int(cw[-1]), int(cr[-1])
     else:

@@ -45,7 +45,7 @@ def sessionize(key: np.ndarray, event_time: np.ndarray, gap: int) -> tuple[pd.Da
         {
             "key": np.asarray(uniques, dtype=object)[c[firsts]] if len(t) else np.zeros(0, dtype=object),
             "window_start": t[firsts],
-            "window_end": t[lasts] + np.int64(gap),
+            "window_end": (t[lasts] if len(t) else t[:0]) + np.int64(gap),
             "true_count": (lasts - firsts + 1).astype(np.int64),
         }
     )

@@ -4,9 +4,24 @@
 combination (any setting may be a list) with the closed-form fast path when it applies
 (tumbling/sliding windows, event-time trigger, accumulating) and the reference engine
 otherwise, and returns one row per configuration. ``frontier`` and ``recommend`` read it.
+
+``toolkit.sweep`` is both this package and the function: once a submodule such as
+``toolkit.sweep.grid`` is imported, Python binds the package to ``toolkit.sweep``, so the
+package itself is made callable (``toolkit.sweep(log, ...)`` always runs a sweep).
 """
-from toolkit.sweep.core import sweep
+import sys as _sys
+import types as _types
+
 from toolkit.sweep.choose import frontier, recommend
+from toolkit.sweep.core import RESULT_COLUMNS, sweep
 from toolkit.sweep.grid import Config, build_grid, parse_window
 
-__all__ = ["Config", "build_grid", "frontier", "parse_window", "recommend", "sweep"]
+__all__ = ["Config", "RESULT_COLUMNS", "build_grid", "frontier", "parse_window", "recommend", "sweep"]
+
+
+class _CallablePackage(_types.ModuleType):
+    def __call__(self, *args, **kwargs):
+        return sweep(*args, **kwargs)
+
+
+_sys.modules[__name__].__class__ = _CallablePackage

@@ -79,17 +79,29 @@ def sweep(
     return assemble(configs, paths, summary)
 
 
+_INT_COLUMNS = {"records", "on_time", "late_accepted", "dropped", "invalid", "firings", "late_firings", "retractions",
+                "peak_state_windows", "peak_state_records", "windows", "delay_ms", "lateness_ms", "interval_ms",
+                "source_parallelism"}
+
+
 def assemble(configs: list[Config], paths: list[str], summary: pd.DataFrame) -> pd.DataFrame:
-    frame = pd.DataFrame([c.as_row() for c in configs], columns=CONFIG_COLUMNS)
-    frame["path"] = paths
+    """Config columns, path, then the summary columns, one row per configuration."""
     summary = summary.sort_index()
+    data: dict = {}
+    for col in CONFIG_COLUMNS:
+        values = [getattr(c, col) for c in configs]
+        if col == "idleness_ms":
+            data[col] = pd.array(values, dtype="Int64")
+        elif col in _INT_COLUMNS:
+            data[col] = np.asarray(values, dtype=np.int64)
+        elif col == "partitions_as_sources":
+            data[col] = np.asarray(values, dtype=bool)
+        else:
+            data[col] = np.asarray(values, dtype=object)
+    data["path"] = np.asarray(paths, dtype=object)
     for col in SUMMARY_COLUMNS:
-        frame[col] = summary[col].to_numpy()
-    for col in ("records", "on_time", "late_accepted", "dropped", "invalid", "firings", "late_firings", "retractions",
-                "peak_state_windows", "peak_state_records", "windows", "delay_ms", "lateness_ms", "interval_ms", "source_parallelism"):
-        frame[col] = frame[col].astype(np.int64)
-    frame["idleness_ms"] = frame["idleness_ms"].astype("Int64")
-    return frame[RESULT_COLUMNS]
+        data[col] = summary[col].to_numpy(dtype=np.int64 if col in _INT_COLUMNS else np.float64)
+    return pd.DataFrame(data)
 
 
 def _inputs(log: Any) -> tuple[pd.DataFrame | None, int, Any]:

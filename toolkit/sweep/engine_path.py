@@ -48,7 +48,11 @@ def make_operator(config: Config):
     )
 
 
-def engine_partial(shard: Shard, config: Config, timeline: Timeline) -> dict:
+def drive(shard: Shard, config: Config, timeline: Timeline) -> tuple[list, list]:
+    """Run the shard through a fresh operator: (emitted items in order, state samples).
+
+    A state sample ``(pos, arrival, row, time, open_windows, buffered_records)`` is taken after
+    every record (``pos = 2 * ticks before it``) and every tick ``k`` (``pos = 2k + 1``)."""
     op = make_operator(config)
     seg = shard.segs(timeline.shape)
     tick_t = timeline.shape.time.tolist()
@@ -58,17 +62,21 @@ def engine_partial(shard: Shard, config: Config, timeline: Timeline) -> dict:
     arr = shard.arrival.tolist()
     rows = shard.row.tolist()
     segs = seg.tolist()
-    out = []
-    samples = []  # (pos, t, row, time, open, buffered)
+    out: list = []
+    samples: list = []
     k = 0
     nt = len(tick_t)
+
+    def tick(j: int) -> None:
+        op.set_processing_time(tick_t[j])
+        op.process_watermark(tick_w[j])
+        out.extend(op.drain())
+        o, b = op.state_size()
+        samples.append((2 * j + 1, 0, 0, tick_t[j], o, b))
+
     for i in range(shard.n):
         while k < segs[i]:
-            op.set_processing_time(tick_t[k])
-            op.process_watermark(tick_w[k])
-            out.extend(op.drain())
-            o, b = op.state_size()
-            samples.append((2 * k + 1, 0, 0, tick_t[k], o, b))
+            tick(k)
             k += 1
         op.set_processing_time(arr[i])
         op.process_element(keys[i], ts[i], 1, i)
@@ -76,19 +84,22 @@ def engine_partial(shard: Shard, config: Config, timeline: Timeline) -> dict:
         o, b = op.state_size()
         samples.append((2 * segs[i], arr[i], rows[i], arr[i], o, b))
     while k < nt:
-        op.set_processing_time(tick_t[k])
-        op.process_watermark(tick_w[k])
-        out.extend(op.drain())
-        o, b = op.state_size()
-        samples.append((2 * k + 1, 0, 0, tick_t[k], o, b))
+        tick(k)
         k += 1
     op.set_processing_time(timeline.end_time)
     op.end_input()
     out.extend(op.drain())
+    return out, samples
+
+
+def engine_partial(shard: Shard, config: Config, timeline: Timeline) -> dict:
+    """Partial figures of one shard from the reference engine."""
+    out, samples = drive(shard, config, timeline)
     return _figures(shard, config, timeline, out, samples)
 
 
-def _figures(shard: Shard, config: Config, timeline: Timeline, out: list, samples: list) -> dict:
+def window_arrays(shard: Shard, config: Config, out: list) -> dict:
+    """Per true window and per record figures from the emitted results (see module doc)."""
     from toolkit.engine import WindowResult
 
     window = config.window_obj
@@ -96,8 +107,10 @@ def _figures(shard: Shard, config: Config, timeline: Timeline, out: list, sample
     # true windows of this shard and a way to map a fired window to one
     if isinstance(window, Sessions):
         truth, sid = sessionize(shard.keys[shard.key_code], shard.ts, window.gap)
+        true_start = truth["window_start"].to_numpy(dtype=np.int64)
         true_end = truth["window_end"].to_numpy(dtype=np.int64)
         true_count = truth["true_count"].to_numpy(dtype=np.int64)
+        true_key = truth["key"].to_numpy(dtype=object)
         true_pairs = n
 
         def true_window(res) -> int:
@@ -106,8 +119,10 @@ def _figures(shard: Shard, config: Config, timeline: Timeline, out: list, sample
     else:
         assert isinstance(window, FixedWindows)
         pairs = shard.pairs(window)
+        true_start = pairs.win_start
         true_end = pairs.win_start + np.int64(window.size)
         true_count = pairs.true_count
+        true_key = shard.keys[pairs.win_key] if pairs.n_windows else np.zeros(0, dtype=object)
         true_pairs = pairs.n_pairs
         index = {
             (int(kc), int(s)): w for w, (kc, s) in enumerate(zip(pairs.win_key.tolist(), pairs.win_start.tolist()))
@@ -119,7 +134,10 @@ def _figures(shard: Shard, config: Config, timeline: Timeline, out: list, sample
 
     n_win = len(true_count)
     first_emit = np.zeros(n_win, dtype=np.int64)
+    last_emit = np.zeros(n_win, dtype=np.int64)
     first_count = np.zeros(n_win, dtype=np.int64)
+    firings_w = np.zeros(n_win, dtype=np.int64)
+    first_timing = np.full(n_win, None, dtype=object)
     fired = np.zeros(n_win, dtype=bool)
     members: list[set] = [set() for _ in range(n_win)]
     firings = late_firings = retractions = 0
@@ -135,12 +153,15 @@ def _figures(shard: Shard, config: Config, timeline: Timeline, out: list, sample
             continue
         w = true_window(res)
         firings += 1
+        firings_w[w] += 1
         if res.timing == "late":
             late_firings += 1
         if not fired[w]:
             fired[w] = True
             first_emit[w] = res.processing_time
             first_count[w] = len(ids)
+            first_timing[w] = res.timing
+        last_emit[w] = res.processing_time
         members[w].update(ids)
         ids_a = np.asarray(ids, dtype=np.int64)
         if res.pane == 0:
@@ -148,9 +169,25 @@ def _figures(shard: Shard, config: Config, timeline: Timeline, out: list, sample
         else:
             fate[ids_a] = np.minimum(fate[ids_a], 1)
     final_count = np.array([len(m) for m in members], dtype=np.int64)
-    counts = np.bincount(fate, minlength=3) if n else np.zeros(3, dtype=np.int64)
-    lat = (first_emit - true_end)[fired]
+    return {
+        "key": true_key, "window_start": true_start, "window_end": true_end, "true_count": true_count,
+        "first_count": first_count, "final_count": final_count, "firings": firings_w, "first_timing": first_timing,
+        "first_emit": first_emit, "last_emit": last_emit, "fired": fired, "fate": fate, "true_pairs": true_pairs,
+        "total_firings": firings, "late_firings": late_firings, "retractions": retractions,
+    }
+
+
+def _figures(shard: Shard, config: Config, timeline: Timeline, out: list, samples: list) -> dict:
+    w = window_arrays(shard, config, out)
+    n = shard.n
+    fired, first_count, true_count = w["fired"], w["first_count"], w["true_count"]
+    counts = np.bincount(w["fate"], minlength=3) if n else np.zeros(3, dtype=np.int64)
+    lat = (w["first_emit"] - w["window_end"])[fired]
     values, vcounts = np.unique(lat, return_counts=True)
+    firings, late_firings, retractions = w["total_firings"], w["late_firings"], w["retractions"]
+    n_win = len(true_count)
+    true_pairs = w["true_pairs"]
+    final_count = w["final_count"]
     # state: deltas between consecutive samples, and the time integral up to the end
     t_end = np.int64(timeline.end_time)
     if samples:

@@ -43,7 +43,7 @@ def parse_window(spec: Any) -> FixedWindows | Sessions:
     offset = 0
     if kind in ("tumbling", "sliding") and "+" in rest:
         rest, _, off = rest.partition("+")
-        offset = parse_duration(off, name=f"window {text!r} offset")
+        offset = parse_duration(off, name=f"window {text!r} offset", allow_negative=True)
     if kind == "tumbling":
         size = parse_duration(rest, name=f"window {text!r} size")
         if size <= 0:

@@ -43,13 +43,27 @@ def bucket_of(arrival: np.ndarray, first: int, interval: int) -> np.ndarray:
 
 def tick_table(arrival: np.ndarray, event_time: np.ndarray, partition: np.ndarray, interval: int) -> pd.DataFrame:
     """In-process tick table (see module doc)."""
+    if len(arrival) == 0:
+        return pd.DataFrame({c: np.zeros(0, dtype=np.int64) for c in TICK_TABLE_COLUMNS})
     first = int(arrival.min())
-    frame = pd.DataFrame(
-        {"bucket": bucket_of(arrival, first, interval), "partition": partition, "arrival": arrival, "ts": event_time}
+    bucket = bucket_of(arrival, first, interval)
+    partition = np.asarray(partition, dtype=np.int64)
+    order = np.lexsort((partition, bucket))
+    bo, po = bucket[order], partition[order]
+    new = np.ones(len(bo), dtype=bool)
+    new[1:] = (bo[1:] != bo[:-1]) | (po[1:] != po[:-1])
+    starts = np.flatnonzero(new)
+    arr_o = np.asarray(arrival, dtype=np.int64)[order]
+    ts_o = np.asarray(event_time, dtype=np.int64)[order]
+    return pd.DataFrame(
+        {
+            "bucket": bo[starts],
+            "partition": po[starts],
+            "amin": np.minimum.reduceat(arr_o, starts),
+            "amax": np.maximum.reduceat(arr_o, starts),
+            "tsmax": np.maximum.reduceat(ts_o, starts),
+        }
     )
-    g = frame.groupby(["bucket", "partition"], sort=True)
-    out = g.agg(amin=("arrival", "min"), amax=("arrival", "max"), tsmax=("ts", "max")).reset_index()
-    return out[TICK_TABLE_COLUMNS]
 
 
 def end_time_of(first: int, last: int, interval: int) -> int:
