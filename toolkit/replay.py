@@ -364,6 +364,7 @@ class ReplayResult:
     timeline: WatermarkTimeline | None = None
     stages: pd.DataFrame | None = None
     second_emissions: pd.DataFrame | None = None
+    second_late: pd.DataFrame | None = None
     _export: Callable[[], list[str]] | None = field(default=None, repr=False)
 
     def summary(self) -> dict:
@@ -384,16 +385,18 @@ class ReplayResult:
             "settings": self.settings,
         }
 
-    def scenario_lines(self) -> list[str]:
-        """The record/watermark interleaving the operator saw, in the window-scenario format."""
+    def scenario_lines(self, stage: int = 1) -> list[str]:
+        """The record/watermark interleaving the (``stage``) operator saw, in the window-scenario format."""
         if self._export is None:
             raise ValueError("this replay cannot be exported")
-        return self._export()
+        if stage not in (1, 2) or (stage == 2 and self.second_emissions is None):
+            raise ValueError("stage must be 1, or 2 for a replay with a second_window")
+        return self._export(stage)
 
-    def export_scenario(self, path: str | Path) -> Path:
+    def export_scenario(self, path: str | Path, stage: int = 1) -> Path:
         """Write :meth:`scenario_lines` to ``path`` (one JSON object per line)."""
         p = Path(path)
-        p.write_text("".join(line + "\n" for line in self.scenario_lines()))
+        p.write_text("".join(line + "\n" for line in self.scenario_lines(stage)))
         return p
 
 
@@ -568,14 +571,16 @@ def replay(log: Any, **settings: Any) -> ReplayResult:
     if not has_arr:
         state["time"] = pd.array([pd.NA] * len(state), dtype="Int64")
     stages = pd.DataFrame(res.stage_watermarks, columns=["stage", "side", "time", "watermark"]) if s.second else None
-    em2 = _emissions(res, 2, has_arr, a)[0] if s.second else None
+    em2, late2, _ = _emissions(res, 2, has_arr, a) if s.second else (None, None, None)
     settings_d = s.as_dict()
     settings_d["has_arrival_time"] = has_arr
 
-    def export() -> list[str]:
+    def export(stage: int = 1) -> list[str]:
+        if stage == 2:
+            return _stage2_lines(s, res)
         return _scenario_lines(s, tl, a)
 
-    return ReplayResult(em, fates, late, wms, state, settings_d, tl, stages, em2, export)
+    return ReplayResult(em, fates, late, wms, state, settings_d, tl, stages, em2, late2, export)
 
 
 _EM_COLS = ["key", "window_start", "window_end", "max_timestamp", "pane", "timing", "kind", "count", "sum", "value",
@@ -723,11 +728,33 @@ def _scenario_lines(s: ReplaySettings, tl: WatermarkTimeline, a: dict) -> list[s
     return out
 
 
-def oracle_lines(result: ReplayResult) -> list[dict]:
+def _stage2_lines(s: ReplaySettings, res: PipelineResult) -> list[str]:
+    """What the second stage saw: stage-1 results (ts = max_timestamp, value = sum) and the
+    watermarks stage 1 forwarded, in the window-scenario format."""
+    from toolkit.engine.wm_scenario import dumps
+
+    assert s.second is not None
+    cfg = {"assigner": s.second["assigner_config"], "trigger": None, "evictor": None,
+           "allowed_lateness": s.second["lateness"], "side_output_late": True, "function": "aggregate"}
+    out = [dumps(cfg)]
+    for ev in res.stage2_input:
+        if ev[0] == "watermark":
+            out.append(dumps({"watermark": int(ev[1])}))
+        else:
+            _, key, ts, value = ev
+            if isinstance(value, float) and not value.is_integer():
+                raise ValueError("export needs integer values (the scenario format has integer values)")
+            out.append(dumps({"record": {"key": str(key), "ts": int(ts), "value": int(value)}}))
+    return out
+
+
+def oracle_lines(result: ReplayResult, stage: int = 1) -> list[dict]:
     """Emissions and late records as the window oracle prints them (function ``aggregate``),
     in emission order (``seq``)."""
     items: list[tuple[int, dict]] = []
-    for r in result.emissions.itertuples(index=False):
+    em = result.emissions if stage == 1 else result.second_emissions
+    late = result.late if stage == 1 else result.second_late
+    for r in em.itertuples(index=False):
         if r.kind != "fire":
             continue
         sm = r.sum
@@ -739,7 +766,7 @@ def oracle_lines(result: ReplayResult) -> list[dict]:
             "end": None if pd.isna(r.window_end) else int(r.window_end),
             "max_ts": int(r.max_timestamp), "values": None, "count": int(r.count), "sum": sm,
             "watermark": int(r.watermark)}))
-    for r in result.late.itertuples(index=False):
+    for r in late.itertuples(index=False):
         v = r.value
         if isinstance(v, float) and v.is_integer():
             v = int(v)

@@ -435,6 +435,7 @@ class PipelineResult:
     state: list[tuple[int, int, int]]  # (time, open_windows, buffered_records)
     end_time: int
     stage_watermarks: list[tuple[int, str, int, int]]  # (stage, "input"|"output", time, watermark)
+    stage2_input: list[tuple] = field(default_factory=list)  # ("record", key, ts, value) | ("watermark", w)
 
 
 def _drain_items(op: Any) -> list[Any]:
@@ -477,6 +478,7 @@ def run_pipeline(
     outputs: list[tuple[int, bool, Any]] = []
     state: list[tuple[int, int, int]] = []
     stage_wm: list[tuple[int, str, int, int]] = []
+    s2_in: list[tuple] = []
 
     # events between records: watermark changes and state samples at ticks
     ev_pos = timeline.change_pos.tolist()
@@ -501,6 +503,7 @@ def run_pipeline(
             if result_to_stage2 is not None:
                 m = result_to_stage2(it)
                 if m is not None:
+                    s2_in.append(("record",) + tuple(m))
                     op2.process_element(*m)
         for it2 in _drain_items(op2):
             outputs.append((2, at_end, it2))
@@ -543,6 +546,7 @@ def run_pipeline(
             collect(False)
             stage_wm.append((1, "output", t, w))
             if op2 is not None:
+                s2_in.append(("watermark", w))
                 op2.process_watermark(w)
                 stage_wm.append((2, "input", t, w))
                 for it2 in _drain_items(op2):
@@ -581,4 +585,4 @@ def run_pipeline(
         stage_wm.append((2, "output", end_time, MAX_WATERMARK))
     o, b = op.state_size()
     state.append((end_time, o, b))
-    return PipelineResult(timeline, outputs, state, end_time, stage_wm)
+    return PipelineResult(timeline, outputs, state, end_time, stage_wm, s2_in)
