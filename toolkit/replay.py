@@ -677,7 +677,7 @@ def _fates(log: Any, rows: np.ndarray, fire_ids: list) -> pd.DataFrame:
 
 def _watermarks(tl: WatermarkTimeline, res: PipelineResult, has_arr: bool) -> pd.DataFrame:
     rank = {"partition": 0, "subtask": 1, "operator": 2}
-    rows = sorted(tl.log, key=lambda r: (r[2], rank[r[0]]))
+    rows = sorted(tl.log, key=lambda r: (r[2], rank[r[0]], r[1]))
     rows.append(("operator", 0, res.end_time, MAX_WATERMARK, "active"))
     cols = list(zip(*rows))
     return pd.DataFrame({

@@ -188,6 +188,9 @@ def test_fast_and_general_timelines_agree_and_sweep_helpers() -> None:
         b = watermark_timeline(ts, arr, part, BoundedOutOfOrderness(d), interval=iv, parallelism=par, force_general=True)
         assert _changes(a) == _changes(b) and a.change_pos.tolist() == b.change_pos.tolist()
         assert a.tick_watermark.tolist() == b.tick_watermark.tolist()
+        rank = {"partition": 0, "subtask": 1, "operator": 2}
+        order = lambda r: (r[2], rank[r[0]], r[1])  # noqa: E731
+        assert sorted(a.log, key=order) == sorted(b.log, key=order)
         t, w, rw = operator_watermark_timeline(ts, arr, part, BoundedOutOfOrderness(d), interval=iv, parallelism=par)
         assert rw.tolist() == b.record_watermark(n).tolist()
         t2, _, many = bounded_timelines(ts, arr, part, [d, d + 100], interval=iv, parallelism=par)

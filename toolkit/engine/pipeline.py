@@ -210,7 +210,7 @@ def _bounded_fast(ts, arr, part, subtract, ticks, pos, interval, parallelism, wi
         si = 0
         for s, g in enumerate(groups):
             if not g:
-                log.append(("subtask", s, int(ticks[0]) if len(ticks) else 0, None, "idle"))
+                log.append(("subtask", s, int(arr[0]) if len(arr) else 0, None, "idle"))
                 continue
             w = sub_wm[si]
             si += 1
