@@ -50,3 +50,15 @@ def test_bench_replay_small(capsys) -> None:
     assert out["records"] == 5000 and out["records_per_s"] > 0
     assert out["on_time"] + out["late_side_output"] == 5000
     assert json.loads(capsys.readouterr().out)["bench"] == "replay"
+
+
+def test_replay_command_second_stage(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "o"
+    assert main(["replay", str(FIX / "ms00.csv"), "--window", "tumbling:1s", "--delay", "300ms",
+                 "--second-window", "tumbling:5s", "--out", str(out)]) == 0
+    capsys.readouterr()
+    s2 = pd.read_csv(out / "emissions_stage2.csv")
+    s1 = pd.read_csv(out / "emissions.csv")
+    assert s2["sum"].sum() == s1["sum"].sum()  # stage 2 re-aggregates every stage-1 firing once
+    st = pd.read_csv(out / "stage_watermarks.csv")
+    assert set(st["stage"]) == {1, 2}

@@ -22,6 +22,9 @@ def register(subparsers) -> None:
     p.add_argument("--accumulation", default="accumulating", help="accumulating | discarding | accumulating_and_retracting")
     p.add_argument("--step", default=None, help="idle_advance step")
     p.add_argument("--lag", default=None, help="time_lag lag")
+    p.add_argument("--quantile", type=float, default=None, help="adaptive: lateness quantile (default 0.99)")
+    p.add_argument("--second-window", default=None, help="a second windowed stage fed by the first stage's results")
+    p.add_argument("--second-lateness", default="0ms", help="allowed lateness of the second stage")
     p.add_argument("--out", metavar="DIR", help="write DIR/emissions.csv, fates.csv, late.csv, watermarks.csv, state.csv, summary.json")
     p.add_argument("--export-scenario", metavar="FILE", help="write the record/watermark interleaving in the window-scenario format")
     p.set_defaults(func=run)
@@ -39,7 +42,10 @@ def run(args) -> int:
         window=args.window, generator=args.generator, delay=args.delay, lateness=args.lateness,
         parallelism=args.parallelism, trigger=args.trigger, evictor=args.evictor, accumulation=args.accumulation,
     )
-    for name in ("interval", "idleness", "step", "lag"):
+    if args.second_window:
+        settings["second_window"] = args.second_window
+        settings["second_lateness"] = args.second_lateness
+    for name in ("interval", "idleness", "step", "lag", "quantile"):
         v = getattr(args, name)
         if v is not None:
             settings[name] = v
@@ -55,6 +61,9 @@ def run(args) -> int:
         result.watermarks.to_csv(out / "watermarks.csv", index=False)
         result.state.to_csv(out / "state.csv", index=False)
         (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+        if result.second_emissions is not None:
+            result.second_emissions.drop(columns=["value"]).to_csv(out / "emissions_stage2.csv", index=False)
+            result.stages.to_csv(out / "stage_watermarks.csv", index=False)
     if args.export_scenario:
         result.export_scenario(args.export_scenario)
     s = {k: v for k, v in summary.items() if k != "settings"}
