@@ -288,10 +288,6 @@ def make_settings(
     else:
         e_cfg = parse_evictor(evictor)
         ev = build_evictor(e_cfg)
-    if e_cfg and e_cfg.get("after"):
-        ev_after = True
-    else:
-        ev_after = False
     fn, fn_name = _build_function(function)
     if accumulation not in ACCUMULATION_MODES:
         raise ValueError(f"accumulation must be one of {', '.join(ACCUMULATION_MODES)}, got {accumulation!r}")
@@ -321,7 +317,6 @@ def make_settings(
         marker=marker,
         second=second,
     )
-    s.evict_after = ev_after  # type: ignore[attr-defined]
     return s
 
 
@@ -530,7 +525,6 @@ def replay(log: Any, **settings: Any) -> ReplayResult:
             s.assigner,
             trigger=s.trigger,
             evictor=s.evictor,
-            evict_after=getattr(s, "evict_after", False),
             allowed_lateness=s.lateness,
             function=s.function,
             accumulation=s.accumulation,

@@ -270,6 +270,12 @@ def test_other_windows_and_functions_track_fates() -> None:
     assert v.emissions["value"].tolist()[0] == [1, 1]
     c = replay(log, window="tumbling:1s", trigger="count:2", interval=100)
     assert c.emissions["count"].tolist() == [2]
+    # evictors: keep the last element, before (default) or after the function
+    e = replay(log, window="tumbling:1s", evictor="count:1", function="values", interval=100)
+    assert e.emissions["value"].tolist()[0] == [1]
+    ea = replay(log, window="tumbling:1s", evictor="count:1,after", function="values", interval=100)
+    assert ea.emissions["value"].tolist()[0] == [1, 1]
+    assert ea.settings["evictor"] == {"type": "count", "max": 1, "after": True}
 
 
 def test_multi_stage_forwards_watermarks() -> None:
