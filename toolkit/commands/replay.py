@@ -9,6 +9,8 @@ def register(subparsers) -> None:
         description="Replay LOG (any format toolkit.load_log reads) under one watermark/window setting.",
     )
     p.add_argument("log", metavar="LOG", help="event log file (CSV, Parquet, JSONL)")
+    p.add_argument("--max-invalid-fraction", type=float, default=0.0,
+                   help="load the log even if up to this share of rows is invalid (they are quarantined)")
     p.add_argument("--window", default="tumbling:1s", help="tumbling:1s | sliding:10s/5s | session:30s | global_eos (default tumbling:1s)")
     p.add_argument("--generator", default="bounded_out_of_orderness",
                    help="bounded_out_of_orderness (default) | legacy_bounded_out_of_orderness | monotonous | time_lag | idle_advance | adaptive | punctuated")
@@ -37,7 +39,7 @@ def run(args) -> int:
     from toolkit.log import load_log
     from toolkit.replay import replay
 
-    log = load_log(args.log)
+    log = load_log(args.log, max_invalid_fraction=args.max_invalid_fraction)
     settings = dict(
         window=args.window, generator=args.generator, delay=args.delay, lateness=args.lateness,
         parallelism=args.parallelism, trigger=args.trigger, evictor=args.evictor, accumulation=args.accumulation,
