@@ -188,8 +188,18 @@ class ReplaySettings:
         return d
 
 
+#: Durations above this are refused as absurd (10 years): they can only be a unit mistake.
+MAX_SETTING_MS = 10 * 366 * 24 * 3600 * 1000
+
+
+def _sane(ms: int, v: Any, name: str) -> int:
+    if ms > MAX_SETTING_MS:
+        raise ValueError(f"{name} of {v!r} is absurd (more than 10 years); check the unit")
+    return ms
+
+
 def _dur(v: Any, name: str) -> int:
-    return parse_duration(v, name=name)
+    return _sane(parse_duration(v, name=name), v, name)
 
 
 def make_settings(
@@ -324,7 +334,7 @@ def _idle(v: Any) -> int:
     ms = parse_duration(v, name="idleness", allow_negative=True)
     if ms <= 0:
         raise ValueError(f"idleness (idle timeout) must be > 0, got {v!r}")
-    return ms
+    return _sane(ms, v, "idleness")
 
 
 def _assigner_config(a: Any) -> dict | None:

@@ -342,6 +342,8 @@ def test_log_without_arrival_times() -> None:
         ({"generator": "punctuated", "marker": "flag"}, "marker column 'flag' is not in the log"),
         ({"trigger": "count:x"}, "count must be a positive integer"),
         ({"accumulation": "sometimes"}, "accumulation must be one of"),
+        ({"delay": "100000d"}, "delay of '100000d' is absurd"),
+        ({"lateness": 10**15}, "lateness of .* is absurd"),
     ],
 )
 def test_bad_settings_are_clear_errors(settings: dict, message: str) -> None:
