@@ -1,0 +1,387 @@
+"""ipywidgets apps: ``toolkit.explore(log)`` and ``toolkit.explore_sweep(results)``.
+
+``explore`` reruns :func:`toolkit.replay` whenever a control changes (debounced, with a busy
+indicator) and redraws the charts and the summary table. ``explore_sweep`` browses a
+finished sweep: pick the axes, the metric and filters. Charts are drawn to SVG in Python
+with vl-convert by default (``renderer="svg"``: works offline in JupyterLab 4, no
+front-end extension needed); ``renderer="altair"`` shows the Altair charts themselves
+through Altair's active renderer (interactive tooltips, needs the Vega scripts).
+"""
+from __future__ import annotations
+
+import html
+import threading
+import time
+from typing import Any, Callable
+
+import ipywidgets as w
+import pandas as pd
+
+WINDOW_TYPES = ["tumbling", "sliding", "session"]
+DELAYS = ["0ms", "50ms", "100ms", "200ms", "500ms", "1s", "2s", "5s", "10s"]
+LATENESS = ["0ms", "100ms", "500ms", "1s", "2s", "5s", "10s", "30s"]
+INTERVALS = ["0ms", "50ms", "100ms", "200ms", "500ms", "1s"]
+ALL = "\u2217all"  # filter value meaning "no filter"
+IDLENESS = ["off", "500ms", "1s", "2s", "5s", "10s", "30s", "1min"]
+
+
+def _ms(text: Any) -> int:
+    from toolkit.durations import parse_duration
+
+    return parse_duration(text, name="duration")
+
+
+def _with_option(options: list[str], value: Any) -> list[str]:
+    """Options sorted by duration, with ``value`` added when it is not one of them."""
+    value = str(value)
+    if value in options:
+        return list(options)
+    out = list(options) + [value]
+    return sorted(out, key=lambda v: -1 if v == "off" else _ms(v))
+
+
+def _table(rows: list[tuple[str, Any]], caption: str = "") -> str:
+    """An HTML table of (name, value) rows; every string escaped."""
+    cells = "".join(
+        f"<tr><th style='text-align:left;padding:2px 8px'>{html.escape(str(k))}</th>"
+        f"<td style='text-align:right;padding:2px 8px'>{html.escape(_fmt(v))}</td></tr>" for k, v in rows)
+    cap = f"<caption style='text-align:left;font-weight:bold'>{html.escape(caption)}</caption>" if caption else ""
+    return f"<table style='border-collapse:collapse;font-size:0.9em'>{cap}{cells}</table>"
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        return f"{v:,.4g}"
+    return str(v)
+
+
+def chart_output(chart: Any, renderer: str = "svg") -> dict:
+    """One Output-widget entry for ``chart``: an SVG drawn by vl-convert, or Altair's own mime bundle."""
+    if renderer == "svg":
+        import vl_convert
+
+        svg = vl_convert.vegalite_to_svg(chart.to_dict())
+        return {"output_type": "display_data", "data": {"image/svg+xml": svg, "text/plain": "<chart>"},
+                "metadata": {}}
+    if renderer == "altair":
+        bundle = chart._repr_mimebundle_()
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        return {"output_type": "display_data", "data": dict(data, **{"text/plain": "<chart>"}), "metadata": {}}
+    raise ValueError(f"renderer must be 'svg' or 'altair', got {renderer!r}")
+
+
+class _App:
+    """An app made of widgets: ``app.widget`` is the root box; the app displays as that widget."""
+
+    widget: w.Widget
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+class Explorer(_App):
+    """Controls for a replay; the charts and summary follow every change (see :func:`explore`)."""
+
+    CHARTS = ("records", "lateness", "firings", "watermarks", "state", "drops")
+
+    def __init__(self, log: Any, *, debounce_ms: int = 400, renderer: str = "svg", max_points: int = 2000,
+                 window: str = "tumbling:1s", delay: Any = "500ms", lateness: Any = "0ms",
+                 interval: Any = "200ms", idleness: Any = None, parallelism: int = 1,
+                 replay_fn: Callable[..., Any] | None = None):
+        import toolkit
+
+        self.log = log
+        self.debounce_ms = int(debounce_ms)
+        self.renderer = renderer
+        self.max_points = int(max_points)
+        self._replay = replay_fn or toolkit.replay
+        self.result: Any = None
+        self.tabs: w.Tab
+        self.error: str | None = None
+        self.runs = 0
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        self._generation = 0
+        self._idle = threading.Event()
+        self._idle.set()
+
+        kind, _, rest = str(window).partition(":")
+        if kind not in WINDOW_TYPES:
+            raise ValueError(f"window type must be one of {', '.join(WINDOW_TYPES)}, got {window!r}")
+        size, _, slide = rest.partition("/")
+        size = size or "1s"
+        slide = slide or (size if kind != "sliding" else "500ms")
+        n_parts = max(1, len(getattr(log, "partitions", [0])))
+        style = {"description_width": "110px"}
+        self.controls: dict[str, w.ValueWidget] = {
+            "window": w.Dropdown(options=WINDOW_TYPES, value=kind, description="window", style=style),
+            "size": w.Text(value=size, description="size / gap", style=style, continuous_update=False),
+            "slide": w.Text(value=slide, description="slide", style=style, continuous_update=False),
+            "delay": w.SelectionSlider(options=_with_option(DELAYS, delay), value=str(delay), description="delay",
+                                       style=style, continuous_update=False),
+            "lateness": w.SelectionSlider(options=_with_option(LATENESS, lateness), value=str(lateness),
+                                          description="allowed lateness", style=style, continuous_update=False),
+            "interval": w.SelectionSlider(options=_with_option(INTERVALS, interval), value=str(interval),
+                                          description="interval", style=style, continuous_update=False),
+            "idleness": w.Dropdown(options=_with_option(IDLENESS, idleness or "off"), value=str(idleness or "off"),
+                                   description="idleness", style=style),
+            "parallelism": w.BoundedIntText(value=int(parallelism), min=1, max=max(64, n_parts),
+                                            description="parallelism", style=style),
+        }
+        self.controls["slide"].layout.display = "" if kind == "sliding" else "none"
+        self.busy = w.HTML(value="")
+        self.summary = w.HTML(value="")
+        self.outputs = {name: w.Output() for name in self.CHARTS}
+        tabs = w.Tab(children=[self.outputs[n] for n in self.CHARTS])
+        for i, n in enumerate(self.CHARTS):
+            tabs.set_title(i, n)
+        self.tabs = tabs
+        self.drawn: set[str] = set()
+        tabs.observe(self._on_tab, names="selected_index")
+        for name, control in self.controls.items():
+            control.observe(self._on_change, names="value")
+        left = w.VBox(list(self.controls.values()) + [self.busy], layout=w.Layout(width="380px"))
+        self.widget = w.VBox([w.HBox([left, self.summary]), tabs])
+        self.refresh()
+
+    # ------------------------------------------------------------------ settings
+    def settings(self) -> dict[str, Any]:
+        """The replay settings the controls describe (what ``toolkit.replay`` receives)."""
+        c = {k: v.value for k, v in self.controls.items()}
+        if c["window"] == "sliding":
+            window = f"sliding:{c['size']}/{c['slide']}"
+        else:
+            window = f"{c['window']}:{c['size']}"
+        out = {"window": window, "delay": c["delay"], "lateness": c["lateness"], "interval": c["interval"],
+               "parallelism": int(c["parallelism"])}
+        if c["idleness"] != "off":
+            out["idleness"] = c["idleness"]
+        return out
+
+    # ------------------------------------------------------------------ running
+    def _on_change(self, change: dict) -> None:
+        if change.get("owner") is self.controls["window"]:
+            self.controls["slide"].layout.display = "" if change["new"] == "sliding" else "none"
+        self.schedule()
+
+    def schedule(self) -> None:
+        """Replay after ``debounce_ms`` without further change (at once when ``debounce_ms`` is 0)."""
+        with self._lock:
+            self._generation += 1
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            self._idle.clear()
+            self.busy.value = "<span style='color:#b35900'>&#9203; waiting for changes to settle&hellip;</span>"
+            if self.debounce_ms <= 0:
+                generation = self._generation
+            else:
+                generation = None
+                self._timer = threading.Timer(self.debounce_ms / 1000, self._run, args=(self._generation,))
+                self._timer.daemon = True
+                self._timer.start()
+        if generation is not None:
+            self._run(generation)
+
+    def refresh(self) -> None:
+        """Replay now with the current settings (synchronously)."""
+        with self._lock:
+            self._generation += 1
+            generation = self._generation
+            self._idle.clear()
+        self._run(generation)
+
+    def wait(self, timeout: float = 60.0) -> bool:
+        """Block until no replay is pending or running (for scripts and tests)."""
+        return self._idle.wait(timeout)
+
+    def _run(self, generation: int) -> None:
+        settings = self.settings()
+        self.busy.value = "<span style='color:#b35900'>&#9203; replaying&hellip;</span>"
+        t0 = time.perf_counter()
+        current = self.CHARTS[self.tabs.selected_index or 0]
+        try:
+            result = self._replay(self.log, **settings)
+            entry = self._draw(result, current)
+        except Exception as exc:  # shown to the user; the previous charts stay
+            with self._lock:
+                if generation == self._generation:
+                    self.error = str(exc)
+                    self.busy.value = f"<span style='color:#b00020'>error: {html.escape(str(exc))}</span>"
+                    self._idle.set()
+            return
+        elapsed = time.perf_counter() - t0
+        with self._lock:
+            if generation != self._generation:
+                return  # a newer change is pending: drop this stale result
+            self.runs += 1
+            self.result = result
+            self.error = None
+            self.drawn = {current}
+            for name, out in self.outputs.items():
+                out.outputs = (entry,) if name == current else ()
+            self.summary.value = self._summary_html(result, settings, elapsed)
+            self.busy.value = f"<span style='color:#2e7d32'>&#10003; replayed in {elapsed:.2f} s</span>"
+            self._idle.set()
+
+    def chart(self, name: str, result: Any = None) -> Any:
+        """The Altair chart of tab ``name`` for ``result`` (default: the latest replay)."""
+        import toolkit.viz as viz
+
+        result = result if result is not None else self.result
+        if name == "records":
+            return viz.event_time_scatter(self.log, result, max_points=self.max_points, interactive=False)
+        if name == "lateness":
+            delay = result.settings.get("delay") if isinstance(result.settings, dict) else None
+            return viz.lateness_histogram(self.log, result, delay_ms=delay if isinstance(delay, int) else None)
+        if name == "firings":
+            return viz.firing_timeline(result, max_points=self.max_points)
+        if name == "watermarks":
+            return viz.watermark_lag(result, max_points=self.max_points)
+        if name == "state":
+            return viz.state_over_time(result, max_points=self.max_points)
+        if name == "drops":
+            return viz.drops_by_partition(self.log, result) & viz.drops_by_key(self.log, result)
+        raise ValueError(f"no chart {name!r}; charts: {', '.join(self.CHARTS)}")
+
+    def _draw(self, result: Any, name: str) -> dict:
+        return chart_output(self.chart(name, result), self.renderer)
+
+    def _on_tab(self, change: dict) -> None:
+        """Charts are drawn when their tab is shown (only the visible one follows each replay)."""
+        name = self.CHARTS[change["new"] or 0]
+        with self._lock:
+            result, drawn = self.result, self.drawn
+        if result is None or name in drawn:
+            return
+        entry = self._draw(result, name)
+        with self._lock:
+            if self.result is result:
+                self.outputs[name].outputs = (entry,)
+                self.drawn = drawn | {name}
+
+    @staticmethod
+    def _summary_html(result: Any, settings: dict, elapsed: float) -> str:
+        s = result.summary()
+        rows = [(k.replace("_", " "), v) for k, v in s.items() if k != "settings"]
+        total = max(1, int(s.get("records", 0)))
+        for fate in ("on_time", "late_accepted", "dropped"):
+            if fate in s:
+                rows.append((f"{fate.replace('_', ' ')} share", f"{s[fate] / total:.2%}"))
+        cfg = ", ".join(f"{k}={v}" for k, v in settings.items())
+        return _table(rows, caption=f"replay: {cfg}")
+
+
+def explore(log: Any, **options: Any) -> Explorer:
+    """An ipywidgets app over ``log``: window type and size, delay, allowed lateness, interval,
+    idleness and parallelism; the replay reruns on change (debounced by ``debounce_ms``, default
+    400, with a busy indicator) and the charts and summary table follow.
+
+    Options: ``debounce_ms``, ``renderer`` ("svg" or "altair"), ``max_points`` and the initial
+    ``window`` ("tumbling:1s", "sliding:10s/5s", "session:30s"), ``delay``, ``lateness``,
+    ``interval``, ``idleness``, ``parallelism``. The app's ``result`` is the latest replay.
+    """
+    return Explorer(log, **options)
+
+
+class SweepExplorer(_App):
+    """Browse a finished sweep (see :func:`explore_sweep`)."""
+
+    def __init__(self, results: pd.DataFrame, *, renderer: str = "svg", completeness: float = 0.99,
+                 metric: str = "latency_p99_ms"):
+        import toolkit.viz as viz
+
+        if not len(results):
+            raise ValueError("the sweep has no rows to explore")
+        self.results = results
+        self.renderer = renderer
+        self.completeness = completeness
+        self.cfg = viz.config_columns(results)
+        self.metrics = viz.metric_columns(results)
+        varying = viz.sweep.varying(results, self.cfg)
+        axes = varying + [c for c in self.metrics]
+        x0 = "delay_ms" if "delay_ms" in varying else axes[0]
+        y0 = "lateness_ms" if "lateness_ms" in varying else (varying[1] if len(varying) > 1 else self.metrics[0])
+        style = {"description_width": "90px"}
+        self.controls: dict[str, w.ValueWidget] = {
+            "x": w.Dropdown(options=axes, value=x0, description="x axis", style=style),
+            "y": w.Dropdown(options=axes, value=y0, description="y axis", style=style),
+            "metric": w.Dropdown(options=self.metrics, value=metric if metric in self.metrics else self.metrics[0],
+                                 description="metric", style=style),
+        }
+        self.filters: dict[str, w.Dropdown] = {}
+        for c in varying:
+            values = sorted(results[c].dropna().unique().tolist(), key=lambda v: (str(type(v)), v))
+            self.filters[c] = w.Dropdown(options=[("all", ALL)] + [(str(v), v) for v in values], value=ALL,
+                                         description=c, style=style)
+        self.output = w.Output()
+        self.table = w.HTML()
+        self.message = w.HTML()
+        for control in list(self.controls.values()) + list(self.filters.values()):
+            control.observe(lambda change: self.update(), names="value")
+        controls = w.VBox(list(self.controls.values()) + [w.HTML("<b>filters</b>")] + list(self.filters.values()))
+        self.widget = w.VBox([w.HBox([controls, self.message]), self.output, self.table])
+        self.update()
+
+    def selection(self) -> pd.DataFrame:
+        """The sweep rows that pass the filters."""
+        df = self.results
+        for c, control in self.filters.items():
+            if not (isinstance(control.value, str) and control.value == ALL):
+                df = df[df[c] == control.value]
+        return df
+
+    def update(self) -> None:
+        import toolkit.viz as viz
+
+        x, y, metric = (self.controls[k].value for k in ("x", "y", "metric"))
+        df = self.selection()
+        if x == y:
+            self.message.value = "<span style='color:#b00020'>pick two different axes</span>"
+            return
+        if not len(df):
+            self.message.value = "<span style='color:#b00020'>no configuration passes the filters</span>"
+            self.output.outputs = ()
+            self.table.value = ""
+            return
+        if x in self.cfg and y in self.cfg:
+            chart = viz.sweep_heatmap(df, metric, x=x, y=y)
+            self.kind = "heatmap"
+        else:
+            import altair as alt
+
+            label = [c for c in viz.sweep.varying(df, self.cfg)]
+            chart = alt.Chart(df[[x, y, metric] + [c for c in label if c not in (x, y, metric)]]).mark_point(
+                filled=True, size=70).encode(
+                x=alt.X(f"{x}:Q", title=x), y=alt.Y(f"{y}:Q", title=y, scale=alt.Scale(zero=False)),
+                color=alt.Color(f"{metric}:Q", title=metric, scale=alt.Scale(scheme="viridis")),
+                tooltip=[f"{c}:N" for c in label if c not in (x, y)] + [f"{x}:Q", f"{y}:Q", f"{metric}:Q"],
+            ).properties(width=480, height=320, title=f"{y} against {x}")
+            self.kind = "scatter"
+        self.chart = chart
+        self.output.outputs = (chart_output(chart, self.renderer),)
+        self.message.value = f"{len(df):,} of {len(self.results):,} configurations"
+        ascending = metric not in viz.sweep.HIGHER_IS_BETTER
+        top = df.sort_values(metric, ascending=ascending, kind="stable").head(10)
+        cols = [c for c in viz.sweep.varying(self.results, self.cfg)] + [m for m in dict.fromkeys(
+            [metric, "completeness_first", "latency_p99_ms", "dropped"]) if m in df.columns]
+        head = "".join(f"<th style='padding:2px 8px'>{html.escape(str(c))}</th>" for c in cols)
+        body = "".join("<tr>" + "".join(f"<td style='padding:2px 8px;text-align:right'>{html.escape(_fmt(v))}</td>"
+                                        for v in row) + "</tr>" for row in top[cols].itertuples(index=False))
+        order = "lowest" if ascending else "highest"
+        self.table.value = (f"<table style='border-collapse:collapse;font-size:0.9em'><caption style='text-align:left'>"
+                            f"best 10 by {html.escape(metric)} ({order} first)</caption><tr>{head}</tr>{body}</table>")
+
+
+def explore_sweep(results: pd.DataFrame, **options: Any) -> SweepExplorer:
+    """An ipywidgets app over finished sweep results: pick the x and y axes (configuration columns
+    give a heatmap, figures a scatter), the metric shown as colour, and filters on the other
+    configuration columns; a table lists the best 10 rows. Options: ``renderer``."""
+    return SweepExplorer(results, **options)
+
+
+__all__ = ["explore", "explore_sweep", "Explorer", "SweepExplorer", "chart_output"]
