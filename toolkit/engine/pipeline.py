@@ -12,6 +12,13 @@ for the operator ``key``, ``value``, ``record_id``). Model (DESIGN.md "Time and 
   ``interval == 0`` = a periodic call after every record, at its arrival time;
 - end of input: the operator gets the MAX watermark; what fires then is flagged ``at_end``.
 
+(Flink itself reads ``pipeline.auto-watermark-interval = 0`` as "no periodic emission";
+Watermark Lab's 0 means a periodic call after every record, as DESIGN.md states.) Each piece
+is checked against real Flink: generators + emitter and the valve line by line (oracle
+fixtures), the operator on the exported interleaving (window oracle). The composition
+(per-split multiplexing inside a subtask, subtasks into the valve) follows Flink's
+``ProgressiveTimestampsAndWatermarks``/``WatermarkOutputMultiplexer`` source code.
+
 Two phases. :func:`watermark_timeline` computes where the operator's watermark changes
 (vectorized with numpy for bounded out-of-orderness / monotonous generators without
 idleness; a loop over ticks, never over records one by one unless a generator emits on events,
