@@ -10,6 +10,7 @@ import importlib
 BENCHMARKS: dict[str, str] = {
     "engine": "toolkit.bench_engine:run",
     "replay": "toolkit.bench_replay:run",
+    "sweep": "toolkit.bench_sweep:run",
 }
 
 

@@ -147,7 +147,10 @@ class Pairs:
 
 
 class Runs:
-    """Maximal runs of pairs with the same (window, segment); sorted by window then segment."""
+    """Maximal runs of pairs with the same (window, segment); sorted by window then segment.
+
+    Totals over all runs are precomputed once, so a configuration only touches the runs it
+    rejects (``seg > k_c``: the dropped pairs), never every run."""
 
     def __init__(self, pairs: Pairs, seg_rec: np.ndarray, n_ticks: int, arrival: np.ndarray):
         seg = seg_rec[pairs.rec]
@@ -167,13 +170,33 @@ class Runs:
         self.comp = self.win * self.stride + self.seg
         self.cum = np.concatenate([[0], np.cumsum(self.count, dtype=np.int64)])
         self.win_first_run = np.searchsorted(self.win, np.arange(pairs.n_windows, dtype=np.int64), side="left")
+        self.win_end_run = np.append(self.win_first_run[1:], len(self.win)).astype(np.int64)
+        self.s0 = self.seg[self.win_first_run] if pairs.n_windows else np.zeros(0, dtype=np.int64)
         self.seg_rec = seg_rec
+        self.n_ticks = n_ticks
+        self.inc_all = np.bincount(self.seg, weights=self.count, minlength=n_ticks + 1).astype(np.int64)
+        self.tsum_all = int(self.tsum.sum())
+        self.wids = np.arange(pairs.n_windows, dtype=np.int64) * self.stride
+
+    def index_le(self, limit: np.ndarray) -> np.ndarray:
+        """Per window, the index of its first run whose segment is > ``limit[w]``."""
+        return np.searchsorted(self.comp, self.wids + limit, side="right")
 
     def count_le(self, limit: np.ndarray) -> np.ndarray:
         """Pairs of each window whose segment is <= ``limit[w]``."""
-        w = np.arange(len(limit), dtype=np.int64)
-        idx = np.searchsorted(self.comp, w * self.stride + limit, side="right")
-        return self.cum[idx] - self.cum[self.win_first_run]
+        return self.cum[self.index_le(limit)] - self.cum[self.win_first_run]
+
+
+def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Concatenated ``arange(starts[i], ends[i])`` without a Python loop."""
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    keep = lengths > 0
+    st, ln = starts[keep], lengths[keep]
+    offs = np.cumsum(ln) - ln
+    return np.repeat(st - offs, ln) + np.arange(total, dtype=np.int64)
 
 
 # -- evaluation -----------------------------------------------------------------------------
@@ -202,28 +225,36 @@ def cleanup_time(max_ts: np.ndarray, lateness: int) -> np.ndarray:
     return out
 
 
-def evaluate_windows(shard: Shard, spec: FixedWindows, timeline: Timeline, lateness: int) -> tuple[Pairs, Runs, WindowFigures]:
+def evaluate_windows(
+    shard: Shard, spec: FixedWindows, timeline: Timeline, lateness: int, *, with_last: bool = True
+) -> tuple[Pairs, Runs, WindowFigures]:
     pairs = shard.pairs(spec)
     runs = shard.runs(spec, timeline.shape)
     wm = timeline.watermark
     k = len(wm)
     kf = np.searchsorted(wm, pairs.max_ts, side="left").astype(np.int64)
     kc = np.searchsorted(wm, cleanup_time(pairs.max_ts.copy(), lateness), side="left").astype(np.int64)
-    s0 = runs.seg[runs.win_first_run] if pairs.n_windows else np.zeros(0, dtype=np.int64)
+    s0 = runs.s0
     any_acc = s0 <= kc
     record_caused = any_acc & (s0 > kf)
-    accepted = runs.count_le(kc)
+    idx_c = runs.index_le(kc)
+    accepted = runs.cum[idx_c] - runs.cum[runs.win_first_run]
     first = np.where(record_caused, 1, runs.count_le(kf))
     at_end = any_acc & ~record_caused & (kf >= k)
     first_emit = np.full(pairs.n_windows, np.int64(timeline.end_time), dtype=np.int64)
     ticked = kf < k
     first_emit[ticked] = timeline.shape.time[kf[ticked]]
     first_emit[record_caused] = shard.arrival[pairs.first_rec[record_caused]]
-    last_pair = pairs.win_first_pair + np.maximum(accepted, 1) - 1
-    last_emit = first_emit.copy()
-    later = accepted > first
-    last_emit[later] = shard.arrival[pairs.rec[last_pair[later]]]
-    return pairs, runs, WindowFigures(accepted, first, record_caused, at_end, first_emit, last_emit, kf, kc)
+    if with_last:
+        last_pair = pairs.win_first_pair + np.maximum(accepted, 1) - 1
+        last_emit = first_emit.copy()
+        later = accepted > first
+        last_emit[later] = shard.arrival[pairs.rec[last_pair[later]]]
+    else:
+        last_emit = first_emit
+    fig = WindowFigures(accepted, first, record_caused, at_end, first_emit, last_emit, kf, kc)
+    fig.idx_c = idx_c  # type: ignore[attr-defined]
+    return pairs, runs, fig
 
 
 SCALARS = (
@@ -273,7 +304,7 @@ def partial(
     retracting: bool = False,
 ) -> dict:
     """Exactly mergeable figures of one shard under one configuration (see ``toolkit.metrics.summary``)."""
-    pairs, runs, fig = evaluate_windows(shard, spec, timeline, lateness)
+    pairs, runs, fig = evaluate_windows(shard, spec, timeline, lateness, with_last=False)
     k = len(timeline)
     t_end = np.int64(timeline.end_time)
     fired = fig.accepted > 0
@@ -286,25 +317,27 @@ def partial(
         fates = record_fates(shard, pairs, fig, runs.seg_rec)
         counts = np.bincount(fates, minlength=3)
         on_time, late_acc, dropped = int(counts[0]), int(counts[1]), int(counts[2])
-    # state: windows open from their first accepted pair to cleanup tick kc (or end)
-    open_seg = runs.seg[runs.win_first_run][fired] if pairs.n_windows else np.zeros(0, dtype=np.int64)
+    # state: windows open from their first accepted pair to cleanup tick kc (or end);
+    # accepted runs are a prefix of each window's runs: totals minus the rejected suffixes
+    open_seg = runs.s0[fired]
     open_time = shard.arrival[pairs.first_rec[fired]]
     closes = fired & (fig.kc < k)
     close_tick = fig.kc[closes]
     close_time = timeline.shape.time[close_tick] if k else np.zeros(0, dtype=np.int64)
-    acc_run = runs.seg <= fig.kc[runs.win] if len(runs.win) else np.zeros(0, dtype=bool)
+    rejected = _ranges(fig.idx_c, runs.win_end_run)
+    final_pairs = int(fig.accepted.sum())
     area_w = int(np.sum(t_end - open_time, dtype=np.int64)) - int(np.sum(t_end - close_time, dtype=np.int64))
     area_r = (
-        int(np.sum(runs.count[acc_run], dtype=np.int64)) * int(t_end - np.int64(runs.base))
-        - int(np.sum(runs.tsum[acc_run], dtype=np.int64))
+        final_pairs * int(t_end - np.int64(runs.base))
+        - (runs.tsum_all - int(np.sum(runs.tsum[rejected], dtype=np.int64)))
         - int(np.sum((t_end - close_time) * fig.accepted[closes], dtype=np.int64))
     )
     inc_w = np.bincount(open_seg, minlength=k + 1).astype(np.int64)
-    inc_r = np.bincount(runs.seg[acc_run], weights=runs.count[acc_run], minlength=k + 1).astype(np.int64)
+    inc_r = runs.inc_all - np.bincount(runs.seg[rejected], weights=runs.count[rejected], minlength=k + 1).astype(np.int64)
     dec_w = np.bincount(close_tick, minlength=k + 1).astype(np.int64)
     dec_r = np.bincount(close_tick, weights=fig.accepted[closes], minlength=k + 1).astype(np.int64)
     lat = (fig.first_emit - (pairs.max_ts + 1))[fired]
-    values, counts = np.unique(lat, return_counts=True)
+    values, counts = _value_counts(lat)
     scalars = {
         "valid": shard.n,
         "on_time": on_time,
@@ -315,7 +348,7 @@ def partial(
         "fired_windows": int(fired.sum()),
         "true_pairs": pairs.n_pairs,
         "first_pairs": int(fig.first.sum()),
-        "final_pairs": int(fig.accepted.sum()),
+        "final_pairs": final_pairs,
         "firings": int(fired.sum() + refires.sum()),
         "late_firings": int(refires.sum() + fig.record_caused.sum()),
         "retractions": int(refires.sum()) if retracting else 0,
@@ -332,6 +365,19 @@ def partial(
         np.concatenate([inc_r[inc], -dec_r[dec]]),
     )
     return {"scalars": scalars, "latency": (values.astype(np.int64), counts.astype(np.int64)), "state": state}
+
+
+def _value_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct values and their counts (bincount when the range is small)."""
+    if len(values) == 0:
+        return values.astype(np.int64), np.zeros(0, dtype=np.int64)
+    lo, hi = int(values.min()), int(values.max())
+    if hi - lo <= 4 * len(values) + 1024:
+        c = np.bincount(values - lo)
+        nz = np.flatnonzero(c)
+        return (nz + lo).astype(np.int64), c[nz].astype(np.int64)
+    v, c = np.unique(values, return_counts=True)
+    return v.astype(np.int64), c.astype(np.int64)
 
 
 def window_frame(shard: Shard, spec: FixedWindows, timeline: Timeline, lateness: int) -> pd.DataFrame:

@@ -151,6 +151,18 @@ def build_timelines(
                     raise ValueError("interval 0 (a watermark after every record) needs the records")
                 cache[key] = timeline_from_records(*records(), c)
         out[i] = cache[key]
+    return _intern_shapes(out)
+
+
+def _intern_shapes(timelines: dict[int, Timeline]) -> dict[int, Timeline]:
+    """Let timelines whose ticks sit at the same places share one TickShape object, so the
+    per-shape work (segments, window runs) is done once for every delay of a sweep."""
+    seen: dict[tuple, object] = {}
+    out = {}
+    for i, tl in timelines.items():
+        key = (tl.shape.time.tobytes(), tl.shape.after_row.tobytes())
+        shape = seen.setdefault(key, tl.shape)
+        out[i] = tl if shape is tl.shape else Timeline(shape, tl.watermark, tl.start_time, tl.end_time, tl.meta)
     return out
 
 

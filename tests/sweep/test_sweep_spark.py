@@ -1,0 +1,60 @@
+"""The same sweep gives identical figures in-process and on Spark, for several partitionings."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import toolkit
+from toolkit.log import EventLog
+from toolkit.metrics.summary import check_summary
+
+pytestmark = pytest.mark.spark
+
+GRID = dict(
+    window=["tumbling:100ms", "sliding:200ms/50ms", "session:80ms"],
+    delay=[0, 150],
+    lateness=[0, 100],
+    interval=[0, 50],
+    partitions_as_sources=True,
+)
+
+
+@pytest.fixture(scope="module")
+def log():
+    rng = np.random.default_rng(11)
+    n = 300
+    arrival = np.sort(rng.integers(0, 4000, n))
+    event = arrival - rng.integers(0, 300, n)
+    keys = rng.choice(["k1", "k2", "k3", "k4", "k5", "k6"], n).astype(object)
+    return EventLog.from_arrays(event, arrival_time=arrival, key=keys, partition=rng.integers(0, 3, n))
+
+
+@pytest.fixture(scope="module")
+def local_result(log):
+    r = toolkit.sweep(log, execution="local", progress=False, **GRID)
+    check_summary(r)
+    assert set(r["path"]) == {"fast", "engine"}
+    return r
+
+
+@pytest.mark.parametrize("partitions", [1, 2, 7])
+def test_spark_equals_in_process(spark, log, local_result, partitions):
+    old = spark.conf.get("spark.sql.shuffle.partitions")
+    spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
+    try:
+        r = toolkit.sweep(log, execution="spark", spark=spark, progress=False, **GRID)
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", old)
+    check_summary(r)
+    pd.testing.assert_frame_equal(r, local_result, check_exact=True)
+
+
+def test_spark_backed_dataframe_and_explicit_shards(spark, log, local_result):
+    """A log given as a Spark DataFrame stays distributed; shards may differ from partitions."""
+    sdf = spark.createDataFrame(log.table.assign(key=log.table["key"].astype(str)))
+    spark_log = EventLog(None, log.quarantine, spark_df=sdf, n_records=log.n_records, has_arrival_time=True)
+    grid = dict(GRID, window=["tumbling:100ms"], interval=[50])
+    r = toolkit.sweep(spark_log, shards=5, progress=False, **grid)
+    expected = toolkit.sweep(log, execution="local", progress=False, **grid)
+    pd.testing.assert_frame_equal(r, expected, check_exact=True)
