@@ -383,3 +383,21 @@ def test_skipping_quiet_idle_ticks_changes_nothing(monkeypatch) -> None:
             b = watermark_timeline(ts, arr, part, s, **kw)
         assert _changes(a) == _changes(b) and a.log == b.log
         assert a.tick_watermark.tolist() == b.tick_watermark.tolist()
+
+
+def test_parallelism_without_idleness_changes_only_intermediate_watermarks() -> None:
+    # all partitions active: the operator watermark after each tick is the min over all
+    # partitions whatever the subtask layout, so fates and firing times do not depend on it
+    rng = np.random.default_rng(21)
+    for _ in range(6):
+        n = int(rng.integers(20, 200))
+        arr = np.sort(rng.integers(0, 8000, n))
+        log = EventLog.from_arrays(arr - rng.integers(0, 1500, n), arr, key=rng.choice(list("ab"), n),
+                                   partition=rng.integers(0, 4, n))
+        kw = dict(window="sliding:1s/500ms", delay=int(rng.integers(0, 800)), lateness=500, interval=100)
+        base = replay(log, parallelism=1, **kw)
+        for p in (2, 3, 4, 7):
+            other = replay(log, parallelism=p, **kw)
+            pd.testing.assert_frame_equal(base.fates, other.fates)
+            cols = ["key", "window_start", "pane", "timing", "count", "sum", "emit_time"]
+            pd.testing.assert_frame_equal(base.emissions[cols], other.emissions[cols])
