@@ -13,6 +13,7 @@ from toolkit.engine import (
     EventTimeTrigger,
     LateRecord,
     SlidingEventTimeWindows,
+    Sum,
     TumblingEventTimeWindows,
     WindowOperator,
 )
@@ -159,18 +160,20 @@ def test_last_firing_equals_batch_result_over_accepted_records(kind, size, slide
 
 
 @settings(max_examples=100, deadline=None)
-@given(assigners(), st.integers(0, 10), events, st.sampled_from(["accumulating", "discarding"]))
-def test_specialised_and_general_paths_agree(assigner, lateness, evs, mode):
+@given(assigners(), st.integers(0, 10), events, st.sampled_from(["accumulating", "discarding"]),
+       st.sampled_from(["count", "sum"]), st.booleans())
+def test_specialised_and_general_paths_agree(assigner, lateness, evs, mode, fn, track):
     """EventTimeTrigger (heapq timers, specialised loop for tumbling/sliding) and a subclass of
     it (general path, Flink's exact timer heap) give the same outputs, key by key."""
     runs = []
     for trig in (EventTimeTrigger(), RecordingTrigger([])):
-        op = WindowOperator(assigner, trigger=trig, allowed_lateness=lateness, function=Count(), accumulation=mode)
+        op = WindowOperator(assigner, trigger=trig, allowed_lateness=lateness, accumulation=mode,
+                            function=Count() if fn == "count" else Sum(), track_records=track)
         per_key = defaultdict(list)
         for r in _run(op, evs):
             if isinstance(r, LateRecord):
-                per_key[r.key].append(("late", r.timestamp, r.value, r.watermark))
+                per_key[r.key].append(("late", r.timestamp, r.value, r.record_id, r.watermark))
             else:
-                per_key[r.key].append((r.kind, r.window, r.value, r.pane, r.timing, r.watermark))
+                per_key[r.key].append((r.kind, r.window, r.value, r.pane, r.timing, r.watermark, r.record_ids))
         runs.append(dict(per_key))
     assert runs[0] == runs[1]

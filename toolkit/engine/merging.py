@@ -17,11 +17,15 @@ from .windows import java_hash_set_order
 
 
 class MergingWindowSet:
-    __slots__ = ("mapping", "_assigner")
+    __slots__ = ("mapping", "_assigner", "_builtin")
 
     def __init__(self, assigner):
+        from .assigners import MergingWindowAssigner
+
         self._assigner = assigner
         self.mapping: dict = {}
+        # the built-in sessions use TimeWindow.mergeWindows unchanged: take the shortcut below
+        self._builtin = type(assigner).merge_windows is MergingWindowAssigner.merge_windows
 
     def get_state_window(self, window):
         return self.mapping.get(window)
@@ -35,9 +39,30 @@ class MergingWindowSet:
 
     def add_window(self, new_window, merge_fn: Callable) -> object:
         mapping = self.mapping
-        windows = list(mapping)
-        windows.append(new_window)
-        groups = self._assigner.merge_windows(windows)
+        if self._builtin:
+            # The windows in the set never intersect each other (every addWindow merges all
+            # intersecting ones), so TimeWindow.mergeWindows' sweep can only produce one group:
+            # the new window and the windows intersecting it, in start order (stable).
+            if not mapping:
+                mapping[new_window] = new_window
+                return new_window
+            ns, ne = new_window
+            hits = [w for w in mapping if w[0] <= ne and w[1] >= ns]
+            if not hits:
+                mapping[new_window] = new_window
+                return new_window
+            members = sorted(hits, key=_start)
+            members.insert(_insert_pos(members, ns), new_window)
+            if len(set(members)) == 1:
+                groups = []
+            else:
+                s0 = min(w[0] for w in members)
+                e0 = max(w[1] for w in members)
+                groups = [(list(dict.fromkeys(members)), type(new_window)(s0, e0))]
+        else:
+            windows = list(mapping)
+            windows.append(new_window)
+            groups = self._assigner.merge_windows(windows)
         result_window = new_window
         merged_new_window = False
         for members, merge_result in groups:
@@ -60,3 +85,17 @@ class MergingWindowSet:
         if not groups or (result_window == new_window and not merged_new_window):
             mapping[result_window] = result_window
         return result_window
+
+
+def _start(w):
+    return w[0]
+
+
+def _insert_pos(members: list, start: int) -> int:
+    """Where a stable sort by start puts a window appended last."""
+    i = 0
+    for w in members:
+        if w[0] > start:
+            break
+        i += 1
+    return i

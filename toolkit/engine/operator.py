@@ -304,8 +304,7 @@ class WindowOperator:
             and not self._merging
             and self._event_time
             and not self._full
-            and not self.track_records
-            and isinstance(fn, AggregateFunction)
+            and isinstance(fn, (AggregateFunction, ReduceFunction))
             and not self._retracting
             and isinstance(assigner, (TumblingEventTimeWindows, SlidingEventTimeWindows))
             and type(assigner) in (TumblingEventTimeWindows, SlidingEventTimeWindows)
@@ -449,10 +448,9 @@ class WindowOperator:
             mset = self._msets.get(key)
             if mset is None:
                 mset = self._msets[key] = MergingWindowSet(self.assigner)
+            self._merge_key = key
             for window in windows:
-                actual = mset.add_window(
-                    window,
-                    lambda res, merged, sw_res, merged_sws, key=key: self._merge(key, res, merged, sw_res, merged_sws))
+                actual = mset.add_window(window, self._merge_current_key)
                 if self._is_window_late(actual):
                     mset.retire_window(actual)
                     continue
@@ -507,8 +505,8 @@ class WindowOperator:
             self.num_late_records_dropped += 1
 
     def _make_fast_process_element(self):
-        """Tumbling/sliding event-time windows + ``EventTimeTrigger`` + an incremental aggregate,
-        accumulating or discarding, without record tracking: the steps of the general path with
+        """Tumbling/sliding event-time windows + ``EventTimeTrigger`` + an incremental function
+        (aggregate or reduce), accumulating or discarding: the steps of the general path with
         the assigner and trigger inlined (results are identical, the conformance and property
         tests run both). Windows are shared ``TimeWindow`` objects from a small cache; a
         window's timers are registered when it gets its first element (later registrations
@@ -525,7 +523,19 @@ class WindowOperator:
         timers = self._et
         heap, live = timers.heap, timers.live
         fn = self.function
-        create, add = fn.create_accumulator, fn.add
+        if isinstance(fn, AggregateFunction):
+            create, add = fn.create_accumulator, fn.add
+        else:
+            reduce = fn.reduce
+            FIRST = object()
+
+            def create():
+                return FIRST
+
+            def add(value, acc):
+                return value if acc is FIRST else reduce(acc, value)
+        track = self.track_records
+        ids = self._ids
         keyed = self.keyed
         discarding = self._discarding
         emit = self._emit
@@ -538,6 +548,9 @@ class WindowOperator:
         def process_element(key, timestamp, value, record_id=None):
             if not keyed:
                 key = None
+            if track and record_id is None:
+                record_id = op._next_id
+                op._next_id += 1
             wm = op._wm
             start = timestamp - (timestamp - off) % slide
             skipped = True
@@ -561,6 +574,8 @@ class WindowOperator:
                 if acc is MISSING:
                     contents[sk] = add(value, create())
                     nrec[sk] = 1
+                    if track:
+                        ids[sk] = [record_id]
                     if mt > wm:
                         tk = (mt, key, window)
                         if tk not in live:
@@ -576,6 +591,8 @@ class WindowOperator:
                 else:
                     contents[sk] = add(value, acc)
                     nrec[sk] += 1
+                    if track:
+                        ids[sk].append(record_id)
                 if mt <= wm:
                     # EventTimeTrigger.onElement: the watermark is past the window: FIRE now
                     emit(key, window, sk, contents[sk], False)
@@ -588,6 +605,9 @@ class WindowOperator:
             # the same steps for the single window of a tumbling assigner
             if not keyed:
                 key = None
+            if track and record_id is None:
+                record_id = op._next_id
+                op._next_id += 1
             wm = op._wm
             start = timestamp - (timestamp - off) % size
             window = wcache.get(start)
@@ -608,6 +628,8 @@ class WindowOperator:
             if acc is MISSING:
                 contents[sk] = add(value, create())
                 nrec[sk] = 1
+                if track:
+                    ids[sk] = [record_id]
                 if mt > wm:
                     tk = (mt, key, window)
                     if tk not in live:
@@ -623,6 +645,8 @@ class WindowOperator:
             else:
                 contents[sk] = add(value, acc)
                 nrec[sk] += 1
+                if track:
+                    ids[sk].append(record_id)
             if mt <= wm:
                 emit(key, window, sk, contents[sk], False)
                 if discarding:
@@ -664,6 +688,9 @@ class WindowOperator:
         return (process_element_tumbling if tumbling else process_element), process_watermark
 
     # ------------------------------------------------------------------ merging
+
+    def _merge_current_key(self, merge_result, merged_windows, state_window_result, merged_state_windows):
+        self._merge(self._merge_key, merge_result, merged_windows, state_window_result, merged_state_windows)
 
     def _merge(self, key, merge_result, merged_windows, state_window_result, merged_state_windows):
         if self._event_time:

@@ -105,10 +105,7 @@ def java_hash_set_order(items: list) -> list:
     size exceeds 3/4 of it (resizing keeps the relative order inside a bucket). Tree bins
     (8+ collisions in one bucket) are not modelled.
     """
-    seen: list = []
-    for it in items:
-        if it not in seen:
-            seen.append(it)
+    seen = list(dict.fromkeys(items))
     cap = 16
     while len(seen) > cap * 3 // 4:
         cap *= 2
