@@ -291,13 +291,16 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
     # partition-level change detection (state of each PartialWatermark)
     last_part: dict[int, tuple[int, bool]] = {p: (MIN_WATERMARK, False) for p in parts.tolist()}
 
+    def log_partition(p: int, s: Any) -> None:
+        cur = (s.watermark, s.idle)
+        if cur != last_part[p]:
+            last_part[p] = cur
+            rec.log.append(("partition", p, rec.time, None if s.watermark == MIN_WATERMARK else s.watermark, "idle" if s.idle else "active"))
+
     def log_partitions() -> None:
         for st in subtasks:
             for p, s in st.states.items():
-                cur = (s.watermark, s.idle)
-                if cur != last_part[p]:
-                    last_part[p] = cur
-                    rec.log.append(("partition", p, rec.time, None if s.watermark == MIN_WATERMARK else s.watermark, "idle" if s.idle else "active"))
+                log_partition(p, s)
 
     # group records by (tick, partition) for batched on_events
     k = len(ticks)
@@ -327,9 +330,10 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
                 rec.time = int(arr[i])
                 rec.pos = i + 1
                 p = int(part[i])
-                sub_of[p].on_event(p, int(ts[i]), rec.time, bool(mk[i]))
-                if with_log:
-                    log_partitions()
+                st_ = sub_of[p]
+                st_.on_event(p, int(ts[i]), rec.time, bool(mk[i]))
+                if with_log:  # an event only changes its own partition's state
+                    log_partition(p, st_.states[p])
         else:
             had = False
             while gi < ng and g_tick[gi] == t:
