@@ -30,7 +30,6 @@ asking such a log for anything that needs processing time is an error.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -40,7 +39,7 @@ import pandas as pd
 
 from toolkit.durations import parse_duration
 from toolkit.engine.pipeline import PipelineResult, WatermarkTimeline, run_pipeline, watermark_timeline
-from toolkit.engine.watermarks import MAX_WATERMARK, MIN_WATERMARK, WatermarkStrategy, make_strategy
+from toolkit.engine.watermarks import MAX_WATERMARK, WatermarkStrategy, make_strategy
 
 DEFAULT_INTERVAL = 200
 

@@ -47,7 +47,6 @@ from toolkit.engine.watermarks import (
     BoundedOutOfOrderness,
     Monotonous,
     WatermarkStrategy,
-    WithIdleness,
 )
 
 I64 = np.int64

@@ -34,7 +34,7 @@ records with nothing periodic in between; generators whose ``on_event`` never em
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 import numpy as np
