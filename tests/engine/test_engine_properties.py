@@ -177,3 +177,36 @@ def test_specialised_and_general_paths_agree(assigner, lateness, evs, mode, fn, 
                 per_key[r.key].append((r.kind, r.window, r.value, r.pane, r.timing, r.watermark, r.record_ids))
         runs.append(dict(per_key))
     assert runs[0] == runs[1]
+
+
+@settings(max_examples=100, deadline=None)
+@given(assigners(), st.integers(0, 10), events, st.integers(1, 3))
+def test_accumulation_modes_agree(assigner, lateness, evs, early):
+    """Per window, with early firings every ``early`` elements: the discarding panes add up
+    to the accumulating result, and fires minus retractions leave exactly the last pane.
+    (Non-merging windows: a merged session is a new window, so per-window sums differ.)"""
+    from hypothesis import assume
+
+    from toolkit.engine import AfterWatermark, after_count
+
+    assume(not assigner.is_merging)
+    totals = {}
+    for mode in ("accumulating", "discarding", "accumulating_and_retracting"):
+        op = WindowOperator(assigner, trigger=AfterWatermark(early=after_count(early)), allowed_lateness=lateness,
+                            function=Count(), accumulation=mode)
+        net = defaultdict(int)
+        last = {}
+        for r in _run(op, evs):
+            if isinstance(r, LateRecord):
+                continue
+            net[(r.key, r.window)] += r.value if r.kind == "fire" else -r.value
+            if r.kind == "fire":
+                last[(r.key, r.window)] = r.value
+        _assert_no_state(op)
+        totals[mode] = (dict(net), last)
+    acc_last = totals["accumulating"][1]
+    disc_sum = totals["discarding"][0]
+    assert {k: v for k, v in disc_sum.items() if v} == {k: v for k, v in acc_last.items() if v}
+    assert totals["accumulating_and_retracting"][1] == acc_last
+    assert {k: v for k, v in totals["accumulating_and_retracting"][0].items() if v} == \
+        {k: v for k, v in acc_last.items() if v}

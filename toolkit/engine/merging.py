@@ -51,8 +51,12 @@ class MergingWindowSet:
             if not hits:
                 mapping[new_window] = new_window
                 return new_window
-            members = sorted(hits, key=_start)
-            members.insert(_insert_pos(members, ns), new_window)
+            if len(hits) == 1:
+                h = hits[0]
+                members = [h, new_window] if h[0] <= ns else [new_window, h]
+            else:
+                members = sorted(hits, key=_start)
+                members.insert(_insert_pos(members, ns), new_window)
             if len(set(members)) == 1:
                 groups = []
             else:

@@ -109,9 +109,10 @@ def java_hash_set_order(items: list) -> list:
     cap = 16
     while len(seen) > cap * 3 // 4:
         cap *= 2
-
-    def bucket(item) -> int:
-        h = item.java_hash_code() & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (cap - 1)
-
-    return [it for _, _, it in sorted((bucket(it), i, it) for i, it in enumerate(seen))]
+    mask = cap - 1
+    keyed = []
+    for i, it in enumerate(seen):
+        h = it.java_hash_code() & 0xFFFFFFFF
+        keyed.append(((h ^ (h >> 16)) & mask, i))
+    keyed.sort()
+    return [seen[i] for _, i in keyed]
