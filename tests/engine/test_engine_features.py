@@ -266,3 +266,41 @@ def test_at_end_timing_and_drain():
     assert [(r.window, r.timing, r.watermark) for r in out] == [
         (TimeWindow(0, 10), "on_time", 9), (TimeWindow(5, 15), "at_end", MAX_TIMESTAMP)]
     assert op.drain() == []
+
+
+def test_after_watermark_late_firings():
+    """late=after_count(2): after the on-time pane, every second late element fires; at the
+    cleanup (9 + 10) a leftover late element is dropped without a firing. late=
+    after_processing_time(5): the first late element of a pane schedules a firing 5 ms of
+    processing time later; the cleanup deletes a pending one."""
+    from toolkit.engine import after_processing_time
+
+    op = WindowOperator(TumblingEventTimeWindows(10), trigger=AfterWatermark(late=after_count(2)),
+                        allowed_lateness=10, function=CollectValues())
+    h = WindowOperatorTestHarness(op)
+    h.process_element("a", 1, 1)
+    h.process_watermark(9)
+    for v in (2, 3, 4):
+        h.process_element("a", v, v)
+    h.process_watermark(19)
+    assert [(r.value, r.pane, r.timing) for r in h.results()] == [([1], 0, "on_time"), ([1, 2, 3], 1, "late")]
+    assert op.state_size() == (0, 0)
+
+    op = WindowOperator(TumblingEventTimeWindows(10), trigger=AfterWatermark(late=after_processing_time(5)),
+                        allowed_lateness=10, function=CollectValues())
+    h = WindowOperatorTestHarness(op)
+    h.set_processing_time(0)
+    h.process_element("a", 1, 1)
+    h.process_watermark(9)
+    h.set_processing_time(2)
+    h.process_element("a", 2, 2)
+    h.set_processing_time(4)
+    h.process_element("a", 3, 3)
+    h.set_processing_time(7)
+    h.set_processing_time(8)
+    h.process_element("a", 4, 4)
+    h.process_watermark(19)
+    h.set_processing_time(20)
+    assert [(r.value, r.pane, r.timing, r.processing_time) for r in h.results()] == [
+        ([1], 0, "on_time", 0), ([1, 2, 3], 1, "late", 7)]
+    assert op.state_size() == (0, 0) and len(op._ptq) == 0
