@@ -241,6 +241,7 @@ class WindowOperator:
         accumulation: str = "accumulating",
         keyed: bool = True,
         track_records: bool = False,
+        exact_timer_order: bool | None = None,
     ):
         if trigger is None and isinstance(assigner, WindowAssigner):
             trigger = assigner.default_trigger()
@@ -286,9 +287,12 @@ class WindowOperator:
         self._tstate: dict = {}        # (key, window, name) -> trigger state
         self._panes: dict = {}         # (key, window) -> _Pane
         self._msets: dict = {}         # key -> MergingWindowSet
-        # Timers: Flink's exact heap unless the trigger is the event-time trigger, whose
-        # output does not depend on the order of equal-timestamp timers (see timers.py).
-        exact = type(trigger) is not EventTimeTrigger
+        # Timers: Flink's exact heap (equal-timestamp timers fire in Flink's order, across keys
+        # too) unless the trigger is the event-time trigger, whose output per key does not
+        # depend on that order; then the faster heapq queue (ties across keys in
+        # registration order). ``exact_timer_order=True`` forces the exact heap.
+        exact = type(trigger) is not EventTimeTrigger if exact_timer_order is None else bool(exact_timer_order)
+        self._exact_timers = exact
         self._et = FlinkTimerHeap() if exact else HeapqTimers()
         self._ptq = FlinkTimerHeap() if exact else HeapqTimers()
         self._next_id = 0
@@ -300,7 +304,8 @@ class WindowOperator:
             self._agg_create = fn.create_accumulator
             self._agg_add = fn.add
         self._use_fast = (
-            type(trigger) is EventTimeTrigger
+            not self._exact_timers
+            and type(trigger) is EventTimeTrigger
             and not self._merging
             and self._event_time
             and not self._full

@@ -227,6 +227,7 @@ def build_operator(config: dict) -> WindowOperator:
         allowed_lateness=lateness,
         function=function,
         side_output_late=bool(config.get("side_output_late", True)),
+        exact_timer_order=True,   # Flink's emission order across keys too
     )
 
 
