@@ -1,4 +1,8 @@
-"""The Spark path: same canonical table, quarantine, errors and describe() figures as pandas."""
+"""The Spark path: same canonical table, quarantine, errors and describe() figures as pandas.
+
+Spark jobs are slow on a shared 2-core machine, so each test loads a few logs and checks
+several things at once.
+"""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,10 +15,25 @@ import toolkit
 from toolkit import synth
 from toolkit.log import InvalidRecordsError, MixedUnitsError
 
-from test_log_formats import MAPPING, source_frame  # noqa: E402  (same data as the pandas format tests)
-
 pytestmark = pytest.mark.spark
 DATA = Path(__file__).resolve().parents[2] / "data"
+T0 = 1_700_000_000_000
+MAPPING = dict(event_time="ts", arrival_time="arrived", key="user", partition="shard", value="amount")
+
+
+def source_frame(n: int = 60) -> pd.DataFrame:
+    rng = np.random.default_rng(5)
+    event = T0 + np.sort(rng.integers(0, 60_000, n))
+    arrival = event + rng.integers(-5, 3_000, n)
+    return pd.DataFrame(
+        {
+            "ts": event,
+            "arrived": synth.iso_strings(arrival),
+            "user": rng.choice(["007", "alice", "bob", "x y"], n),
+            "shard": rng.choice(["eu-1", "us-2", "ap-3"], n),
+            "amount": np.round(rng.random(n) * 100, 3),
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -22,36 +41,37 @@ def expected():
     return toolkit.load_log(source_frame(), **MAPPING)
 
 
-def test_spark_dataframe_source(spark, expected):
-    sdf = spark.createDataFrame(source_frame())
-    log = toolkit.load_log(sdf, **MAPPING)
+def test_spark_dataframe_source_and_describe(spark, expected):
+    log = toolkit.load_log(spark.createDataFrame(source_frame()), **MAPPING)
     assert log.is_spark and log.n_records == 60 and log.n_invalid == 0
     pd.testing.assert_frame_equal(log.to_pandas(), expected.table)
-    assert log.partition_names == expected.partition_names
+    assert log.partition_names == expected.partition_names == ["ap-3", "eu-1", "us-2"]
     with pytest.raises(ValueError, match=r"this log is Spark-backed \(60 records stay distributed"):
         log.table
+    ds, dp = log.describe(), expected.describe()
+    assert (ds.backend, dp.backend) == ("spark", "pandas")
+    assert ds.figures() == dp.figures() and ds.arrival_before_event > 0
+    assert str(ds) == str(dp)
 
 
-@pytest.mark.parametrize("fmt", ["csv", "parquet", "jsonl"])
-def test_spark_reads_files_like_pandas(spark, tmp_path, expected, fmt):
-    path = tmp_path / f"log.{fmt}"
-    synth.write(source_frame(), path)
-    log = toolkit.load_log(path, spark=spark, **MAPPING)
-    assert log.is_spark
-    pd.testing.assert_frame_equal(log.to_pandas(), expected.table)
-
-
-def test_spark_reads_a_folder_of_parts_in_name_order(spark, tmp_path, expected):
-    folder = tmp_path / "parts"
+def test_spark_reads_files_and_folders_like_pandas(spark, tmp_path, expected):
     frame = source_frame()
-    # names sort differently from sizes: Spark packs big files first, rows must still follow names
+    for fmt in ("csv", "jsonl"):  # Parquet through Spark: the "lagging" describe case below
+        path = tmp_path / f"log.{fmt}"
+        synth.write(frame, path)
+        log = toolkit.load_log(path, spark=spark, **MAPPING)
+        assert log.is_spark
+        pd.testing.assert_frame_equal(log.to_pandas(), expected.table, obj=fmt)
+    # names sort differently from sizes (Spark packs big files first): rows follow names
+    folder = tmp_path / "parts"
     for i, (lo, hi) in enumerate([(0, 5), (5, 50), (50, 60)]):
         synth.write(frame.iloc[lo:hi], folder / f"part-{i:05d}.csv")
+    (folder / "_SUCCESS").write_text("")
     log = toolkit.load_log(folder, spark=spark, **MAPPING)
-    pd.testing.assert_frame_equal(log.to_pandas(), expected.table)
+    pd.testing.assert_frame_equal(log.to_pandas(), expected.table, obj="folder")
 
 
-def test_spark_quarantine_and_errors_match_pandas(spark, tmp_path):
+def test_sample_csv_quarantine_errors_and_describe_match_pandas(spark):
     path = DATA / "sample.csv"
     with pytest.raises(InvalidRecordsError) as pandas_err:
         toolkit.load_log(path)
@@ -60,67 +80,57 @@ def test_spark_quarantine_and_errors_match_pandas(spark, tmp_path):
     assert str(spark_err.value) == str(pandas_err.value)
     p = toolkit.load_log(path, max_invalid_fraction=0.001)
     s = toolkit.load_log(path, spark=spark, max_invalid_fraction=0.001)
+    assert (s.n_input, s.n_records, s.n_invalid) == (30_000, 29_994, 6)
     pd.testing.assert_frame_equal(s.quarantine, p.quarantine)
     pd.testing.assert_frame_equal(s.to_pandas(), p.table)
-    assert (s.n_input, s.n_records, s.n_invalid) == (30_000, 29_994, 6)
+    assert s.describe().figures() == p.describe().figures()
 
 
-def test_spark_mixed_units_message_matches_pandas(spark):
-    df = pd.DataFrame({"ts": [1_700_000_000_000, 1_700_000_001, 1_700_000_002_000]})
-    with pytest.raises(MixedUnitsError) as pandas_err:
-        toolkit.load_log(df, event_time="ts")
-    with pytest.raises(MixedUnitsError) as spark_err:
-        toolkit.load_log(spark.createDataFrame(df), event_time="ts")
-    assert str(spark_err.value) == str(pandas_err.value)
-
-
-def test_spark_time_representations(spark):
+def test_spark_time_parsing_units_overflow_and_mixed_units_match_pandas(spark):
     df = pd.DataFrame({
         "event_time": ["2024-01-01T00:00:00Z", "2024-01-01T02:00:00+02:00", "2024-01-01 00:00:00",
                        "2024-01-01T00:00:00.250-01:30", "1704067200000", "oops", None],
         "seconds": [1.5, -0.0005, 2.0, 3.0, 4.0, 5.0, 6.0],
+        "us": np.array([-1, 1_999_999, 2**62, 0, 1, 2, 3], dtype=np.int64),
+        "s": np.array([1, 10**16, -5, 1, 2, 3, 4], dtype=np.int64),
     })
-    p = toolkit.load_log(df, max_invalid_fraction=0.5)
-    s = toolkit.load_log(spark.createDataFrame(df), max_invalid_fraction=0.5)
-    pd.testing.assert_frame_equal(s.to_pandas(), p.table)
-    pd.testing.assert_frame_equal(s.quarantine, p.quarantine)
-    p = toolkit.load_log(df, event_time="seconds", time_unit="s")
-    s = toolkit.load_log(spark.createDataFrame(df), event_time="seconds", time_unit="s")
-    assert s.to_pandas()["event_time"].tolist() == p.table["event_time"].tolist() == [1500, -1, 2000, 3000, 4000, 5000, 6000]
-
-
-def test_spark_units_and_overflow(spark):
-    df = pd.DataFrame({"us": np.array([-1, 1_999_999, 2**62], dtype=np.int64), "s": np.array([1, 10**16, -5], dtype=np.int64)})
-    p = toolkit.load_log(df, event_time="us", time_unit="us")
-    s = toolkit.load_log(spark.createDataFrame(df), event_time="us", time_unit="us")
-    assert s.to_pandas()["event_time"].tolist() == p.table["event_time"].tolist() == [-1, 1999, 2**62 // 1000]
-    p = toolkit.load_log(df, event_time="s", time_unit="s", max_invalid_fraction=0.5)
-    s = toolkit.load_log(spark.createDataFrame(df), event_time="s", time_unit="s", max_invalid_fraction=0.5)
-    pd.testing.assert_frame_equal(s.quarantine, p.quarantine)
+    sdf = spark.createDataFrame(df)
+    for options in (
+        dict(max_invalid_fraction=0.5),
+        dict(event_time="seconds", time_unit="s"),
+        dict(event_time="us", time_unit="us"),
+        dict(event_time="s", time_unit="s", max_invalid_fraction=0.5),
+    ):
+        p = toolkit.load_log(df, **options)
+        s = toolkit.load_log(sdf, **options)
+        pd.testing.assert_frame_equal(s.to_pandas(), p.table, obj=str(options))
+        pd.testing.assert_frame_equal(s.quarantine, p.quarantine, obj=str(options))
     assert s.quarantine["reason"].tolist() == ["out of int64 range in ms"]
+    mixed = pd.DataFrame({"ts": [1_700_000_000_000, 1_700_000_001, 1_700_000_002_000]})
+    with pytest.raises(MixedUnitsError) as pandas_err:
+        toolkit.load_log(mixed, event_time="ts")
+    with pytest.raises(MixedUnitsError) as spark_err:
+        toolkit.load_log(spark.createDataFrame(mixed), event_time="ts")
+    assert str(spark_err.value) == str(pandas_err.value)
 
 
-def small_log():
-    from test_log_describe import small_log as make
-
-    return make()
-
-
-@pytest.mark.parametrize("case", ["small", "no_arrival", "sample", "lagging"])
+@pytest.mark.parametrize("case", ["small", "no_arrival", "lagging"])
 def test_describe_equal_between_pandas_and_spark(spark, case):
-    if case == "small":
-        p = small_log()
+    if case == "small":  # the hand-computed log of test_log_describe.py
+        p = toolkit.EventLog.from_arrays(
+            event_time=[100, 50, 120, 110, 60, 130, 30],
+            arrival_time=[1000, 1010, 1020, 1020, 5000, 5010, 5020],
+            key=["a", "b", "a", "a", "c", "a", "b"],
+            partition=[0, 1, 0, 1, 0, 1, 1],
+        )
         s = toolkit.load_log(spark.createDataFrame(p.table.drop(columns="row")))
     elif case == "no_arrival":
         p = toolkit.EventLog.from_arrays([5, 3, 9, 1, 9, 2], partition=[0, 1, 0, 1, 1, 0])
         s = toolkit.load_log(spark.createDataFrame(p.table.drop(columns="row")))
-    elif case == "sample":
-        p = toolkit.load_log(DATA / "sample.csv", max_invalid_fraction=0.001)
-        s = toolkit.load_log(DATA / "sample.csv", max_invalid_fraction=0.001, spark=spark)
     else:
         p = toolkit.load_log(DATA / "lagging.parquet")
         s = toolkit.load_log(DATA / "lagging.parquet", spark=spark)
     dp, ds = p.describe(), s.describe()
-    assert ds.backend == "spark" and dp.backend == "pandas"
     assert ds.figures() == dp.figures()
-    assert str(ds) == str(dp)
+    if case == "small":
+        assert ds.behind == 4 and ds.behind_by["p50"] == 50 and ds.silence == 2000

@@ -187,6 +187,7 @@ def _text(df, column: str):
 # ---------------------------------------------------------------------- loading
 def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: float, format=None, spark=None):
     """Load into a Spark-backed :class:`EventLog` (see :func:`toolkit.log.load_log`)."""
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
@@ -247,6 +248,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
 
     # 2. per-column expressions (first fault wins, in canonical order)
     reasons, rawcols, exprs = [], [], {}
+    vocab: dict[str, list[str]] = {}
     unit_aggs, time_exprs = [], []
     for role in ("event_time", "arrival_time"):
         col = getattr(cmap, role)
@@ -255,12 +257,14 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
         te = _TimeExpr(df, col, time_unit)
         exprs[role] = te.ms
         reasons.append((col, te.reason))
+        vocab[col] = ["null", times.OUT_OF_RANGE, times.NOT_FINITE, times.UNPARSABLE]
         rawcols.append(te.raw)
         time_exprs.append(te)
     if cmap.key is not None:
         c = F.col(f"`{cmap.key}`")
         exprs["key"] = _text(df, cmap.key)
         reasons.append((cmap.key, F.when(c.isNull(), "null")))
+        vocab[cmap.key] = ["null"]
         rawcols.append(_text(df, cmap.key))
     else:
         exprs["key"] = F.lit("default")
@@ -287,6 +291,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
             reason = F.when(s.isNull(), "null")
             exprs["partition"] = s
         reasons.append((pc, reason))
+        vocab[pc] = ["null", "negative", "not an integer"]
         rawcols.append(_text(df, pc))
     else:
         exprs["partition"] = F.lit(0).cast("long")
@@ -310,6 +315,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
             reason = (F.when(c.isNull(), "null").when(d.isNull() | F.isnan(d), "not a number")
                       .when(F.abs(d) == F.lit(float("inf")), "not finite"))
         reasons.append((vc, reason))
+        vocab[vc] = ["null", "not a number", "not finite"]
         rawcols.append(_text(df, vc) if not value_is_text else c.cast("string"))
     else:
         exprs["value"] = F.lit(1).cast("long")
@@ -336,6 +342,11 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
             aggs.append(F.sum(F.when(hit, 1).otherwise(0)).alias(f"n|{te.column}|{u}"))
             aggs.append(F.min_by(F.col(f"`_wl_rawt_{te.column}`"), F.when(hit, F.col("row"))).alias(f"raw|{te.column}|{u}"))
             aggs.append(F.min(F.when(hit, F.col("row"))).alias(f"row|{te.column}|{u}"))
+    pairs = list(dict.fromkeys((col, why) for col, _ in reasons for why in vocab[col]))
+    for i, (col, why) in enumerate(pairs):
+        hit = (F.col("_wl_column") == F.lit(col)) & (F.col("_wl_reason") == F.lit(why))
+        aggs.append(F.sum(F.when(hit, 1).otherwise(0)).alias(f"fault_n_{i}"))
+        aggs.append(F.min(F.when(hit, F.col("row"))).alias(f"fault_first_{i}"))
     if value_is_text:
         not_int = F.col("_wl_reason").isNull() & ~F.col("value").rlike("^" + times._INTEGER_RE + "$")
         aggs.append(F.sum(F.when(not_int, 1).otherwise(0)).alias("_value_not_int"))
@@ -351,11 +362,11 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
 
     # 4. faults: counts per column and reason; the rows themselves when within the limit
     fault_rows = base.where(F.col("_wl_reason").isNotNull())
-    counts = (
-        fault_rows.groupBy("_wl_column", "_wl_reason")
-        .agg(F.count(F.lit(1)).alias("n"), F.min("row").alias("first"))
-        .collect()
-    )
+    counts = [
+        {"_wl_column": col, "_wl_reason": why, "n": int(agg[f"fault_n_{i}"] or 0), "first": agg[f"fault_first_{i}"]}
+        for i, (col, why) in enumerate(pairs)
+        if agg[f"fault_n_{i}"]
+    ]
     n_bad = sum(int(r["n"]) for r in counts)
 
     def groups_fn():
@@ -365,14 +376,13 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
         firsts = {}
         for r in counts:
             firsts[r["_wl_column"]] = min(firsts.get(r["_wl_column"], r["first"]), r["first"])
-        out = []
-        for col in sorted(by_col, key=lambda c: firsts[c]):
-            sample = (
-                fault_rows.where(F.col("_wl_column") == col).orderBy("row").limit(_SAMPLE)
-                .select("row", "_wl_raw").collect()
-            )
-            out.append((col, by_col[col], [(int(s["row"]), s["_wl_raw"]) for s in sample]))
-        return out
+        ranked = fault_rows.withColumn(
+            "_wl_rank", F.row_number().over(Window.partitionBy("_wl_column").orderBy("row"))
+        ).where(F.col("_wl_rank") <= _SAMPLE)
+        samples: dict[str, list] = {}
+        for r in sorted(ranked.select("_wl_column", "row", "_wl_raw").collect(), key=lambda r: r["row"]):
+            samples.setdefault(r["_wl_column"], []).append((int(r["row"]), r["_wl_raw"]))
+        return [(col, by_col[col], samples.get(col, [])) for col in sorted(by_col, key=lambda c: firsts[c])]
 
     enforce(None, n_total, max_invalid_fraction, name, n_bad=n_bad, groups=groups_fn)
     if n_bad:
