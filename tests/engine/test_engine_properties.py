@@ -9,6 +9,7 @@ from toolkit.engine import (
     CollectValues,
     ContinuousEventTimeTrigger,
     Count,
+    CountSum,
     EventTimeSessionWindows,
     EventTimeTrigger,
     LateRecord,
@@ -161,14 +162,14 @@ def test_last_firing_equals_batch_result_over_accepted_records(kind, size, slide
 
 @settings(max_examples=100, deadline=None)
 @given(assigners(), st.integers(0, 10), events, st.sampled_from(["accumulating", "discarding"]),
-       st.sampled_from(["count", "sum"]), st.booleans())
+       st.sampled_from(["count", "sum", "count_sum"]), st.booleans())
 def test_specialised_and_general_paths_agree(assigner, lateness, evs, mode, fn, track):
     """EventTimeTrigger (heapq timers, specialised loop for tumbling/sliding) and a subclass of
     it (general path, Flink's exact timer heap) give the same outputs, key by key."""
     runs = []
     for trig in (EventTimeTrigger(), RecordingTrigger([])):
         op = WindowOperator(assigner, trigger=trig, allowed_lateness=lateness, accumulation=mode,
-                            function=Count() if fn == "count" else Sum(), track_records=track)
+                            function={"count": Count, "sum": Sum, "count_sum": CountSum}[fn](), track_records=track)
         per_key = defaultdict(list)
         for r in _run(op, evs):
             if isinstance(r, LateRecord):
