@@ -611,7 +611,13 @@ class WindowOperator:
                             live[tk] = timers.seq
                             heappush(heap, (cleanup, timers.seq, key, window))
                 else:
-                    contents[sk] = add(value, acc)
+                    if is_count:
+                        contents[sk] = acc + 1
+                    elif is_count_sum:
+                        acc[0] += 1
+                        acc[1] += value
+                    else:
+                        contents[sk] = add(value, acc)
                     nrec[sk] += 1
                     if track:
                         ids[sk].append(record_id)
