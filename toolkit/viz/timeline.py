@@ -48,8 +48,8 @@ def watermark_lag(result: Any, *, levels: tuple[str, ...] = ("partition", "opera
     return with_note(chart, title, note)
 
 
-def emissions_frame(result: Any) -> pd.DataFrame:
-    """Emissions with a ``pane_type`` (early, on_time, late, at_end, retraction) and a window id."""
+def emissions_frame(result: Any, labels: bool = True) -> pd.DataFrame:
+    """Emissions with a ``pane_type`` (early, on_time, late, at_end, retraction) and a ``window`` label."""
     em = result.emissions.copy()
     kind = em["kind"].astype(str).to_numpy()
     timing = em["timing"].astype(str).to_numpy()
@@ -60,11 +60,16 @@ def emissions_frame(result: Any) -> pd.DataFrame:
     for col in ("window_start", "window_end", "emit_time", "count", "sum", "watermark"):
         if col in em.columns:
             em[col] = num(em[col])
+    if labels:
+        em["window"] = window_labels(em)
+    return em
+
+
+def window_labels(em: pd.DataFrame) -> list[str]:
+    """``key [start, end)`` per emission (``key global`` for the global window)."""
     start = em["window_start"].astype("float64")
     end = em["window_end"].astype("float64")
-    em["window"] = [f"{k} [{s:.0f}, {e:.0f})" if e == e else f"{k} global"
-                    for k, s, e in zip(em["key"], start, end)]
-    return em
+    return [f"{k} [{s:.0f}, {e:.0f})" if e == e else f"{k} global" for k, s, e in zip(em["key"], start, end)]
 
 
 def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 640, height: int = 320,
@@ -78,19 +83,19 @@ def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
     ``max_points`` panes whole windows are sampled, keeping windows with late panes or
     retractions first, and a subtitle says so.
     """
-    em = emissions_frame(result)
-    em = em[em["window_end"].notna()] if len(em) else em
+    em = emissions_frame(result, labels=False)
+    em = em[~np.isnan(em["window_end"].astype("float64").to_numpy())] if len(em) else em
     note = ""
     if len(em) > max_points:
-        wid, uniq = pd.factorize(em["window"])
-        special = np.zeros(len(uniq), dtype=np.int64)
-        np.maximum.at(special, wid, np.isin(em["pane_type"].to_numpy(), ["late", "retraction"]).astype(np.int64))
-        panes_per_window = len(em) / max(1, len(uniq))
-        budget = max(1, int(max_points / panes_per_window))
-        sample = stratified_sample(1 - special, ["with late panes or retractions", "other"], budget)
-        keep = np.isin(wid, sample.index)
-        em = em[keep]
+        wid = em.groupby(["key", "window_start", "window_end"], sort=False).ngroup().to_numpy()
+        n_windows = int(wid.max()) + 1
+        special = np.bincount(wid, weights=np.isin(em["pane_type"].to_numpy(), ["late", "retraction"]),
+                              minlength=n_windows) > 0
+        budget = max(1, int(max_points / (len(em) / n_windows)))
+        sample = stratified_sample(np.where(special, 0, 1), ["with late panes or retractions", "other"], budget)
+        em = em[np.isin(wid, sample.index)]
         note = sample.note("windows")
+    em = em.assign(window=window_labels(em))
     epoch = is_epoch(em["window_end"].to_numpy()) if len(em) else False
     cols = ["key", "window", "window_start", "window_end", "pane", "pane_type", "count", "sum", "watermark",
             "emit_time"]
