@@ -776,3 +776,8 @@ def oracle_lines(result: ReplayResult, stage: int = 1) -> list[dict]:
         items.append((int(r.seq), {"kind": "late", "key": r.key, "ts": int(r.event_time), "value": v}))
     items.sort(key=lambda x: x[0])
     return [d for _, d in items]
+
+
+from toolkit._callable import make_module_callable  # noqa: E402
+
+make_module_callable(__name__, "replay")

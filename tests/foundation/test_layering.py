@@ -46,3 +46,16 @@ def test_import_toolkit_is_light():
     code = "import sys, toolkit; print(sorted(m for m in ('pyspark', 'altair', 'pandas') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_module_and_function_names_both_work():
+    import subprocess
+
+    code = (
+        "import toolkit.replay, toolkit.sweep.grid, toolkit.report, toolkit\n"
+        "assert callable(toolkit.replay) and callable(toolkit.sweep) and callable(toolkit.report)\n"
+        "assert toolkit.sweep.frontier is toolkit.frontier\n"
+        "print('ok')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "ok", out.stderr

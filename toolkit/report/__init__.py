@@ -237,3 +237,8 @@ class _CallableModule(__import__("types").ModuleType):
 
 
 __import__("sys").modules[__name__].__class__ = _CallableModule
+
+
+from toolkit._callable import make_module_callable  # noqa: E402
+
+make_module_callable(__name__, "report")

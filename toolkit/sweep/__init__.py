@@ -9,19 +9,12 @@ otherwise, and returns one row per configuration. ``frontier`` and ``recommend``
 ``toolkit.sweep.grid`` is imported, Python binds the package to ``toolkit.sweep``, so the
 package itself is made callable (``toolkit.sweep(log, ...)`` always runs a sweep).
 """
-import sys as _sys
-import types as _types
-
 from toolkit.sweep.choose import frontier, recommend
 from toolkit.sweep.core import RESULT_COLUMNS, sweep
 from toolkit.sweep.grid import Config, build_grid, parse_window
 
 __all__ = ["Config", "RESULT_COLUMNS", "build_grid", "frontier", "parse_window", "recommend", "sweep"]
 
+from toolkit._callable import make_module_callable  # noqa: E402
 
-class _CallablePackage(_types.ModuleType):
-    def __call__(self, *args, **kwargs):
-        return sweep(*args, **kwargs)
-
-
-_sys.modules[__name__].__class__ = _CallablePackage
+make_module_callable(__name__, "sweep")
