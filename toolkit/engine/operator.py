@@ -34,7 +34,6 @@ the previous pane's value is emitted for every pane it supersedes).
 from __future__ import annotations
 
 from heapq import heappop, heappush
-from typing import Any
 
 from .assigners import GlobalWindows, SlidingEventTimeWindows, TumblingEventTimeWindows, WindowAssigner
 from .evictors import Evictor, TimestampedValue, _AfterOnly, _OneSidedEvictor
@@ -43,7 +42,6 @@ from .functions import (
     Count,
     CountSum,
     ProcessContext,
-    ProcessWindowFunction,
     ReduceFunction,
     WindowFunction,
     fold,
@@ -51,7 +49,7 @@ from .functions import (
 from .merging import MergingWindowSet
 from .timers import FlinkTimerHeap, HeapqTimers
 from .triggers import EventTimeTrigger, Trigger
-from .windows import MAX_TIMESTAMP, MIN_TIMESTAMP, GlobalWindow, TimeWindow, wrap_long
+from .windows import MAX_TIMESTAMP, MIN_TIMESTAMP, TimeWindow, wrap_long
 
 ACCUMULATION_MODES = ("accumulating", "discarding", "accumulating_and_retracting")
 
