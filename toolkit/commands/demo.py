@@ -7,6 +7,7 @@ delay x allowed lateness on the embedded local Spark session, and writes
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from pathlib import Path
 
@@ -20,7 +21,7 @@ DEMO_LATENESS = ["0ms", "1s", "5s"]
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="run the main job on the sample log and write reports/demo.html")
-    p.add_argument("--log", default=str(SAMPLE), help="event log to use (default: data/sample.csv)")
+    p.add_argument("--log", default=None, help="event log to use (default: data/sample.csv)")
     p.add_argument("--out", default="reports/demo.html", help="report path (default: reports/demo.html)")
     p.add_argument("--master", default=None, help="Spark master URL (default: $SPARK_MASTER or local[*])")
     p.add_argument("--no-spark", action="store_true", help="sweep in-process instead of on Spark")
@@ -37,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.spark import require_java
 
     require_java()
+    if args.log is None:  # shown relative, so reports name no folder of this machine
+        args.log = os.path.relpath(SAMPLE) if SAMPLE.is_relative_to(Path.cwd()) else str(SAMPLE)
     t0 = _step(f"loading {args.log}")
     log = toolkit.load_log(args.log, event_time="event_time", arrival_time="arrival_time",
                            key="key", partition="partition", value="value", time_unit="ms",
@@ -51,14 +54,16 @@ def run(args: argparse.Namespace) -> int:
     _step(f"sweeping {len(DEMO_DELAYS)} delays x {len(DEMO_LATENESS)} lateness values {where}")
     results = toolkit.sweep(
         log, window=DEMO_WINDOW, delay=DEMO_DELAYS, lateness=DEMO_LATENESS, interval="200ms",
-        spark=not args.no_spark, master=args.master,
+        execution="local" if args.no_spark else "spark", master=args.master,
     )
+    with_columns = ["delay_ms", "lateness_ms", "completeness_first", "completeness_final", "dropped", "latency_p99_ms"]
+    print(results[[c for c in with_columns if c in results]].to_string(index=False))
     rec = toolkit.recommend(results, completeness=0.99)
-    print(rec)
+    print(f"[demo] recommendation: {rec['reason']}")
 
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     _step(f"writing {out}")
-    toolkit.report(log, replay=result, sweep=results, out=out, title="Watermark Lab demo: data/sample.csv")
+    toolkit.report(log, replay=result, sweep=results, out=out, title=f"Watermark Lab demo: {Path(args.log).name}")
     print(f"[demo] done in {time.perf_counter() - t0:.1f} s: open {out} in a browser")
     return 0
