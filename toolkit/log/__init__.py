@@ -12,6 +12,7 @@ from toolkit.log.errors import (
     MissingColumnError,
     MixedUnitsError,
 )
+from toolkit.log.describe import LogDescription, PartitionFigures
 from toolkit.log.eventlog import CANONICAL_COLUMNS, EventLog
 from toolkit.log.load import load_log
 
@@ -21,9 +22,11 @@ __all__ = [
     "EmptyLogError",
     "EventLog",
     "InvalidRecordsError",
+    "LogDescription",
     "LogError",
     "LogReadError",
     "MissingColumnError",
     "MixedUnitsError",
+    "PartitionFigures",
     "load_log",
 ]

@@ -194,6 +194,8 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
     from toolkit.log.eventlog import EventLog
     from toolkit.log.load import ColumnMap
 
+    if isinstance(source, pd.DataFrame):  # pandas data, loaded in Spark as asked
+        source = _session(spark).createDataFrame(source)
     if is_spark_dataframe(source):
         session = source.sparkSession
         df, name, fmt, files = source.withColumn("_wl_file", F.lit("")), "Spark DataFrame", None, []
