@@ -13,7 +13,15 @@ from toolkit.sweep.choose import frontier, recommend
 from toolkit.sweep.core import RESULT_COLUMNS, sweep
 from toolkit.sweep.grid import Config, build_grid, parse_window
 
-__all__ = ["Config", "RESULT_COLUMNS", "build_grid", "frontier", "parse_window", "recommend", "sweep"]
+
+def distribute(log, *, shards=None, spark=None, master=None):
+    """Hash-partition the log by key in Spark and cache it, so repeated sweeps skip the shuffle."""
+    from toolkit.sweep.spark_exec import distribute as _distribute
+
+    return _distribute(log, shards=shards, spark=spark, master=master)
+
+
+__all__ = ["Config", "RESULT_COLUMNS", "build_grid", "distribute", "frontier", "parse_window", "recommend", "sweep"]
 
 from toolkit._callable import make_module_callable  # noqa: E402
 

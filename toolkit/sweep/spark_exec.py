@@ -5,9 +5,11 @@
    driver turns each into the operator watermark timeline of every configuration
    (``toolkit.sweep.timelines``). ``interval == 0`` (a watermark after every record) needs
    the records in arrival order: only then are the four columns it needs collected.
-2. The timelines and configurations are broadcast. Records are split into key shards
-   (``pmod(hash(key), shards)``) x configuration chunks; ``applyInPandas`` evaluates each
-   group (fast path or engine) into exactly mergeable partial rows (``toolkit.metrics.summary``).
+2. The timelines and configurations are broadcast. Records are hash-partitioned by key
+   into key shards (x configuration chunks, replicating the records once per chunk when the
+   shards alone would not keep every core busy); ``mapInPandas`` evaluates each partition
+   (fast path or engine) into exactly mergeable partial rows (``toolkit.metrics.summary``),
+   with no sort of the log.
 3. ``groupBy(config).applyInPandas`` merges the partial rows into one summary row per
    configuration; only those rows are collected.
 
@@ -107,13 +109,21 @@ def run_spark(
     chunk_jobs = [jobs[j::chunks] for j in range(chunks)]
     bc = sc.broadcast(chunk_jobs)
 
-    def shard_fn(pdf: pd.DataFrame) -> pd.DataFrame:
+    def shard_fn(batches):
+        """One Spark partition = a set of whole keys (hash partitioned): evaluate its chunks."""
         from toolkit.fast.evaluate import Shard
         from toolkit.sweep.run import evaluate_shard
 
-        chunk = int(pdf["chunk"].iloc[0]) if len(pdf) else 0
-        shard = Shard(pdf["key"].to_numpy(dtype=object), pdf["event_time"].to_numpy(), pdf["arrival_time"].to_numpy(), pdf["row"].to_numpy())
-        return evaluate_shard(shard, bc.value[chunk])
+        frames = [b for b in batches if len(b)]
+        if not frames:
+            return
+        pdf = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        chunk_col = pdf["chunk"].to_numpy(dtype=np.int64)
+        for chunk in np.unique(chunk_col):
+            part = pdf[chunk_col == chunk] if len(np.unique(chunk_col)) > 1 else pdf
+            shard = Shard(part["key"].to_numpy(dtype=object), part["event_time"].to_numpy(),
+                          part["arrival_time"].to_numpy(), part["row"].to_numpy())
+            yield evaluate_shard(shard, bc.value[int(chunk)])
 
     spans_bc = spans
 
@@ -124,13 +134,14 @@ def run_spark(
         out = {"config": cid, **out}
         return pd.DataFrame([out])[["config"] + SUMMARY_COLUMNS]
 
-    keyed = df.withColumn("shard", F.pmod(F.hash("key"), F.lit(n_shards)))
+    keyed = df.select("row", "event_time", "arrival_time", "key")
     if chunks > 1:
         ids = session.range(chunks).withColumnRenamed("id", "chunk")
-        keyed = keyed.crossJoin(ids)
+        keyed = keyed.crossJoin(ids).repartition(n_shards * chunks, "key", "chunk")
     else:
-        keyed = keyed.withColumn("chunk", F.lit(0).cast("long"))
-    rows = keyed.groupBy("shard", "chunk").applyInPandas(shard_fn, schema=ROW_SCHEMA)
+        keyed = keyed.withColumn("chunk", F.lit(0).cast("long")).repartition(n_shards, "key")
+    # hash partitioning keeps every key whole inside one partition: a partition is a key shard
+    rows = keyed.mapInPandas(shard_fn, schema=ROW_SCHEMA)
     merged = rows.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
     result = _collect_with_progress(sc, merged, total=len(jobs), progress=progress)
     if len(result) != len(jobs):
@@ -186,3 +197,32 @@ def _collect_with_progress(sc, frame, *, total: int, progress: bool | None) -> p
     if "error" in out:
         raise out["error"]
     return out["frame"]
+
+
+def distribute(log: Any, *, shards: int | None = None, spark: Any = None, master: str | None = None):
+    """The log as a Spark-backed EventLog, hash-partitioned by key into ``shards`` partitions
+    and cached: sweeps of it then skip the shuffle (Spark sees the partitioning is already
+    the one a sweep asks for). ``shards`` defaults to ``spark.sql.shuffle.partitions``."""
+    from toolkit.log.eventlog import EventLog
+    from toolkit.spark import spark_session
+
+    session = spark or spark_session(master)
+    n = int(shards or int(session.conf.get("spark.sql.shuffle.partitions")))
+    if isinstance(log, EventLog):
+        sdf = log.spark_df if log.is_spark else None
+        table = None if log.is_spark else log.table
+        quarantine = log.quarantine
+        if not log.has_arrival_time:
+            raise ValueError("this log has no arrival times; a sweep needs them")
+    else:
+        sdf, table = None, log
+        quarantine = pd.DataFrame({"row": pd.Series(dtype=np.int64), "column": pd.Series(dtype=object),
+                                   "reason": pd.Series(dtype=object), "raw": pd.Series(dtype=object)})
+    if sdf is None:
+        cols = [c for c in ["row", "event_time", "arrival_time", "key", "partition"] if c in table]
+        pdf = table[cols].copy()
+        pdf["key"] = pdf["key"].astype(str)
+        sdf = session.createDataFrame(pdf)
+    sdf = _canonical(sdf).repartition(n, "key").cache()
+    count = sdf.count()
+    return EventLog(None, quarantine, spark_df=sdf, n_records=count, has_arrival_time=True, source="distributed")
