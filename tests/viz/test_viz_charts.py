@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _fakes import MAX, MIN, SMALL_FATES, fake_result, fake_sweep, small_log  # noqa: E402
+from _viz_fakes import MAX, MIN, SMALL_FATES, fake_result, fake_sweep, small_log  # noqa: E402
 
 import toolkit.viz as viz  # noqa: E402
 from toolkit.viz._common import reduce_series  # noqa: E402

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _chromium import chromium_path, dump_dom  # noqa: E402
+from _viz_chromium import chromium_path, dump_dom  # noqa: E402
 
 import toolkit  # noqa: E402
 from toolkit.report import render, spec_json  # noqa: E402
@@ -129,3 +129,18 @@ def test_report_renders_offline_in_headless_chromium(report_file, tmp_path):
     # the key appears as SVG text (a bar label of the drops-by-key chart), not as an element
     assert re.search(r"<text[^>]*>&lt;script&gt;alert\(1\)&lt;/script&gt;</text>", dom)
     assert XSS not in dom
+
+
+def test_chart_frontier_and_recommendation_agree_with_the_sweep(xss_log):
+    import toolkit.viz as viz
+
+    sweep = toolkit.sweep(xss_log, window="tumbling:100ms", delay=["0ms", "20ms", "50ms", "500ms"],
+                          lateness=["0ms", "1s"], interval="50ms", execution="local")
+    assert viz.pareto(sweep).index.tolist() == toolkit.frontier(sweep).index.tolist()
+    spec = viz.latency_completeness(sweep, completeness_target=0.9).to_dict()  # recommendation="auto"
+    rec = toolkit.recommend(sweep, completeness=0.9)
+    diamond = [ly for ly in spec["layer"] if isinstance(ly["mark"], dict) and ly["mark"].get("shape") == "diamond"]
+    (row,) = spec["datasets"][diamond[0]["data"]["name"]]
+    assert row["latency_p99_ms"] == rec["row"]["latency_p99_ms"]
+    assert row["completeness_first"] == rec["row"]["completeness_first"]
+    assert row["reason"] == rec["reason"]

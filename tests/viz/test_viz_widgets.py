@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _fakes import fake_sweep  # noqa: E402
+from _viz_fakes import fake_sweep  # noqa: E402
 
 import toolkit  # noqa: E402
 from toolkit.log import EventLog  # noqa: E402
