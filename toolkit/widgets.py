@@ -59,6 +59,11 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+def _check_renderer(renderer: str) -> None:
+    if renderer not in ("svg", "altair"):
+        raise ValueError(f"renderer must be 'svg' or 'altair', got {renderer!r}")
+
+
 def chart_output(chart: Any, renderer: str = "svg") -> dict:
     """One Output-widget entry for ``chart``: an SVG drawn by vl-convert, or Altair's own mime bundle."""
     if renderer == "svg":
@@ -71,7 +76,8 @@ def chart_output(chart: Any, renderer: str = "svg") -> dict:
         bundle = chart._repr_mimebundle_()
         data = bundle[0] if isinstance(bundle, tuple) else bundle
         return {"output_type": "display_data", "data": dict(data, **{"text/plain": "<chart>"}), "metadata": {}}
-    raise ValueError(f"renderer must be 'svg' or 'altair', got {renderer!r}")
+    _check_renderer(renderer)
+    raise AssertionError("unreachable")
 
 
 class _App:
@@ -94,6 +100,7 @@ class Explorer(_App):
                  replay_fn: Callable[..., Any] | None = None):
         import toolkit
 
+        _check_renderer(renderer)
         self.log = log
         self.debounce_ms = int(debounce_ms)
         self.renderer = renderer
@@ -295,6 +302,7 @@ class SweepExplorer(_App):
                  metric: str = "latency_p99_ms"):
         import toolkit.viz as viz
 
+        _check_renderer(renderer)
         if not len(results):
             raise ValueError("the sweep has no rows to explore")
         self.results = results

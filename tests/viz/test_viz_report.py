@@ -54,6 +54,7 @@ def test_spec_json_cannot_close_its_script_block():
     import json
 
     assert json.loads(text)["data"]["values"][0]["key"] == "</script><script>alert(1)</script>"
+    assert json.loads(spec_json({"v": [float("nan"), float("inf"), 1.5]})) == {"v": [None, None, 1.5]}
 
 
 def _without_bundle(html: str) -> str:

@@ -141,3 +141,11 @@ def test_apps_display_as_jupyter_widgets(log):
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == app.widget.model_id
     sw = toolkit.explore_sweep(fake_sweep())
     assert "application/vnd.jupyter.widget-view+json" in sw._repr_mimebundle_()
+
+
+def test_explorer_can_show_altair_charts_themselves(log):
+    app = toolkit.explore(log, debounce_ms=0, window="tumbling:100ms", renderer="altair")
+    (entry,) = app.outputs["records"].outputs
+    assert "text/html" in entry["data"] or any("vegalite" in k for k in entry["data"])
+    with pytest.raises(ValueError, match="renderer must be 'svg' or 'altair'"):
+        toolkit.explore(log, debounce_ms=0, renderer="png")

@@ -38,8 +38,19 @@ def vega_bundle() -> str:
 
 def spec_json(spec: dict) -> str:
     """JSON for a ``<script type="application/json">`` block: ``<``, ``>``, ``&`` escaped as ``\\u00XX``."""
-    text = json.dumps(spec, allow_nan=False, default=_json_default, separators=(",", ":"))
+    text = json.dumps(_finite(spec), allow_nan=False, default=_json_default, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinities replaced by None (JSON has no such numbers)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _json_default(value: Any) -> Any:
