@@ -124,7 +124,7 @@ def test_driver_and_timeline_match_replay_pipeline(table, s):
     ref = run_pipeline(ref_tl, t["key"].to_numpy(), ts, arr, np.ones(len(t), dtype=np.int64), row,
                        lambda: make_operator(config))
     tl = build_timelines([config], table_for_interval=lambda i: tick_table(arr, ts, t["partition"].to_numpy(), i),
-                         records=lambda: (arr, row, ts, t["partition"].to_numpy()))[0]
+                         records=lambda c=None: (arr, row, ts, t["partition"].to_numpy()))[0]
     shard = Shard(t["key"].to_numpy(), ts, arr, row)
     out, _ = drive(shard, config, tl)
 

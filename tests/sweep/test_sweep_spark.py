@@ -54,7 +54,7 @@ def test_spark_backed_dataframe_and_explicit_shards(spark, log, local_result):
     """A log given as a Spark DataFrame stays distributed; shards may differ from partitions."""
     sdf = spark.createDataFrame(log.table.assign(key=log.table["key"].astype(str)))
     spark_log = EventLog(None, log.quarantine, spark_df=sdf, n_records=log.n_records, has_arrival_time=True)
-    grid = dict(GRID, window=["tumbling:100ms"], interval=[50])
+    grid = dict(GRID, window=["tumbling:100ms"], partitions_as_sources=False, idleness=[None, 40])
     r = toolkit.sweep(spark_log, shards=5, progress=False, **grid)
     expected = toolkit.sweep(log, execution="local", progress=False, **grid)
     pd.testing.assert_frame_equal(r, expected, check_exact=True)

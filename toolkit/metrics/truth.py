@@ -52,8 +52,17 @@ def sessionize(key: np.ndarray, event_time: np.ndarray, gap: int) -> tuple[pd.Da
     return frame, sid
 
 
-def ground_truth(table: pd.DataFrame, window) -> pd.DataFrame:
-    """Per true window: key, window_start, window_end, true_count (valid records only)."""
+def ground_truth(table, window) -> pd.DataFrame:
+    """Per true window: key, window_start, window_end, true_count (valid records only).
+
+    ``table``: an EventLog or its table; ``window``: ``FixedWindows``/``Sessions`` or a spec
+    string such as ``"tumbling:1s"`` (see ``toolkit.sweep.parse_window``)."""
+    if hasattr(table, "table") and hasattr(table, "quarantine"):
+        table = table.table
+    if isinstance(window, str):
+        from toolkit.sweep.grid import parse_window
+
+        window = parse_window(window)
     if isinstance(window, Sessions):
         return sessionize(table["key"].to_numpy(), table["event_time"].to_numpy(), window.gap)[0]
     if not isinstance(window, FixedWindows):

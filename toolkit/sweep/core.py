@@ -149,7 +149,8 @@ def build_timelines(
             else:
                 if records is None:
                     raise ValueError("interval 0 (a watermark after every record) needs the records")
-                cache[key] = timeline_from_records(*records(), c)
+                rec = records(c)
+                cache[key] = timeline_from_records(*rec[:4], c, last_arrival=rec[4] if len(rec) > 4 else None)
         out[i] = cache[key]
     return _intern_shapes(out)
 
@@ -185,7 +186,7 @@ def run_local(
     keys = table["key"].to_numpy(dtype=object)
     order = np.lexsort((row, arrival))
 
-    def records():
+    def records(config=None):
         return arrival[order], row[order], ts[order], part[order]
 
     timelines = build_timelines(

@@ -31,7 +31,7 @@ def _one(log: Any, settings: dict) -> tuple[pd.DataFrame, pd.DataFrame, Config, 
     tl = build_timelines(
         [config],
         table_for_interval=lambda i: tick_table(arrival, ts, part, i),
-        records=lambda: (arrival[order], row[order], ts[order], part[order]),
+        records=lambda c=None: (arrival[order], row[order], ts[order], part[order]),
     )[0]
     shard = Shard(table["key"].to_numpy(dtype=object), ts, arrival, row)
     quarantine = getattr(log, "quarantine", None)

@@ -93,11 +93,24 @@ def run_spark(
         )
         return t.sort_values(["bucket", "partition"], kind="mergesort").reset_index(drop=True)[TICK_TABLE_COLUMNS]
 
-    def records():
-        # interval 0 only: the watermark after every record depends on the exact global order
-        r = df.select("arrival_time", "row", "event_time", "partition").orderBy("arrival_time", "row").toPandas()
-        return (r["arrival_time"].to_numpy(np.int64), r["row"].to_numpy(np.int64), r["event_time"].to_numpy(np.int64),
-                r["partition"].to_numpy(np.int64))
+    stats_last = df.agg(F.max("arrival_time").alias("last")).first()["last"] if stats["n"] else 0
+    cand_cache: dict = {}
+
+    def records(config: Config):
+        """interval 0: the watermark after every record depends on the exact global order.
+        Without idleness only the records that raise their source's running max within their
+        sorted range partition are collected (a superset of the global raises); with idleness
+        every record's arrival matters and the four needed columns are collected."""
+        if config.idleness_ms:
+            r = df.select("arrival_time", "row", "event_time", "partition").orderBy("arrival_time", "row").toPandas()
+            return (r["arrival_time"].to_numpy(np.int64), r["row"].to_numpy(np.int64),
+                    r["event_time"].to_numpy(np.int64), r["partition"].to_numpy(np.int64), None)
+        per_source = bool(config.partitions_as_sources)
+        if per_source not in cand_cache:
+            cand_cache[per_source] = _candidates(df, per_source, session)
+        r = cand_cache[per_source]
+        return (r["arrival_time"].to_numpy(np.int64), r["row"].to_numpy(np.int64),
+                r["event_time"].to_numpy(np.int64), r["partition"].to_numpy(np.int64), int(stats_last))
 
     timelines = build_timelines(configs, table_for_interval=table_for_interval, records=records)
     spans = {i: (tl.start_time, tl.end_time) for i, tl in timelines.items()}
@@ -153,6 +166,34 @@ def run_spark(
         result = pd.concat([result, pd.DataFrame(extra)], ignore_index=True)
     bc.unpersist()
     return result.set_index("config").sort_index()
+
+
+def _candidates(df, per_source: bool, session) -> pd.DataFrame:
+    """Records that raise their source's running event-time max within a range partition of
+    the arrival order, sorted by (arrival_time, row)."""
+    from pyspark.sql import functions as F
+
+    n_parts = max(1, int(session.sparkContext.defaultParallelism) * 2)
+    src = F.col("partition") if per_source else F.lit(0).cast("long")
+    ordered = (
+        df.select("arrival_time", "row", "event_time", src.alias("partition"))
+        .repartitionByRange(n_parts, "arrival_time", "row")
+        .sortWithinPartitions("arrival_time", "row")
+    )
+
+    def prefix_maxima(batches):
+        frames = [b for b in batches if len(b)]
+        if not frames:
+            return
+        pdf = pd.concat(frames, ignore_index=True)
+        ts = pdf["event_time"]
+        prev = ts.groupby(pdf["partition"]).cummax().groupby(pdf["partition"]).shift(1)
+        keep = prev.isna().to_numpy() | (ts.to_numpy() > prev.fillna(0).to_numpy())
+        yield pdf[keep]
+
+    schema = "arrival_time long, row long, event_time long, partition long"
+    got = ordered.mapInPandas(prefix_maxima, schema=schema).toPandas()
+    return got.sort_values(["arrival_time", "row"], kind="mergesort").reset_index(drop=True)
 
 
 def _collect_with_progress(sc, frame, *, total: int, progress: bool | None) -> pd.DataFrame:

@@ -96,8 +96,15 @@ def timeline_from_table(table: pd.DataFrame, config: Config) -> Timeline:
     return Timeline(shape, tl.change_watermark.astype(np.int64), first, end_time_of(first, last, interval))
 
 
-def timeline_from_records(arrival: np.ndarray, row: np.ndarray, event_time: np.ndarray, partition: np.ndarray, config: Config) -> Timeline:
-    """The operator timeline from the records themselves (arrays in arrival order)."""
+def timeline_from_records(
+    arrival: np.ndarray, row: np.ndarray, event_time: np.ndarray, partition: np.ndarray, config: Config,
+    last_arrival: int | None = None,
+) -> Timeline:
+    """The operator timeline from the records themselves (arrays in arrival order).
+
+    With ``interval == 0`` and no idleness the arrays may hold only the *candidates*: the
+    records that raise their source partition's running max (plus the first record), since
+    no other record can move any watermark; ``last_arrival`` then gives the true end."""
     n = len(arrival)
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
@@ -114,5 +121,5 @@ def timeline_from_records(arrival: np.ndarray, row: np.ndarray, event_time: np.n
     at_rec = (pos > 0) & (time == np.asarray(arrival, dtype=np.int64)[np.maximum(pos - 1, 0)])
     if config.interval_ms == 0:
         after[at_rec] = np.asarray(row, dtype=np.int64)[pos[at_rec] - 1]
-    first, last = int(arrival[0]), int(arrival[-1])
+    first, last = int(arrival[0]), int(arrival[-1]) if last_arrival is None else int(last_arrival)
     return Timeline(TickShape(time, after), tl.change_watermark.astype(np.int64), first, end_time_of(first, last, config.interval_ms))
