@@ -145,3 +145,21 @@ def test_chart_frontier_and_recommendation_agree_with_the_sweep(xss_log):
     assert row["latency_p99_ms"] == rec["row"]["latency_p99_ms"]
     assert row["completeness_first"] == rec["row"]["completeness_first"]
     assert row["reason"] == rec["reason"]
+
+
+@pytest.mark.spark
+def test_report_of_a_spark_backed_log_sweeps_on_spark_and_leaves_out_record_charts(spark, tmp_path):
+    n = 400
+    arrival = 1_700_000_000_000 + np.arange(n) * 10
+    event = arrival - (np.arange(n) % 9) * 20
+    path = tmp_path / "log.csv"
+    pd.DataFrame({"event_time": event, "arrival_time": arrival, "key": np.arange(n) % 4, "partition": 0,
+                  "value": 1}).to_csv(path, index=False)
+    log = toolkit.load_log(str(path), spark=spark)
+    assert log.is_spark
+    out = toolkit.report(log, grid={"delay": ["0ms", "200ms"], "lateness": ["0ms"], "window": "tumbling:100ms",
+                                    "interval": "50ms"}, out=tmp_path / "r.html")
+    html = out.read_text()
+    assert "This log is Spark-backed: its 400 records stay distributed" in html
+    assert 'id="explore"' in html and 'id="drops"' not in html and "Replay of one setting" not in html
+    assert html.count('<div class="chart"') == 6  # sliders, trade-off, 4 heatmaps

@@ -101,7 +101,8 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         g.setdefault("interval", base.get("interval", DEFAULT_SETTINGS["interval"]))
         sweep = toolkit.sweep(log, **g)
     rec = toolkit.recommend(sweep, completeness=completeness, metric=metric) if len(sweep) else None
-    if replay is None:
+    spark_backed = bool(getattr(log, "is_spark", False))
+    if replay is None and not spark_backed:
         settings = settings or _settings_from_recommendation(rec) or dict(DEFAULT_SETTINGS)
         replay = toolkit.replay(log, **settings)
 
@@ -130,23 +131,33 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         sections.append({"anchor": "heatmaps", "title": "Sweep heatmaps",
                          "charts": [chart(viz.sweep_heatmap(sweep, m, x=x, y=y, width=300, height=200))
                                     for m in HEATMAP_METRICS if m in sweep.columns]})
-    delay = replay.settings.get("delay") if isinstance(replay.settings, dict) else None
-    record_charts = [chart(viz.event_time_scatter(log, replay, max_points=max_points))]
-    sections.append({"anchor": "records", "title": "Event time vs processing time",
-                     "text": "Each record at its arrival (processing) time and event time, coloured by its fate "
-                             "under the replayed setting; the black step line is the operator's watermark, the "
-                             "grey ones each partition's. Drag to pan, scroll to zoom.",
-                     "charts": record_charts})
-    sections.append({"anchor": "lateness", "title": "Lateness",
-                     "charts": [chart(viz.lateness_histogram(log, replay, delay_ms=delay if isinstance(delay, int) else None))]})
-    sections.append({"anchor": "watermarks", "title": "Watermark lag",
-                     "charts": [chart(viz.watermark_lag(replay, max_points=max_points))]})
-    sections.append({"anchor": "firings", "title": "Window firings",
-                     "charts": [chart(viz.firing_timeline(replay, max_points=max_points))]})
-    sections.append({"anchor": "state", "title": "Open state",
-                     "charts": [chart(viz.state_over_time(replay, max_points=max_points))]})
-    sections.append({"anchor": "drops", "title": "Where records were dropped",
-                     "charts": [chart(viz.drops_by_partition(log, replay)), chart(viz.drops_by_key(log, replay))]})
+    if spark_backed:
+        sections.append({"anchor": "records", "title": "Record-level charts",
+                         "text": f"This log is Spark-backed: its {getattr(log, 'n_records', 0):,} records stay "
+                                 "distributed, so the charts of single records (event time vs processing time, "
+                                 "lateness, drops by partition and key) are left out. Replay a local sample "
+                                 "(log.to_pandas(limit=...)) to see them.",
+                         "charts": []})
+    else:
+        delay = replay.settings.get("delay") if isinstance(replay.settings, dict) else None
+        sections.append({"anchor": "records", "title": "Event time vs processing time",
+                         "text": "Each record at its arrival (processing) time and event time, coloured by its fate "
+                                 "under the replayed setting; the black step line is the operator's watermark, the "
+                                 "grey ones each partition's. Drag to pan, scroll to zoom.",
+                         "charts": [chart(viz.event_time_scatter(log, replay, max_points=max_points))]})
+        sections.append({"anchor": "lateness", "title": "Lateness",
+                         "charts": [chart(viz.lateness_histogram(log, replay,
+                                                                 delay_ms=delay if isinstance(delay, int) else None))]})
+    if replay is not None:
+        sections.append({"anchor": "watermarks", "title": "Watermark lag",
+                         "charts": [chart(viz.watermark_lag(replay, max_points=max_points))]})
+        sections.append({"anchor": "firings", "title": "Window firings",
+                         "charts": [chart(viz.firing_timeline(replay, max_points=max_points))]})
+        sections.append({"anchor": "state", "title": "Open state",
+                         "charts": [chart(viz.state_over_time(replay, max_points=max_points))]})
+    if not spark_backed:
+        sections.append({"anchor": "drops", "title": "Where records were dropped",
+                         "charts": [chart(viz.drops_by_partition(log, replay)), chart(viz.drops_by_key(log, replay))]})
 
     summary = log.summary() if hasattr(log, "summary") else {}
     log_rows = [("source", summary.get("source", "")), ("input rows", _fmt(summary.get("input_rows"))),
@@ -158,7 +169,7 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         describe_text = str(log.describe())
     except Exception as exc:  # describe is informative only; the report does not depend on it
         describe_text = f"(describe failed: {exc})"
-    rs = replay.summary()
+    rs = replay.summary() if replay is not None else {}
     replay_rows = [(k.replace("_", " "), _fmt(v)) for k, v in rs.items() if k != "settings"]
     recommendation = None
     if rec is not None:
@@ -191,7 +202,7 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         "log_source": source,
         "log_rows": log_rows,
         "describe_text": describe_text,
-        "replay_settings": _fmt({k: v for k, v in replay.settings.items() if v is not None})
+        "replay_settings": "" if replay is None else _fmt({k: v for k, v in replay.settings.items() if v is not None})
         if isinstance(replay.settings, dict) else str(replay.settings),
         "replay_rows": replay_rows,
         "recommendation": recommendation,

@@ -46,11 +46,11 @@ TEMPLATE = r"""<!DOCTYPE html>
 {% endfor %}</table>
 {% if describe_text %}<details><summary>What the log looks like</summary><pre>{{ describe_text }}</pre></details>{% endif %}
 
-<h3>Replay of one setting</h3>
+{% if replay_rows %}<h3>Replay of one setting</h3>
 <table>
 <tr><th>setting</th><td>{{ replay_settings }}</td></tr>
 {% for name, value in replay_rows %}<tr><th>{{ name }}</th><td class="num">{{ value }}</td></tr>
-{% endfor %}</table>
+{% endfor %}</table>{% endif %}
 
 {% if recommendation %}
 <h2 id="recommendation">Recommendation</h2>
