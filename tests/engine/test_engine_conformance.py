@@ -90,10 +90,9 @@ def test_scenario_matches_real_flink(path: Path):
     actual = run_file(str(path))
     unordered = _unordered(config)
     assert _per_key(actual, unordered) == _per_key(expected, unordered)
-    if not _global_end_of_stream(config):
-        # stronger than the rule: with Flink's timer heap reproduced, the whole output is
-        # identical line for line, interleaving of keys and element order included
-        assert actual == expected
+    # stronger than the rule: with Flink's timer heap, merge order and input sort reproduced,
+    # the whole output is identical line for line, interleaving of keys and element order included
+    assert actual == expected
 
 
 def test_comparison_rule_can_fail():

@@ -278,14 +278,17 @@ class WindowOperator:
         self.track_records = bool(track_records)
 
         # Flink 2.x runs GlobalWindows + EndOfStreamTrigger as "output only after end of
-        # stream" with its input sorted by key and timestamp: the window sees its elements in
-        # timestamp order (ties: stable here; not guaranteed in Flink).
+        # stream": its whole input is sorted by (key, timestamp) with Flink's QuickSort (not
+        # stable) before the window sees it. The operator keeps every element and applies
+        # that order when the window fires (see sorting.py).
         from .triggers import EndOfStreamTrigger
 
         self._sorted_input = isinstance(assigner, GlobalWindows) and type(trigger) is EndOfStreamTrigger
+        self._arrivals: list = []      # sorted-input mode: (key, timestamp, index in the key's list)
+        self._flink_order: dict | None = None
         self._event_time = assigner.is_event_time
         self._merging = assigner.is_merging
-        self._full = evictor is not None or not function.incremental
+        self._full = evictor is not None or not function.incremental or self._sorted_input
         self._discarding = accumulation == "discarding"
         self._retracting = accumulation == "accumulating_and_retracting"
 
@@ -361,6 +364,25 @@ class WindowOperator:
         self._wm = watermark
         self._ctx.current_watermark = watermark
         q = self._et
+        if self._sorted_input:
+            # In sorted-input mode Flink registers the timers while it reads the sorted input,
+            # i.e. in the sort's key order, and fires them from its timer heap: replay that.
+            from .sorting import key_sort_key
+
+            due = []
+            while True:
+                ts = q.peek_timestamp()
+                if ts is None or ts > watermark:
+                    break
+                due.append(q.poll())
+            due.sort(key=lambda t: key_sort_key(t[1]))
+            heap = FlinkTimerHeap()
+            for t in due:
+                heap.add(*t)
+            while len(heap):
+                ts, key, window = heap.poll()
+                self._on_timer(ts, key, window, True)
+            return
         while True:
             ts = q.peek_timestamp()
             if ts is None or ts > watermark:
@@ -420,9 +442,12 @@ class WindowOperator:
         if self._full:
             lst = self._contents.get(sk)
             if lst is None:
-                self._contents[sk] = [TimestampedValue(value, timestamp, record_id)]
+                lst = self._contents[sk] = [TimestampedValue(value, timestamp, record_id)]
             else:
                 lst.append(TimestampedValue(value, timestamp, record_id))
+            if self._sorted_input:
+                self._arrivals.append((sk, timestamp, len(lst) - 1))
+                self._flink_order = None
         else:
             fn = self.function
             cur = self._contents.get(sk, _ABSENT)
@@ -439,6 +464,23 @@ class WindowOperator:
                     self._ids[sk] = [record_id]
                 else:
                     ids.append(record_id)
+
+    def _apply_flink_sort_order(self, sk, elements: list) -> None:
+        """Reorder a window's elements as Flink's sorted input would deliver them."""
+        from .sorting import flink_sort, key_sort_key
+
+        if self._flink_order is None:
+            arr = [(key_sort_key(k[0]), ts, k, i) for k, ts, i in self._arrivals]
+            flink_sort(arr, lambda x, y: (x[:2] > y[:2]) - (x[:2] < y[:2]))
+            order: dict = {}
+            for _, _, k, i in arr:
+                order.setdefault(k, []).append(i)
+            self._flink_order = order
+        perm = self._flink_order.get(sk)
+        if perm is not None and len(perm) == len(elements):
+            elements[:] = [elements[i] for i in perm]
+        else:   # elements changed since arrival (not a Flink situation): timestamp order
+            elements.sort(key=lambda e: e.timestamp)
 
     def _clear_contents(self, sk):
         c = self._contents.pop(sk, _ABSENT)
@@ -852,7 +894,7 @@ class WindowOperator:
         if self._full:
             elements = contents
             if self._sorted_input:
-                elements.sort(key=lambda e: e.timestamp)
+                self._apply_flink_sort_order(sk, elements)
             ev = self.evictor
             if ev is not None:
                 ev.evict_before(elements, window, self._ctx)
