@@ -194,6 +194,7 @@ def test_lateness_histogram_bins_every_late_record(log, result):
         by_fate[r["fate"]] = by_fate.get(r["fate"], 0) + r["count"]
     assert by_fate == {"on_time": 1, "late_accepted": 1, "dropped": 2}
     assert bars["encoding"]["x"]["bin"] == "binned" and bars["encoding"]["x2"]["field"] == "lateness_end"
+    assert bars["encoding"]["y"]["scale"]["type"] == "symlog"  # the long tail stays visible
     rules = find_layers(spec, "rule")
     labels = [r["label"] for ly in rules for r in layer_rows(spec, ly)]
     assert "max 580 ms" in labels
@@ -318,6 +319,9 @@ def test_latency_completeness_marks_frontier_and_recommendation():
     assert spec["title"]["subtitle"] == ["lowest latency_p99_ms with completeness >= 0.92"]
     (target,) = find_layers(spec, "rule")
     assert layer_rows(spec, target) == [{"target": 0.99}]
+    long = dict(rec, reason="word " * 40)
+    subtitle = viz.latency_completeness(sw, recommendation=long).to_dict()["title"]["subtitle"]
+    assert len(subtitle) == 3 and all(len(line) <= 90 for line in subtitle)  # wrapped, not one wide line
     # no recommendation: no diamond
     spec = viz.latency_completeness(sw, recommendation=None).to_dict()
     assert [ly for ly in find_layers(spec, "point") if ly["mark"].get("shape") == "diamond"] == []

@@ -191,7 +191,7 @@ def lateness_histogram(log: Any, result: Any = None, *, bins: int = 40, delay_ms
     enc: dict[str, Any] = dict(
         x=alt.X("lateness_start:Q", bin="binned", title="lateness (ms)"),
         x2="lateness_end:Q",
-        y=alt.Y("sum(count):Q", title="records", stack=True),
+        y=alt.Y("sum(count):Q", title="records (symlog scale)", stack=True, scale=alt.Scale(type="symlog")),
         tooltip=[alt.Tooltip("lateness_start:Q", title="from (ms)"), alt.Tooltip("lateness_end:Q", title="to (ms)"),
                  "fate:N", alt.Tooltip("sum(count):Q", title="records")],
     )

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Any
 
 import altair as alt
@@ -200,7 +201,7 @@ def latency_completeness(results: pd.DataFrame, *, latency: str = "latency_p99_m
         layers.append(alt.Chart(rd).mark_text(align="left", dx=10, dy=-10, fontWeight="bold").encode(
             x=x, y=y, text="label:N"))
         if reason:
-            subtitle.append(reason)
+            subtitle.extend(textwrap.wrap(reason, 90))
     chart = alt.layer(*layers).properties(width=width, height=height)
     return chart.properties(title=alt.TitleParams(title, subtitle=subtitle) if subtitle else title)
 
