@@ -258,3 +258,13 @@ def test_nanosecond_csv_with_a_null_keeps_full_precision(tmp_path):
 def test_unreadable_object_is_a_type_error():
     with pytest.raises(TypeError, match="load_log: cannot read a list"):
         toolkit.load_log([1, 2, 3])
+
+
+def test_a_continuum_of_small_times_is_not_mixed_units():
+    # a week of microseconds from 0 passes through "looks like epoch seconds" and "... ms"
+    us = np.linspace(0, 7 * 86_400 * 10**6, 2_000).astype(np.int64)
+    log = toolkit.load_log(pd.DataFrame({"event_time": us}), time_unit="us")
+    assert log.table["event_time"].iloc[-1] == 7 * 86_400 * 1000
+    # the same two extremes alone are ambiguous, and reported
+    with pytest.raises(MixedUnitsError):
+        toolkit.load_log(pd.DataFrame({"event_time": [700_000_000, 700_000_000_000]}), time_unit="us")

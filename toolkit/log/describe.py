@@ -92,7 +92,8 @@ class LogDescription:
             rows.append(("arrival time", "none (processing order = row order)"))
         top = ", ".join(f"{k} ({c:,})" for k, c in self.top_keys)
         rows.append(("keys", f"{self.keys:,}; most frequent: {top}"))
-        rows.append(("duplicates", f"{self.duplicates:,} records repeat an earlier one exactly (kept)"))
+        dup = "1 record repeats" if self.duplicates == 1 else f"{self.duplicates:,} records repeat"
+        rows.append(("duplicates", f"{dup} an earlier one exactly (kept)"))
         order = "arrival order" if self.has_arrival_time else "row order"
         ooo = f"{self.behind:,} records ({self.behind_share:.2%}) behind the running max event time ({order})"
         if self.behind_by:
@@ -100,7 +101,8 @@ class LogDescription:
         rows.append(("out of order", ooo))
         if self.delay is not None:
             rows.append(("arrival delay", ", ".join(f"{k} {_dur(v)}" for k, v in self.delay.items())))
-            rows.append(("arrived before event time", f"{self.arrival_before_event:,} records"))
+            n = self.arrival_before_event
+            rows.append(("arrived before event time", f"{n:,} record{'s' if n != 1 else ''}"))
         rows.append(("partitions", f"{len(self.partitions)}; silence = gap of at least {_dur(self.silence)}"))
         for p in self.partitions:
             name = p.name if p.name == str(p.partition) else f"{p.partition} ({p.name})"

@@ -344,6 +344,9 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
             aggs.append(F.sum(F.when(hit, 1).otherwise(0)).alias(f"n|{te.column}|{u}"))
             aggs.append(F.min_by(F.col(f"`_wl_rawt_{te.column}`"), F.when(hit, F.col("row"))).alias(f"raw|{te.column}|{u}"))
             aggs.append(F.min(F.when(hit, F.col("row"))).alias(f"row|{te.column}|{u}"))
+        for i, (lo, hi) in enumerate(times.unit_gaps()):
+            inside = mag.isNotNull() & (mag > F.lit(lo)) & (mag < F.lit(hi))
+            aggs.append(F.sum(F.when(inside, 1).otherwise(0)).alias(f"gap|{te.column}|{i}"))
     pairs = list(dict.fromkeys((col, why) for col, _ in reasons for why in vocab[col]))
     for i, (col, why) in enumerate(pairs):
         hit = (F.col("_wl_column") == F.lit(col)) & (F.col("_wl_reason") == F.lit(why))
@@ -359,8 +362,9 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
             count = agg[f"n|{te.column}|{u}"] or 0
             if count:
                 found.append((u, int(count), int(agg[f"row|{te.column}|{u}"]), agg[f"raw|{te.column}|{u}"]))
-        if len(found) > 1:
-            _raise_mixed(te.column, time_unit, found)
+        gaps = [int(agg[f"gap|{te.column}|{i}"] or 0) for i in range(len(times.unit_gaps()))]
+        if times.mixed_units([f[0] for f in found], gaps):
+            times.raise_mixed(te.column, time_unit, found)
 
     # 4. faults: counts per column and reason; the rows themselves when within the limit
     fault_rows = base.where(F.col("_wl_reason").isNotNull())
@@ -434,24 +438,6 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
         n_records=n_total - n_bad,
         has_arrival_time=cmap.arrival_time is not None,
     )
-
-
-def _raise_mixed(column: str, unit: str, found: list) -> None:
-    from toolkit.log.errors import MixedUnitsError
-
-    parts = ", ".join(
-        f"{count} look like epoch {times._UNIT_WORDS[u]} (e.g. row {row}: {times._fmt_number(_num(raw))})"
-        for u, count, row, raw in found
-    )
-    raise MixedUnitsError(
-        f"column {column!r} mixes epoch units: {parts}; write every time in one unit (time_unit={unit!r} was given)"
-    )
-
-
-def _num(raw):
-    if isinstance(raw, str):
-        return raw.strip()
-    return raw
 
 
 def _read_error(exc: Exception, name: str, fmt: str | None, files: list[str]) -> Exception:

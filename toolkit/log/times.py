@@ -158,12 +158,33 @@ def floats_to_ms(floats: np.ndarray, unit: str) -> tuple[np.ndarray, np.ndarray]
     return ms, over
 
 
+def unit_gaps() -> list[tuple[float, float]]:
+    """The magnitude ranges between consecutive units' epoch ranges (s-ms, ms-us, us-ns)."""
+    bounds = list(_EPOCH_RANGES.values())
+    return [(bounds[i][1], bounds[i + 1][0]) for i in range(len(bounds) - 1)]
+
+
+def mixed_units(found_units: list[str], gap_counts: list[int]) -> bool:
+    """Two or more units found and no value between them: a real mix, not one continuum.
+
+    ``gap_counts[i]`` is the number of values strictly inside ``unit_gaps()[i]``. A column
+    of small times running continuously from ~1e8 to ~1e12 (a long synthetic log in us,
+    say) has values in between and is not reported.
+    """
+    if len(found_units) < 2:
+        return False
+    order = list(_EPOCH_RANGES)
+    first, last = order.index(found_units[0]), order.index(found_units[-1])
+    return sum(gap_counts[first:last]) == 0
+
+
 def check_units(magnitudes: np.ndarray, rows: np.ndarray, raw: np.ndarray, *, column: str, unit: str) -> None:
     """Raise :class:`MixedUnitsError` when epoch numbers look like two or more units.
 
     A value "looks like" unit u when it is an epoch between 1990 and 2100 in u. Values in
-    no such range (small synthetic times, say) never count, so only real contradictions
-    (e.g. 1.7e9 next to 1.7e12) are reported.
+    no such range never count, and values lying between two such ranges show a continuum
+    (see :func:`mixed_units`), so only real contradictions (1.7e9 next to 1.7e12 with
+    nothing in between) are reported.
     """
     if len(magnitudes) == 0:
         return
@@ -172,17 +193,27 @@ def check_units(magnitudes: np.ndarray, rows: np.ndarray, raw: np.ndarray, *, co
         hit = np.flatnonzero((magnitudes >= lo) & (magnitudes <= hi))
         if len(hit):
             found.append((u, len(hit), int(rows[hit[0]]), raw[hit[0]]))
-    if len(found) > 1:
-        parts = ", ".join(
-            f"{count} look like epoch {_UNIT_WORDS[u]} (e.g. row {row}: {_fmt_number(val)})" for u, count, row, val in found
-        )
-        raise MixedUnitsError(
-            f"column {column!r} mixes epoch units: {parts}; write every time in one unit "
-            f"(time_unit={unit!r} was given)"
-        )
+    if len(found) < 2:
+        return
+    gaps = [int(((magnitudes > lo) & (magnitudes < hi)).sum()) for lo, hi in unit_gaps()]
+    if mixed_units([f[0] for f in found], gaps):
+        raise_mixed(column, unit, found)
+
+
+def raise_mixed(column: str, unit: str, found: list) -> None:
+    """``found``: (unit, count, first row, raw value) per unit seen."""
+    parts = ", ".join(
+        f"{count} look like epoch {_UNIT_WORDS[u]} (e.g. row {row}: {_fmt_number(val)})" for u, count, row, val in found
+    )
+    raise MixedUnitsError(
+        f"column {column!r} mixes epoch units: {parts}; write every time in one unit "
+        f"(time_unit={unit!r} was given)"
+    )
 
 
 def _fmt_number(val) -> str:
+    if isinstance(val, str):
+        return val.strip()
     if isinstance(val, (float, np.floating)) and float(val).is_integer():
         return str(int(val))
     return str(val)
