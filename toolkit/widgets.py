@@ -116,6 +116,8 @@ class Explorer(_App):
         self._idle = threading.Event()
         self._idle.set()
 
+        if not getattr(log, "has_arrival_time", True) and interval == "200ms":
+            interval = "0ms"  # no processing time: a watermark after every record (row order)
         kind, _, rest = str(window).partition(":")
         if kind not in WINDOW_TYPES:
             raise ValueError(f"window type must be one of {', '.join(WINDOW_TYPES)}, got {window!r}")

@@ -149,3 +149,14 @@ def test_explorer_can_show_altair_charts_themselves(log):
     assert "text/html" in entry["data"] or any("vegalite" in k for k in entry["data"])
     with pytest.raises(ValueError, match="renderer must be 'svg' or 'altair'"):
         toolkit.explore(log, debounce_ms=0, renderer="png")
+
+
+def test_explorer_on_a_log_without_arrival_times():
+    log = EventLog.from_arrays([5, 1, 12, 7, 30, 2])
+    app = toolkit.explore(log, debounce_ms=0, window="tumbling:10ms", delay="0ms")
+    assert app.error is None and app.controls["interval"].value == "0ms"
+    assert app.result.summary()["records"] == 6
+    for name in app.CHARTS:
+        app.tabs.selected_index = app.CHARTS.index(name)
+        (entry,) = app.outputs[name].outputs
+        assert entry["data"]["image/svg+xml"].startswith("<svg")
