@@ -249,18 +249,8 @@ def report(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, o
 __all__ = ["report", "build", "render", "vega_bundle", "spec_json", "DEFAULT_SETTINGS", "DEFAULT_GRID"]
 
 
-# ``toolkit.report`` is both this package and the function exported by ``toolkit`` (lazily).
-# Importing a submodule (``from toolkit.report import render``) makes Python bind the
-# attribute ``toolkit.report`` to this module, which would shadow the function: so the
-# module itself is callable and calls :func:`report`.
-class _CallableModule(__import__("types").ModuleType):
-    def __call__(self, *args: Any, **kwargs: Any) -> Path:
-        return report(*args, **kwargs)
-
-
-__import__("sys").modules[__name__].__class__ = _CallableModule
-
-
+# ``toolkit.report`` is both this package and the function exported by ``toolkit``: importing a
+# submodule binds the attribute to the package, so the package itself calls :func:`report`.
 from toolkit._callable import make_module_callable  # noqa: E402
 
 make_module_callable(__name__, "report")
