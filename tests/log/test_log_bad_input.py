@@ -268,3 +268,13 @@ def test_a_continuum_of_small_times_is_not_mixed_units():
     # the same two extremes alone are ambiguous, and reported
     with pytest.raises(MixedUnitsError):
         toolkit.load_log(pd.DataFrame({"event_time": [700_000_000, 700_000_000_000]}), time_unit="us")
+
+
+def test_nanosecond_json_lines_with_a_null_keep_full_precision(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_text('{"event_time": 1700000000123999999, "value": 1}\n{"event_time": null, "value": null}\n'
+                    '{"event_time": 1700000000124000001, "value": 3}\n')
+    log = toolkit.load_log(path, time_unit="ns", max_invalid_fraction=0.5)
+    assert log.table["event_time"].tolist() == [1_700_000_000_123, 1_700_000_000_124]
+    assert log.table["value"].tolist() == [1, 3] and log.table["value"].dtype == np.int64
+    assert quarantine_rows(log) == [(1, "event_time", "null", "")]

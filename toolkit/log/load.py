@@ -233,8 +233,17 @@ def read_file(path: Path, fmt: str, string_columns: list[str] = ()) -> pd.DataFr
 
         return pq.read_table(path).to_pandas(types_mapper=_int_mapper)
     if fmt == "jsonl":
-        # pandas, not pyarrow: a column may mix numbers and strings (bad rows) and must be quarantined
-        frame = pd.read_json(path, lines=True, convert_dates=False, dtype=False, precise_float=True)
+        # pyarrow keeps int64 with nulls exact (pandas would go through float: ns times lose digits);
+        # a column mixing numbers and strings (bad rows) makes pyarrow give up: pandas then keeps
+        # each value as it is (Python ints stay exact) and the bad ones are quarantined
+        import pyarrow.json as pj
+
+        try:
+            table = pj.read_json(path)
+        except pa.ArrowInvalid:
+            frame = pd.read_json(path, lines=True, convert_dates=False, dtype=False, precise_float=True)
+        else:
+            frame = table.to_pandas(types_mapper=_int_mapper)
         for c in string_columns:
             if c in frame.columns:
                 frame[c] = pd.Series(_as_text(frame[c]), dtype=object).where(frame[c].notna(), None)
@@ -303,9 +312,6 @@ def canonicalize(
         codes, uniques = pd.factorize(pd.Series(labels[valid] if len(quarantine) else labels), sort=True)
         table["partition"] = codes.astype(np.int64)
         names = [str(u) for u in uniques]
-    value_dtype = out["value"].dtype
-    if value_dtype == np.float64 and len(quarantine) and table["value"].dtype != np.float64:
-        table["value"] = table["value"].astype(np.float64)
     table = table.astype({"row": np.int64, "event_time": np.int64, "partition": np.int64})
     if "arrival_time" in table.columns:
         table["arrival_time"] = table["arrival_time"].astype(np.int64)
