@@ -13,9 +13,13 @@ overflow, and no timer is registered at ``MAX_TIMESTAMP``), ``max_timestamp`` fo
 processing time. A timer runs the trigger (fire, then purge), then, at the cleanup time,
 clears all window state.
 
-Timers fire in timestamp order (ties in registration order); ``process_watermark`` sets the
-watermark first, then fires every event-time timer ``<=`` it, including timers registered
-while doing so.
+Timers fire in timestamp order; ``process_watermark`` sets the watermark first, then fires
+every event-time timer ``<=`` it, including timers registered while doing so. Equal-timestamp
+timers fire in the order of Flink's timer heap (``timers.FlinkTimerHeap``), except with the
+plain event-time trigger, where that order cannot change any key's output and a faster queue
+is used. Merged sessions keep Flink's element order (Java ``HashSet`` order of the merged
+windows), and ``GlobalWindows`` with the end-of-stream trigger sees its input in the order of
+Flink's sort (``sorting.py``): the scenario runner's output equals real Flink's line for line.
 
 Each firing emits a ``WindowResult``. Its ``timing`` follows one rule, with ``t`` the
 current watermark (processing time for processing-time assigners):
@@ -315,9 +319,6 @@ class WindowOperator:
         self.num_late_records_dropped = 0
 
         fn = function
-        if isinstance(fn, AggregateFunction):
-            self._agg_create = fn.create_accumulator
-            self._agg_add = fn.add
         self._use_fast = (
             not self._exact_timers
             and type(trigger) is EventTimeTrigger
