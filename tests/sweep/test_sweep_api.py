@@ -18,7 +18,8 @@ def test_parse_window_specs():
     assert parse_window("tumbling:1s") == FixedWindows(1000, 1000, 0)
     assert parse_window("tumbling:1s+250ms") == FixedWindows(1000, 1000, 250)
     assert parse_window("sliding:10s/5s") == FixedWindows(10000, 5000, 0)
-    assert parse_window("sliding:10s,5s") == FixedWindows(10000, 5000, 0)
+    assert parse_window("tumbling:1s,-250ms") == FixedWindows(1000, 1000, -250)
+    assert parse_window("sliding:10s/5s,1s") == FixedWindows(10000, 5000, 1000)
     assert parse_window("session:30s") == Sessions(30000)
     for w in (FixedWindows(7, 3, -2), FixedWindows(5, 5), Sessions(9)):
         assert parse_window(window_name(w)) == w

@@ -141,3 +141,29 @@ def test_driver_and_timeline_match_replay_pipeline(table, s):
     theirs = norm([o[2] for o in ref.outputs], int)
     assert mine == theirs
     assert tl.end_time == ref.end_time
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(logs(max_records=25), settings_(), st.sampled_from(["fast", "engine"]))
+def test_fates_agree_with_replay(table, s, path):
+    """Record fates of the sweep's metrics equal ``toolkit.replay``'s for the same settings
+    (replay reads the log's partitions as sources)."""
+    from toolkit.log import EventLog
+
+    if not len(table):
+        return
+    log = EventLog.from_arrays(table["event_time"].to_numpy(), arrival_time=table["arrival_time"].to_numpy(),
+                               key=table["key"].to_numpy(), partition=table["partition"].to_numpy())
+    s = dict(s, partitions_as_sources=True)
+    if s["strategy"] == "monotonous":
+        s["strategy"] = "bounded"
+    from toolkit.sweep.grid import parse_window, window_name
+
+    window = window_name(parse_window(s["window"]))
+    mine = toolkit.metrics.record_fates(log, path=path, **s)
+    gen = {"bounded": "bounded_out_of_orderness", "legacy": "legacy_bounded_out_of_orderness"}[s["strategy"]]
+    r = toolkit.replay(log, window=window, delay=s["delay"], lateness=s["lateness"], interval=s["interval"],
+                       idleness=s["idleness"], parallelism=s["source_parallelism"], generator=gen,
+                       accumulation=s["accumulation"])
+    theirs = r.fates[["row", "fate"]].sort_values("row").reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine.reset_index(drop=True), theirs, check_dtype=False)

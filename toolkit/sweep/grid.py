@@ -1,7 +1,8 @@
 """Sweep grids: what the user writes (any setting may be a list) -> validated configurations.
 
-Window specs are written ``"tumbling:1s"``, ``"tumbling:1s+250ms"`` (offset),
-``"sliding:10s/5s"`` (size/slide, optional ``+offset``) or ``"session:30s"`` (gap); the
+Window specs are written ``"tumbling:1s"``, ``"tumbling:1s,250ms"`` (offset),
+``"sliding:10s/5s"`` (size/slide, optional ``,offset``) or ``"session:30s"`` (gap), as
+``toolkit.replay`` reads them; the
 ``toolkit.fast.FixedWindows`` / ``toolkit.metrics.truth.Sessions`` objects are accepted too.
 """
 from __future__ import annotations
@@ -32,7 +33,8 @@ CONFIG_COLUMNS = [
 
 
 def parse_window(spec: Any) -> FixedWindows | Sessions:
-    """``"tumbling:1s"`` | ``"sliding:10s/5s"`` | ``"session:30s"`` (``+offset`` for fixed windows)."""
+    """``"tumbling:1s"`` | ``"sliding:10s/5s"`` | ``"session:30s"``; an offset follows a comma
+    (``"tumbling:1s,250ms"``, ``"sliding:10s/5s,1s"``, as ``toolkit.replay`` writes it) or a plus."""
     if isinstance(spec, (FixedWindows, Sessions)):
         return spec
     text = str(spec).strip()
@@ -41,17 +43,19 @@ def parse_window(spec: Any) -> FixedWindows | Sessions:
     if not rest:
         raise ValueError(f"window {text!r}: write it like 'tumbling:1s', 'sliding:10s/5s' or 'session:30s'")
     offset = 0
-    if kind in ("tumbling", "sliding") and "+" in rest:
-        rest, _, off = rest.partition("+")
-        offset = parse_duration(off, name=f"window {text!r} offset", allow_negative=True)
+    if kind in ("tumbling", "sliding"):
+        for sep in (",", "+"):
+            if sep in rest:
+                rest, _, off = rest.partition(sep)
+                offset = parse_duration(off.strip(), name=f"window {text!r} offset", allow_negative=True)
+                break
     if kind == "tumbling":
         size = parse_duration(rest, name=f"window {text!r} size")
         if size <= 0:
             raise ValueError(f"window {text!r}: size must be positive")
         return FixedWindows(size, size, offset)
     if kind == "sliding":
-        sep = "/" if "/" in rest else ","
-        parts = rest.split(sep)
+        parts = rest.split("/")
         if len(parts) != 2:
             raise ValueError(f"window {text!r}: write a sliding window as 'sliding:SIZE/SLIDE', e.g. 'sliding:10s/5s'")
         size = parse_duration(parts[0], name=f"window {text!r} size")
@@ -66,7 +70,7 @@ def window_name(window: FixedWindows | Sessions) -> str:
     """The canonical spec string of a window (round-trips through ``parse_window``)."""
     if isinstance(window, Sessions):
         return f"session:{window.gap}ms"
-    off = f"+{window.offset}ms" if window.offset else ""
+    off = f",{window.offset}ms" if window.offset else ""
     if window.tumbling:
         return f"tumbling:{window.size}ms{off}"
     return f"sliding:{window.size}ms/{window.slide}ms{off}"

@@ -81,7 +81,8 @@ def run_spark(
     n_shards = int(shards or int(session.conf.get("spark.sql.shuffle.partitions")))
     if n_shards < 1:
         raise ValueError(f"shards must be >= 1, got {n_shards}")
-    stats = df.agg(F.min("arrival_time").alias("first"), F.count(F.lit(1)).alias("n")).first()
+    stats = df.agg(F.min("arrival_time").alias("first"), F.max("arrival_time").alias("last"),
+                   F.count(F.lit(1)).alias("n")).first()
     first = int(stats["first"]) if stats["n"] else 0
 
     def table_for_interval(interval: int) -> pd.DataFrame:
@@ -93,7 +94,7 @@ def run_spark(
         )
         return t.sort_values(["bucket", "partition"], kind="mergesort").reset_index(drop=True)[TICK_TABLE_COLUMNS]
 
-    stats_last = df.agg(F.max("arrival_time").alias("last")).first()["last"] if stats["n"] else 0
+    stats_last = stats["last"] if stats["n"] else 0
     cand_cache: dict = {}
 
     def records(config: Config):
