@@ -63,8 +63,10 @@ def _run(op, evs, per_call=None):
                 per_call.append(len(out))
             op.process_watermark(e[1])
         out.extend(op.drain())
+        assert op.state_size() == op._recount_state()     # the O(1) counters stay exact
     op.end_input()
     out.extend(op.drain())
+    assert op.state_size() == op._recount_state()
     return out
 
 
@@ -211,3 +213,15 @@ def test_accumulation_modes_agree(assigner, lateness, evs, early):
     assert totals["accumulating_and_retracting"][1] == acc_last
     assert {k: v for k, v in totals["accumulating_and_retracting"][0].items() if v} == \
         {k: v for k, v in acc_last.items() if v}
+
+
+@settings(max_examples=100, deadline=None)
+@given(assigners(), st.integers(0, 10), events, st.sampled_from(["count", "time"]), st.booleans(),
+       st.sampled_from(["accumulating", "discarding"]))
+def test_state_size_is_exact_with_evictors(assigner, lateness, evs, kind, after, mode):
+    from toolkit.engine import CountEvictor, TimeEvictor
+
+    ev = CountEvictor(2, after) if kind == "count" else TimeEvictor(3, after)
+    op = WindowOperator(assigner, evictor=ev, allowed_lateness=lateness, function=Count(), accumulation=mode)
+    _run(op, evs)          # checks state_size() against a recount after every step
+    _assert_no_state(op)

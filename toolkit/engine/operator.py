@@ -315,6 +315,7 @@ class WindowOperator:
         self._et = FlinkTimerHeap() if exact else HeapqTimers()
         self._ptq = FlinkTimerHeap() if exact else HeapqTimers()
         self._next_id = 0
+        self._buffered = 0             # records held in window state (kept up to date: state_size is O(1))
         self._out: list = []
         self.num_late_records_dropped = 0
 
@@ -411,6 +412,10 @@ class WindowOperator:
     def state_size(self) -> tuple[int, int]:
         """``(open_windows, buffered_records)``: windows holding contents, and records held in
         them (list elements; for incremental functions, records folded into live accumulators)."""
+        return len(self._contents), self._buffered
+
+    def _recount_state(self) -> tuple[int, int]:
+        """``state_size()`` recomputed from scratch (for tests; ``state_size`` is O(1))."""
         if self._full:
             return len(self._contents), sum(map(len, self._contents.values()))
         return len(self._contents), sum(self._nrec.values())
@@ -449,6 +454,7 @@ class WindowOperator:
             if self._sorted_input:
                 self._arrivals.append((sk, timestamp, len(lst) - 1))
                 self._flink_order = None
+            self._buffered += 1
         else:
             fn = self.function
             cur = self._contents.get(sk, _ABSENT)
@@ -459,6 +465,7 @@ class WindowOperator:
             else:
                 self._contents[sk] = value if cur is _ABSENT else fn.reduce(cur, value)
             self._nrec[sk] = self._nrec.get(sk, 0) + 1
+            self._buffered += 1
             if self.track_records:
                 ids = self._ids.get(sk)
                 if ids is None:
@@ -487,8 +494,10 @@ class WindowOperator:
         c = self._contents.pop(sk, _ABSENT)
         if c is _ABSENT:
             return
-        if not self._full:
-            self._nrec.pop(sk, None)
+        if self._full:
+            self._buffered -= len(c)
+        else:
+            self._buffered -= self._nrec.pop(sk, 0)
             self._ids.pop(sk, None)
 
     # ------------------------------------------------------------------ elements
@@ -634,6 +643,7 @@ class WindowOperator:
                 skipped = False
                 sk = (key, window)
                 acc = contents.get(sk, MISSING)
+                op._buffered += 1
                 if acc is MISSING:
                     contents[sk] = add(value, create())
                     nrec[sk] = 1
@@ -694,6 +704,7 @@ class WindowOperator:
                 return
             sk = (key, window)
             acc = contents.get(sk, MISSING)
+            op._buffered += 1
             if acc is MISSING:
                 contents[sk] = add(value, create())
                 nrec[sk] = 1
@@ -897,6 +908,7 @@ class WindowOperator:
             if self._sorted_input:
                 self._apply_flink_sort_order(sk, elements)
             ev = self.evictor
+            n_before = len(elements)
             if ev is not None:
                 ev.evict_before(elements, window, self._ctx)
             values = [e.value for e in elements]
@@ -913,6 +925,7 @@ class WindowOperator:
             if ev is not None:
                 ev.evict_after(elements, window, self._ctx)
                 # the state now holds exactly what is left (Flink rewrites the list state)
+                self._buffered -= n_before - len(elements)
                 if not elements:
                     self._contents.pop(sk, None)
         else:
