@@ -518,11 +518,18 @@ class WindowOperator:
             if mset is None:
                 mset = self._msets[key] = MergingWindowSet(self.assigner)
             self._merge_key = key
+            event_time = self._event_time
+            lateness = self.allowed_lateness
             for window in windows:
                 actual = mset.add_window(window, self._merge_current_key)
-                if self._is_window_late(actual):
-                    mset.retire_window(actual)
-                    continue
+                if event_time:
+                    # isWindowLate (inlined): cleanup time, overflow-guarded, <= watermark
+                    cleanup = actual.end - 1 + lateness
+                    if cleanup > MAX_TIMESTAMP:
+                        cleanup = MAX_TIMESTAMP
+                    if cleanup <= self._wm:
+                        mset.retire_window(actual)
+                        continue
                 skipped = False
                 sw = mset.get_state_window(actual)
                 if sw is None:

@@ -51,7 +51,13 @@ class TimeWindow(NamedTuple):
 
     def java_hash_code(self) -> int:
         """``TimeWindow.hashCode()``: ``MathUtils.longToIntWithBitMixing(start + end)``."""
-        return long_to_int_with_bit_mixing(wrap_long(self.start + self.end))
+        s = self[0] + self[1]
+        h = _HASH_CACHE.get(s)
+        if h is None:
+            if len(_HASH_CACHE) > 1 << 16:
+                _HASH_CACHE.clear()
+            h = _HASH_CACHE[s] = long_to_int_with_bit_mixing(wrap_long(s))
+        return h
 
     def __repr__(self) -> str:
         return f"TimeWindow({self.start}, {self.end})"
@@ -85,6 +91,7 @@ class GlobalWindow:
 
 
 _M64 = 2**64 - 1
+_HASH_CACHE: dict = {}
 
 
 def long_to_int_with_bit_mixing(value: int) -> int:
