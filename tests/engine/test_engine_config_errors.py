@@ -52,7 +52,9 @@ from toolkit.engine.scenario import build_operator
      "does not support merging"),
     (lambda: WindowOperator(DynamicEventTimeSessionWindows(lambda v: 3), trigger=NeverTrigger()), "does not support merging"),
     (lambda: WindowOperator(TumblingEventTimeWindows(10), trigger=EndOfStreamTrigger()), "works only with GlobalWindows"),
-    (lambda: WindowOperator(GlobalWindows(), trigger=EventTimeTrigger()), "works only with time windows"),
+    (lambda: WindowOperator(GlobalWindows(), trigger=EventTimeTrigger()), "works only with time windows.*ClassCastException"),
+    (lambda: WindowOperator(GlobalWindows(), trigger=PurgingTrigger(ContinuousEventTimeTrigger(5))),
+     "never finishes"),
     (lambda: WindowOperator(TumblingEventTimeWindows(10), function=lambda x: x), "function must be"),
     (lambda: WindowOperator("tumbling"), "assigner must be a WindowAssigner"),
 ])

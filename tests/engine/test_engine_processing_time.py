@@ -134,3 +134,19 @@ def test_after_watermark_early_firings_after_a_processing_time_delay():
     w = TimeWindow(0, 10)
     assert _fires(h) == [(w, [1, 2], 5, "early", 0), (w, [1, 2, 3], 8, "on_time", 1)]
     assert op.state_size() == (0, 0) and len(op._ptq) == 0
+
+
+def test_continuous_processing_time_trigger_on_global_windows():
+    """Allowed (as in Flink: the trigger is typed for any window): every interval of
+    processing time after the first element; GlobalWindow's max ts never caps it."""
+    from toolkit.engine import GlobalWindows
+
+    h = WindowOperatorTestHarness(WindowOperator(GlobalWindows(), trigger=ContinuousProcessingTimeTrigger(10),
+                                                 function=CollectValues()))
+    h.set_processing_time(3)
+    h.process_element("a", 0, 1)          # first fire time: 3 - 3 % 10 + 10 = 10
+    h.set_processing_time(10)
+    h.process_element("a", 0, 2)
+    h.set_processing_time(35)             # 20 and 30
+    assert [(r.value, r.processing_time, r.timing) for r in h.fired()] == [
+        ([1], 10, "early"), ([1, 2], 35, "early"), ([1, 2], 35, "early")]

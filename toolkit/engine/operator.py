@@ -214,7 +214,7 @@ def _check_config(assigner, trigger, evictor, allowed_lateness, function, accumu
         raise ValueError(
             f"{type(trigger).__name__} works only with "
             f"{'GlobalWindows' if trigger.window_type == 'global' else 'time windows (tumbling, sliding, session)'}, "
-            f"not with {type(assigner).__name__} (Flink fails with a ClassCastException)")
+            f"not with {type(assigner).__name__} ({trigger.window_type_reason})")
     if evictor is not None and not isinstance(evictor, Evictor):
         raise ValueError(f"WindowOperator: evictor must be an Evictor, got {evictor!r}")
     if isinstance(allowed_lateness, bool) or not isinstance(allowed_lateness, int):

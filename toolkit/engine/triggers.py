@@ -56,6 +56,7 @@ class Trigger:
     can_merge: bool = False
     #: the windows it is typed for in Flink: "time" (TimeWindow), "global" or None (any)
     window_type: str | None = None
+    window_type_reason: str = "Flink fails with a ClassCastException"
 
     def on_element(self, element: Any, timestamp: int, window, ctx) -> TriggerResult:
         return CONTINUE
@@ -179,6 +180,10 @@ class ContinuousEventTimeTrigger(Trigger):
 
     can_merge = True
     window_type = "time"
+    # Flink accepts it on GlobalWindows, but then the end-of-input watermark fires it every
+    # interval up to Long.MAX_VALUE: the job never finishes (seen with the oracle)
+    window_type_reason = ("on GlobalWindows the end-of-input watermark would fire it every interval up to "
+                          "the end of time (real Flink never finishes)")
 
     def __init__(self, interval: int):
         if isinstance(interval, bool) or not isinstance(interval, int) or interval <= 0:
@@ -233,7 +238,6 @@ class ContinuousProcessingTimeTrigger(Trigger):
     (capped at ``max_timestamp``)."""
 
     can_merge = True
-    window_type = "time"
 
     def __init__(self, interval: int):
         if isinstance(interval, bool) or not isinstance(interval, int) or interval <= 0:
@@ -314,6 +318,7 @@ class PurgingTrigger(Trigger):
         self.inner = inner
         self.can_merge = inner.can_merge
         self.window_type = inner.window_type
+        self.window_type_reason = inner.window_type_reason
 
     @classmethod
     def of(cls, inner: Trigger):
@@ -400,7 +405,10 @@ class AfterWatermark(Trigger):
     - After that (late phase, only with allowed lateness > 0): ``late`` fires every ``count``
       late elements or ``delay`` ms after the first late element; with no ``late`` given,
       every late element fires at once (Flink's ``EventTimeTrigger`` behaviour).
-    Whether a pane repeats earlier elements is the operator's accumulation mode.
+    Whether a pane repeats earlier elements is the operator's accumulation mode. A firing
+    finds nothing to emit when the window holds no elements (e.g. the on-time pane right
+    after an early pane in discarding mode): as in Flink, no result is emitted then, where
+    Beam's default would emit an empty pane.
     """
 
     can_merge = True
