@@ -59,3 +59,10 @@ def test_module_and_function_names_both_work():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_engine_exports_resolve():
+    import toolkit.engine as engine
+
+    missing = [n for n in engine.__all__ if not hasattr(engine, n)]
+    assert not missing

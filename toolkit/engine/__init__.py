@@ -43,6 +43,15 @@ _EXPORTS: dict[str, str] = {
     "LateRecord": "operator", "ACCUMULATION_MODES": "operator",
     "WindowOperatorTestHarness": "harness",
     "run_scenario": "scenario",
+    # watermark side: generators, emitter, source subtasks, valve, pipeline
+    "WatermarkStrategy": "watermarks", "BoundedOutOfOrderness": "watermarks", "Monotonous": "watermarks",
+    "TimeLag": "watermarks", "Punctuated": "watermarks", "IdleAdvance": "watermarks", "Adaptive": "watermarks",
+    "WithIdleness": "watermarks", "make_strategy": "watermarks",
+    "MIN_WATERMARK": "watermarks", "MAX_WATERMARK": "watermarks",
+    "StatusWatermarkValve": "valve", "TwoInputValves": "valve",
+    "SourceSubtask": "sources", "WatermarkEmitter": "sources",
+    "watermark_timeline": "pipeline", "operator_watermark_timeline": "pipeline",
+    "bounded_timelines": "pipeline", "run_pipeline": "pipeline",
 }
 
 __all__ = sorted(_EXPORTS)
