@@ -13,7 +13,7 @@ import pytest
 
 import toolkit
 from toolkit import synth
-from toolkit.log import InvalidRecordsError, MixedUnitsError
+from toolkit.log import InvalidRecordsError, LogReadError, MixedUnitsError
 
 pytestmark = pytest.mark.spark
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -69,6 +69,12 @@ def test_spark_reads_files_and_folders_like_pandas(spark, tmp_path, expected):
     (folder / "_SUCCESS").write_text("")
     log = toolkit.load_log(folder, spark=spark, **MAPPING)
     pd.testing.assert_frame_equal(log.to_pandas(), expected.table, obj="folder")
+    broken = tmp_path / "broken"
+    synth.write(frame, broken / "part-0.parquet")
+    (broken / "part-1.parquet").write_bytes(b"PAR1 this is not parquet")
+    with pytest.raises(LogReadError) as err:
+        toolkit.load_log(broken, spark=spark, **MAPPING)
+    assert str(err.value) == f"cannot read part 'part-1.parquet' of folder {str(broken)!r} as parquet: Spark could not read it"
 
 
 def test_sample_csv_quarantine_errors_and_describe_match_pandas(spark):

@@ -126,7 +126,8 @@ def load_log(
             f"load_log: cannot read a {type(source).__name__}; give a path, a pandas DataFrame or a Spark DataFrame"
         )
     if len(frame) == 0:
-        raise EmptyLogError(f"{name} has no records" + (" (only a header)" if len(frame.columns) else ""))
+        header = len(frame.columns) and not isinstance(source, pd.DataFrame)
+        raise EmptyLogError(f"{name} has no records" + (" (only a header)" if header else ""))
     cmap = ColumnMap.resolve(frame.columns, **mapping)
     return canonicalize(frame, cmap, time_unit=unit, max_invalid_fraction=float(max_invalid_fraction), source=name)
 
