@@ -36,6 +36,15 @@ def xss_log(tmp_path_factory):
     return toolkit.load_log(str(path))
 
 
+class ReportFile(type(Path())):
+    """The report's path, remembering the log it was made from."""
+
+    def __new__(cls, path, log):
+        obj = super().__new__(cls, path)
+        obj.xss_log = log
+        return obj
+
+
 @pytest.fixture(scope="module")
 def report_file(xss_log, tmp_path_factory):
     out = tmp_path_factory.mktemp("report") / "report.html"
@@ -44,7 +53,7 @@ def report_file(xss_log, tmp_path_factory):
     replay = toolkit.replay(xss_log, window="tumbling:100ms", delay="0ms", lateness="0ms", interval="50ms")
     path = toolkit.report(xss_log, replay=replay, sweep=sweep, out=out, title="Report <i>title</i>",
                           completeness=0.9)
-    return path
+    return ReportFile(path, xss_log)
 
 
 def test_spec_json_cannot_close_its_script_block():
@@ -112,13 +121,32 @@ def test_report_computes_replay_and_sweep_when_missing(xss_log, tmp_path):
     assert "<html" in render(ctx)
 
 
+# moves the sliders of the first chart (the sweep view) and records its header before and after
+SLIDE = """<script>
+(function poll() {
+  if (document.body.dataset.charts !== "ok") { setTimeout(poll, 100); return; }
+  var div = document.getElementById("chart-c0");
+  function read() {
+    return Array.from(div.querySelectorAll("text")).map(function (n) { return n.textContent; })
+      .filter(function (t) { return t.indexOf("delay_ms = ") === 0; }).join("|");
+  }
+  document.body.dataset.before = read();
+  var ranges = div.querySelectorAll("input[type=range]");
+  ranges[0].value = "2"; ranges[0].dispatchEvent(new Event("input"));
+  ranges[1].value = "0"; ranges[1].dispatchEvent(new Event("input"));
+  setTimeout(function () { document.body.dataset.after = read(); }, 500);
+})();
+</script>"""
+
+
 @pytest.mark.skipif(chromium_path() is None, reason="chromium is not installed (CI installs the Debian package)")
 def test_report_renders_offline_in_headless_chromium(report_file, tmp_path):
     html = report_file.read_text()
     # instrument a copy: record any alert() instead of showing it
     probe = "<script>window.alert = function (m) { document.documentElement.setAttribute('data-alerted', String(m)); };</script>"
     page = tmp_path / "page.html"
-    page.write_text(html.replace("<head>", "<head>" + probe, 1))
+    head, _, tail = html.replace("<head>", "<head>" + probe, 1).rpartition("</body>")  # the bundle holds "</body>" too
+    page.write_text(head + SLIDE + "</body>" + tail)
     dom = dump_dom(page, tmp_path / "profile")
     body = re.search(r"<body [^>]*data-charts[^>]*>", dom).group(0)
     assert 'data-charts="ok"' in body, re.findall(r"Chart error[^<]*", dom)
@@ -130,6 +158,13 @@ def test_report_renders_offline_in_headless_chromium(report_file, tmp_path):
     # the key appears as SVG text (a bar label of the drops-by-key chart), not as an element
     assert re.search(r"<text[^>]*>&lt;script&gt;alert\(1\)&lt;/script&gt;</text>", dom)
     assert XSS not in dom
+    # the sweep view stays interactive: moving its sliders (as a user would) changes the selection
+    sweep = toolkit.sweep(report_file.xss_log, window="tumbling:100ms", delay=["0ms", "50ms", "500ms"],
+                          lateness=["0ms", "1s"], interval="50ms", execution="local")
+    rec = toolkit.recommend(sweep, completeness=0.9)["config"]
+    assert f'data-before="delay_ms = {rec["delay_ms"]}, lateness_ms = {rec["lateness_ms"]}"' in body
+    assert 'data-after="delay_ms = 500, lateness_ms = 0"' in body
+    assert (rec["delay_ms"], rec["lateness_ms"]) != (500, 0)  # so the header did change
 
 
 def test_chart_frontier_and_recommendation_agree_with_the_sweep(xss_log):
