@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from toolkit.viz._common import (
+    FATE_COLORS,
     FATE_LABELS,
     FATES,
     MAX_POINTS,
@@ -213,17 +214,14 @@ def lateness_histogram(log: Any, result: Any = None, *, bins: int = 40, delay_ms
         share = float((late > delay_ms).mean()) if n else 0.0
         dl = pd.DataFrame({"delay": [float(delay_ms)],
                            "label": [f"delay {delay_ms:,} ms: {share:.2%} of records late"]})
-        layers.append(alt.Chart(dl).mark_rule(color=FATE_COLORS_DROPPED, strokeWidth=2).encode(
+        layers.append(alt.Chart(dl).mark_rule(color=FATE_COLORS["dropped"], strokeWidth=2).encode(
             x="delay:Q", tooltip=["label:N"]))
-        layers.append(alt.Chart(dl).mark_text(align="left", dx=3, dy=52, color=FATE_COLORS_DROPPED,
+        layers.append(alt.Chart(dl).mark_text(align="left", dx=3, dy=52, color=FATE_COLORS["dropped"],
                                               baseline="top").encode(x="delay:Q", y=alt.value(0), text="label:N"))
     share_in_order = n_in_order / n if n else 0.0
     note = f"{n_in_order:,} of {n:,} records ({share_in_order:.1%}) arrived in event-time order (lateness 0, not drawn)."
     chart = alt.layer(*layers).properties(width=width, height=height)
     return chart.properties(title=alt.TitleParams(title, subtitle=[note]))
-
-
-FATE_COLORS_DROPPED = "#e45756"
 
 
 def fate_counts_by(log: Any, result: Any, by: str) -> pd.DataFrame:
