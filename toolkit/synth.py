@@ -28,7 +28,7 @@ every machine (numpy's PCG64 ``default_rng``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np

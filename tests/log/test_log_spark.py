@@ -129,7 +129,7 @@ def test_describe_equal_between_pandas_and_spark(spark, case):
             key=["a", "b", "a", "a", "c", "a", "b"],
             partition=[0, 1, 0, 1, 0, 1, 1],
         )
-        s = toolkit.load_log(spark.createDataFrame(p.table.drop(columns="row")))
+        s = toolkit.load_log(p.to_spark(spark).drop("row"))  # EventLog.to_spark: the canonical columns
     elif case == "no_arrival":
         p = toolkit.EventLog.from_arrays([5, 3, 9, 1, 9, 2], partition=[0, 1, 0, 1, 1, 0])
         s = toolkit.load_log(spark.createDataFrame(p.table.drop(columns="row")))

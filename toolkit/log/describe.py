@@ -25,7 +25,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 PERCENTILES = (0.5, 0.9, 0.99, 0.999)
 _INT64_MIN = np.iinfo(np.int64).min

@@ -73,7 +73,7 @@ class EventLog:
         ``key``/``partition``/``value`` may be arrays or one scalar for every record. Invalid
         entries raise (``max_invalid_fraction=0``) exactly as :func:`toolkit.load_log` would.
         """
-        from toolkit.log.load import canonicalize, ColumnMap
+        from toolkit.log.load import ColumnMap, canonicalize
 
         event_time = np.asarray(event_time)
         n = len(event_time)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from toolkit.log import times
-from toolkit.log.errors import ColumnTypeError, EmptyLogError, LogError, LogReadError, MissingColumnError
+from toolkit.log.errors import ColumnTypeError, EmptyLogError, LogError, LogReadError
 from toolkit.log.quarantine import _SAMPLE, empty_quarantine, enforce
 
 _UTC_NAMES = {"UTC", "ETC/UTC", "Z", "+00:00", "GMT", "ETC/GMT", "UCT", "ZULU"}
