@@ -11,6 +11,7 @@ BENCHMARKS: dict[str, str] = {
     "engine": "toolkit.bench_engine:run",
     "replay": "toolkit.bench_replay:run",
     "sweep": "toolkit.bench_sweep:run",
+    "log": "toolkit.log.bench:run",
 }
 
 
