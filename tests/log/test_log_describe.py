@@ -86,3 +86,10 @@ def _data(name):
     from pathlib import Path
 
     return Path(__file__).resolve().parents[2] / "data" / name
+
+
+def test_duplicates_need_every_column_equal():
+    log = toolkit.EventLog.from_arrays(
+        [5, 5, 5, 5, 6], arrival_time=[9, 9, 9, 9, 9], key=["a", "b", "a", "a", "a"], value=[1, 1, 1, 2, 1]
+    )
+    assert log.describe().duplicates == 1  # only row 2 repeats row 0

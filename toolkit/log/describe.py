@@ -219,7 +219,7 @@ def describe_pandas(log, *, silence: Any = "auto") -> LogDescription:
     counts = t["key"].value_counts(sort=False)
     top = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))[:TOP_KEYS]
 
-    dup = int(t.drop(columns="row").duplicated(keep="first").sum())
+    dup = _duplicates(t)
 
     # partitions on the time axis
     axis = at if has_arrival else et
@@ -269,6 +269,19 @@ def describe_pandas(log, *, silence: Any = "auto") -> LogDescription:
         partitions=figures,
         backend="pandas",
     )
+
+
+def _duplicates(t) -> int:
+    """Records equal to an earlier one in every column but ``row``.
+
+    Only rows whose numeric columns repeat can repeat as a whole, so the (slow) hashing of
+    keys runs on those candidates only.
+    """
+    numeric = [c for c in ("event_time", "arrival_time", "partition", "value") if c in t.columns]
+    candidates = t.duplicated(subset=numeric, keep=False).to_numpy()
+    if not candidates.any():
+        return 0
+    return int(t.loc[candidates].drop(columns="row").duplicated(keep="first").sum())
 
 
 def _partition_figures(log, p, records, first, last, max_gap, max_gap_start, silences, silent_ms) -> PartitionFigures:

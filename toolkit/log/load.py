@@ -308,7 +308,7 @@ def canonicalize(
     quarantine = faults.frame()
     enforce(quarantine, n, max_invalid_fraction, source)
     valid = faults.valid
-    table = pd.DataFrame({k: v[valid] if len(quarantine) else v for k, v in out.items()})
+    table = pd.DataFrame({k: v[valid] if len(quarantine) else v for k, v in out.items()}, copy=False)
     if labels is not None:  # string partitions: codes over the valid rows, names sorted
         codes, uniques = pd.factorize(pd.Series(labels[valid] if len(quarantine) else labels), sort=True)
         table["partition"] = codes.astype(np.int64)

@@ -44,24 +44,26 @@ class Faults:
         self.column = np.full(n, None, dtype=object)
         self.reason = np.full(n, None, dtype=object)
         self.raw = np.full(n, None, dtype=object)
+        self._bad = np.zeros(n, dtype=bool)
 
     @property
     def valid(self) -> np.ndarray:
-        return pd.isna(self.reason)
+        return ~self._bad
 
     def add(self, reason: np.ndarray, column: str, raw: pd.Series) -> None:
         """Record per-row ``reason`` (None where fine) for ``column`` on rows not yet faulty."""
         reason = np.asarray(reason, dtype=object)
-        new = ~pd.isna(reason) & self.valid
+        new = ~pd.isna(reason) & ~self._bad
         if not new.any():
             return
         idx = np.flatnonzero(new)
+        self._bad[idx] = True
         self.reason[idx] = reason[idx]
         self.column[idx] = column
         self.raw[idx] = raw_text(raw.reset_index(drop=True).iloc[idx])
 
     def frame(self) -> pd.DataFrame:
-        bad = ~self.valid
+        bad = self._bad
         if not bad.any():
             return empty_quarantine()
         return pd.DataFrame(
