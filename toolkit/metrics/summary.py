@@ -53,7 +53,16 @@ ROW_COLUMNS = ["config", "kind", "a", "b", "c", "d", "e"]
 
 
 def partial_rows(config: int, part: dict) -> pd.DataFrame:
-    """A partial as long rows (the schema Spark shuffles): config, kind, a..e (int64)."""
+    """A partial as long rows (the schema Spark shuffles): config, kind, keys a, b, c and
+    additive values d, e (int64). Scalars: a = index in SCALARS, d = value; latencies:
+    a = latency, d = windows; state: (a, b, c) = (pos, arrival, row), d/e = window/record
+    deltas. Rows with equal (config, kind, a, b, c) may be summed in any order (Spark
+    pre-aggregates them in the JVM before the merge)."""
+    return pd.DataFrame(partial_arrays(config, part))
+
+
+def partial_arrays(config: int, part: dict) -> dict[str, np.ndarray]:
+    """The columns of :func:`partial_rows` as numpy arrays (cheap to concatenate)."""
     sc = part["scalars"]
     n_s = len(SCALARS)
     values, counts = part["latency"]
@@ -62,18 +71,17 @@ def partial_rows(config: int, part: dict) -> pd.DataFrame:
     r = part["state"][4] if len(part["state"]) > 4 else np.zeros(len(pos), dtype=np.int64)
     n_l, n_st = len(values), len(pos)
     z = np.zeros
-    frame = pd.DataFrame(
+    return (
         {
             "config": np.full(n_s + n_l + n_st, config, dtype=np.int64),
             "kind": np.concatenate([z(n_s, np.int64), np.full(n_l, 1, np.int64), np.full(n_st, 2, np.int64)]),
             "a": np.concatenate([np.arange(n_s, dtype=np.int64), values, pos]).astype(np.int64),
-            "b": np.concatenate([np.array([sc[s] for s in SCALARS], dtype=np.int64), counts, t]).astype(np.int64),
+            "b": np.concatenate([z(n_s, np.int64), z(n_l, np.int64), t]).astype(np.int64),
             "c": np.concatenate([z(n_s, np.int64), z(n_l, np.int64), r]).astype(np.int64),
-            "d": np.concatenate([z(n_s, np.int64), z(n_l, np.int64), dw]).astype(np.int64),
+            "d": np.concatenate([np.array([sc[s] for s in SCALARS], dtype=np.int64), counts, dw]).astype(np.int64),
             "e": np.concatenate([z(n_s, np.int64), z(n_l, np.int64), dr]).astype(np.int64),
         }
     )
-    return frame
 
 
 def nearest_rank(values: np.ndarray, counts: np.ndarray, q: float) -> float:
@@ -108,10 +116,10 @@ def merge_config(rows: pd.DataFrame, *, start_time: int, end_time: int, invalid:
     a, b, c, d, e = (rows[x].to_numpy(dtype=np.int64) for x in ("a", "b", "c", "d", "e"))
     m = kind == KIND_SCALAR
     sums = np.zeros(len(SCALARS), dtype=np.int64)
-    np.add.at(sums, a[m], b[m])
+    np.add.at(sums, a[m], d[m])
     sc = {name: int(sums[i]) for i, name in enumerate(SCALARS)}
     m = kind == KIND_LATENCY
-    (lv,), (lc,) = _group_sum([a[m]], [b[m]])
+    (lv,), (lc,) = _group_sum([a[m]], [d[m]])
     m = kind == KIND_STATE
     if m.any():
         _, (dw, dr) = _group_sum([a[m], b[m], c[m]], [d[m], e[m]])

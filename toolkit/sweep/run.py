@@ -8,7 +8,7 @@ import pandas as pd
 
 from toolkit.fast.evaluate import Shard, partial
 from toolkit.fast.timeline import Timeline
-from toolkit.metrics.summary import ROW_COLUMNS, merge_config, partial_rows
+from toolkit.metrics.summary import ROW_COLUMNS, merge_config, partial_arrays
 from toolkit.sweep.grid import Config
 
 
@@ -29,14 +29,14 @@ def evaluate_config(shard: Shard, config: Config, timeline: Timeline) -> dict:
 
 def evaluate_shard(shard: Shard, jobs: Iterable[tuple[int, Config, Timeline]], *, on_done=None) -> pd.DataFrame:
     """Partial rows of every (config id, config, timeline) job for one shard."""
-    frames = []
+    parts = []
     for cid, config, timeline in jobs:
-        frames.append(partial_rows(cid, evaluate_config(shard, config, timeline)))
+        parts.append(partial_arrays(cid, evaluate_config(shard, config, timeline)))
         if on_done is not None:
             on_done()
-    if not frames:
+    if not parts:
         return pd.DataFrame({c: np.zeros(0, dtype=np.int64) for c in ROW_COLUMNS})
-    return pd.concat(frames, ignore_index=True)
+    return pd.DataFrame({c: np.concatenate([p[c] for p in parts]) for c in ROW_COLUMNS})
 
 
 def merge_all(rows: pd.DataFrame, spans: dict[int, tuple[int, int]], invalid: int) -> pd.DataFrame:

@@ -156,7 +156,9 @@ def run_spark(
         keyed = keyed.withColumn("chunk", F.lit(0).cast("long")).repartition(n_shards, "key")
     # hash partitioning keeps every key whole inside one partition: a partition is a key shard
     rows = keyed.mapInPandas(shard_fn, schema=ROW_SCHEMA)
-    merged = rows.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
+    # sum equal keys across shards in the JVM first (exact: int64 sums), then merge per config
+    summed = rows.groupBy("config", "kind", "a", "b", "c").agg(F.sum("d").alias("d"), F.sum("e").alias("e"))
+    merged = summed.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
     result = _collect_with_progress(sc, merged, total=len(jobs), progress=progress)
     if len(result) != len(jobs):
         # a configuration with no rows at all (an empty log): merge nothing
