@@ -1,4 +1,26 @@
-"""``toolkit.sweep(log, ...)``: the grid, the path per configuration, in-process or Spark."""
+"""``toolkit.sweep(log, ...)``: the grid, the path per configuration, in-process or Spark.
+
+Result columns (one row per configuration): the configuration (``window, delay_ms,
+lateness_ms, interval_ms, strategy, idleness_ms, partitions_as_sources, source_parallelism,
+trigger, accumulation``), ``path`` (fast | engine), then
+
+- ``records`` (valid + invalid) = ``on_time + late_accepted + dropped + invalid``: a record is
+  ``on_time`` when it is in the first firing (pane 0) of a window that accepted it (a late
+  record that creates a window fires it at once, pane 0, so it counts as on time),
+  ``late_accepted`` when it only reaches later firings, ``dropped`` when no window accepted
+  it (or it has no window), ``invalid`` when quarantined at load;
+- ``completeness_first`` / ``completeness_final``: record-window pairs in first / any firing
+  over all true pairs (batch answer); ``exact_windows``: share of true windows whose first
+  firing held every true record (1.0 when there is no window at all);
+- ``latency_p50/p95/p99/max_ms``: first firing's processing time minus the window end, over
+  the windows that fired, nearest-rank percentiles (an observed latency); firings caused by
+  the end of input happen at the replay's last tick;
+- ``firings`` (fire results), ``late_firings`` (those caused by a late record, including a
+  record-caused first firing), ``retractions`` (accumulating-and-retracting mode);
+- ``peak_state_windows/records``: most windows / buffered record-window pairs held at once,
+  sampled after every record and every watermark; ``mean_state_*``: their time average over
+  processing time from the first arrival to the end of input; ``windows``: true windows.
+"""
 from __future__ import annotations
 
 import os
