@@ -22,8 +22,8 @@ def csv_log(tmp_path_factory):
 
 def test_report_command_writes_html(csv_log, tmp_path, capsys):
     out = tmp_path / "sub" / "r.html"
-    code = main(["report", str(csv_log), "--window", "tumbling:100ms", "--delays", "0ms,100ms,400ms",
-                 "--lateness-values", "0ms,1s", "--interval", "50ms", "--completeness", "0.95",
+    code = main(["report", str(csv_log), "--window", "tumbling:100ms", "--delay", "0ms,100ms,400ms",
+                 "--lateness", "0ms,1s", "--interval", "50ms", "--completeness", "0.95",
                  "--execution", "local", "--out", str(out), "--title", "CLI & test"])
     assert code == 0
     printed = capsys.readouterr().out
@@ -39,9 +39,9 @@ def test_report_command_writes_html(csv_log, tmp_path, capsys):
 
 def test_report_command_replays_the_given_setting(csv_log, tmp_path):
     out = tmp_path / "r.html"
-    code = main(["report", str(csv_log), "--window", "tumbling:100ms", "--delays", "0ms,100ms",
-                 "--lateness-values", "0ms", "--interval", "50ms", "--execution", "local",
-                 "--delay", "250ms", "--lateness", "1s", "--out", str(out)])
+    code = main(["report", str(csv_log), "--window", "tumbling:100ms", "--delay", "0ms,100ms",
+                 "--lateness", "0ms", "--interval", "50ms", "--execution", "local",
+                 "--replay-delay", "250ms", "--replay-lateness", "1s", "--out", str(out)])
     assert code == 0
     html = out.read_text()
     assert "delay=250, interval=50" in html and "lateness=1,000" in html
@@ -49,7 +49,7 @@ def test_report_command_replays_the_given_setting(csv_log, tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["--completeness", "1.5"], "--completeness must be between 0 and 1"),
-    (["--delays", ","], "--delays needs at least one value"),
+    (["--delay", ","], "--delay needs at least one value"),
     (["--max-points", "0"], "--max-points must be at least 10"),
 ])
 def test_report_command_rejects_bad_options(csv_log, tmp_path, capsys, argv, message):

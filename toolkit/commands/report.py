@@ -1,4 +1,7 @@
-"""``python -m toolkit report LOG [sweep options] --out report.html``: a self-contained HTML report."""
+"""``python -m toolkit report LOG [sweep options] --out report.html``: a self-contained HTML report.
+
+The sweep options are spelled as in ``python -m toolkit sweep`` (``--window``, ``--delay``,
+``--lateness``, ``--interval`` lists)."""
 from __future__ import annotations
 
 import argparse
@@ -15,16 +18,18 @@ def register(subparsers) -> None:
         "report",
         help="sweep watermark settings over a log and write one self-contained, offline HTML report",
         description="Load LOG, sweep watermark delay x allowed lateness (x interval, x window), replay the "
-        "recommended setting (or the one given with --delay/--lateness), and write an HTML file that "
+        "recommended setting (or the one given with --replay-delay/--replay-lateness), and write an HTML file that "
         "opens offline: summary, recommendation and interactive charts.",
     )
     p.add_argument("log", metavar="LOG", help="event log file or folder of parts (CSV, Parquet, JSONL)")
     add_log_arguments(p)
     g = p.add_argument_group("sweep")
-    g.add_argument("--window", default="tumbling:1s", help="window(s), comma-separated (default tumbling:1s)")
-    g.add_argument("--delays", default="0ms,100ms,250ms,500ms,1s,2s,5s",
+    g.add_argument("--window", action="append", default=None,
+                   help="tumbling:SIZE[,OFFSET] | sliding:SIZE/SLIDE[,OFFSET] | session:GAP; repeat for several "
+                   "(default tumbling:1s)")
+    g.add_argument("--delay", default="0ms,100ms,250ms,500ms,1s,2s,5s",
                    help="watermark delays to sweep, comma-separated (default 0ms,100ms,250ms,500ms,1s,2s,5s)")
-    g.add_argument("--lateness-values", default="0ms,1s,5s",
+    g.add_argument("--lateness", default="0ms,1s,5s",
                    help="allowed lateness values to sweep, comma-separated (default 0ms,1s,5s)")
     g.add_argument("--interval", default="200ms", help="watermark interval(s), comma-separated (default 200ms)")
     g.add_argument("--idleness", default=None, help="idle timeout (withIdleness), e.g. 5s")
@@ -35,8 +40,9 @@ def register(subparsers) -> None:
                    help="where the sweep runs (default auto: Spark for Spark-backed logs or a master)")
     g.add_argument("--master", default=None, help="Spark master URL")
     r = p.add_argument_group("replay shown in the record-level charts (default: the recommended setting)")
-    r.add_argument("--delay", default=None, help="replay this delay instead of the recommended one")
-    r.add_argument("--lateness", default=None, help="replay this allowed lateness instead of the recommended one")
+    r.add_argument("--replay-delay", default=None, help="replay this delay instead of the recommended one")
+    r.add_argument("--replay-lateness", default=None,
+                   help="replay this allowed lateness instead of the recommended one")
     p.add_argument("--title", default=None, help="report title (default: from the log's name)")
     p.add_argument("--max-points", type=int, default=2000, help="rows a record-level chart embeds at most (default 2000)")
     p.add_argument("--out", default="report.html", help="output HTML file (default report.html)")
@@ -54,9 +60,9 @@ def run(args: argparse.Namespace) -> int:
     if args.max_points < 10:
         raise UserError(f"--max-points must be at least 10, got {args.max_points}")
     log = load_from_args(args)
-    windows, delays, lateness, intervals = (_list(args.window), _list(args.delays), _list(args.lateness_values),
-                                            _list(args.interval))
-    for name, values in (("--window", windows), ("--delays", delays), ("--lateness-values", lateness),
+    windows = args.window or ["tumbling:1s"]
+    delays, lateness, intervals = _list(args.delay), _list(args.lateness), _list(args.interval)
+    for name, values in (("--delay", delays), ("--lateness", lateness),
                          ("--interval", intervals)):
         if not values:
             raise UserError(f"{name} needs at least one value")
@@ -69,9 +75,9 @@ def run(args: argparse.Namespace) -> int:
         sweep_kwargs["master"] = args.master
     results = toolkit.sweep(log, **sweep_kwargs)
     settings = None
-    if args.delay is not None or args.lateness is not None:
-        settings = {"window": windows[0], "interval": intervals[0], "delay": args.delay or "0ms",
-                    "lateness": args.lateness or "0ms"}
+    if args.replay_delay is not None or args.replay_lateness is not None:
+        settings = {"window": windows[0], "interval": intervals[0], "delay": args.replay_delay or "0ms",
+                    "lateness": args.replay_lateness or "0ms"}
         if args.idleness:
             settings["idleness"] = args.idleness
     path = report(log, sweep=results, settings=settings, out=args.out, title=args.title,
