@@ -1,4 +1,4 @@
-"""The large-log path at a size a unit test can afford (the 10 M figure comes from ``bench-viz``)."""
+"""The large-log path at a size a unit test can afford (the 10 M figure comes from ``bench viz --records 10000000``)."""
 from __future__ import annotations
 
 import pytest
@@ -37,7 +37,7 @@ def test_generated_log_follows_the_stated_rules():
 
 
 def test_bench_command(capsys):
-    assert main(["bench-viz", "--records", "5000"]) == 0
+    assert main(["bench", "viz", "--records", "5000"]) == 0
     out = capsys.readouterr().out
     assert "event_time_scatter" in out and "drops_by_key" in out
-    assert main(["bench-viz", "--records", "0"]) == 2
+    assert main(["bench", "viz", "--records", "0"]) == 2

@@ -12,6 +12,7 @@ BENCHMARKS: dict[str, str] = {
     "replay": "toolkit.bench_replay:run",
     "sweep": "toolkit.bench_sweep:run",
     "log": "toolkit.log.bench:run",
+    "viz": "toolkit.viz.bench_command:run",
 }
 
 
@@ -22,6 +23,7 @@ def register(subparsers) -> None:
     p.add_argument("--keys", type=int, default=1000, help="distinct keys (default 1000)")
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--only", default=None, help="comma-separated sub-cases to run (default: all)")
+    p.add_argument("--svg", action="store_true", help="viz: also time drawing each chart to SVG")
     p.set_defaults(func=run)
 
 

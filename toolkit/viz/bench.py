@@ -1,4 +1,4 @@
-"""Benchmark of the charts on a large generated log (``python -m toolkit bench-viz``).
+"""Benchmark of the charts on a large generated log (``python -m toolkit bench viz --records 10000000``).
 
 Generates ``records`` records with numpy (arrival times 1 ms apart on average, log-normal
 transport delays, 2% held back up to 5 s, Zipf-like keys, 4 partitions) and a replay-shaped
