@@ -22,6 +22,7 @@ and on Spark for any number of shards and partitions.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import Any
@@ -118,8 +119,12 @@ def run_spark(
     jobs = [(i, c if p == "fast" or not c.fast_applies else _force_engine(c), timelines[i]) for i, (c, p) in enumerate(zip(configs, paths))]
     sc = session.sparkContext
     if chunks is None:
+        # Replicating the log per configuration chunk costs a shuffle, which is worth it only
+        # for the engine path (seconds per configuration); fast-path configurations share
+        # each shard's window runs, so they stay together.
+        n_engine = sum(1 for _, c, _ in jobs if not c.fast_applies)
         target = 2 * sc.defaultParallelism
-        chunks = max(1, min(len(jobs), -(-target // n_shards)))
+        chunks = max(1, min(n_engine, -(-target // n_shards))) if n_engine else 1
     chunk_jobs = [jobs[j::chunks] for j in range(chunks)]
     bc = sc.broadcast(chunk_jobs)
 
@@ -159,6 +164,16 @@ def run_spark(
     # sum equal keys across shards in the JVM first (exact: int64 sums), then merge per config
     summed = rows.groupBy("config", "kind", "a", "b", "c").agg(F.sum("d").alias("d"), F.sum("e").alias("e"))
     merged = summed.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
+    if os.environ.get("WATERMARK_LAB_SPARK_TIMING"):  # diagnostics: time the stages apart
+        import time as _time
+
+        summed = summed.cache()
+        t0 = _time.perf_counter()
+        n_rows = summed.count()
+        t1 = _time.perf_counter()
+        merged = summed.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
+        merged.toPandas()
+        print(f"[sweep timing] evaluate+sum {t1 - t0:.1f} s ({n_rows} rows), merge {_time.perf_counter() - t1:.1f} s")
     result = _collect_with_progress(sc, merged, total=len(jobs), progress=progress)
     if len(result) != len(jobs):
         # a configuration with no rows at all (an empty log): merge nothing
