@@ -6,8 +6,10 @@
    (``toolkit.sweep.timelines``). ``interval == 0`` (a watermark after every record) needs
    the records in arrival order: only then are the four columns it needs collected.
 2. The timelines and configurations are broadcast. Records are hash-partitioned by key
-   into key shards (x configuration chunks, replicating the records once per chunk when the
-   shards alone would not keep every core busy); ``mapInPandas`` evaluates each partition
+   into key shards (default ``spark.sql.shuffle.partitions``; on a small local machine one
+   shard per core is fastest) x configuration chunks (the records are replicated once per
+   chunk, only when engine-path configurations need the parallelism; fast-path ones share
+   each shard's window runs); ``mapInPandas`` evaluates each partition
    (fast path or engine) into exactly mergeable partial rows (``toolkit.metrics.summary``),
    with no sort of the log.
 3. ``groupBy(config).applyInPandas`` merges the partial rows into one summary row per
