@@ -99,6 +99,7 @@ def test_merge_is_exact_for_any_sharding(table, wins, shards):
     paths = ["fast" if c.fast_applies else "engine" for c in configs]
     one = run_local(table, configs, paths, invalid=0, shards=1, progress=False)
     many = run_local(table, configs, paths, invalid=0, shards=shards, progress=False)
+    check_summary(one)
     pd.testing.assert_frame_equal(one, many, check_exact=True)
 
 
