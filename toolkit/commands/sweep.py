@@ -19,7 +19,7 @@ def register(subparsers) -> None:
     add_log_arguments(p)
     g = p.add_argument_group("the grid (each option takes a comma-separated list)")
     g.add_argument("--window", required=True, action="append",
-                   help="tumbling:SIZE[+OFFSET] | sliding:SIZE/SLIDE[+OFFSET] | session:GAP (repeat for several)")
+                   help="tumbling:SIZE[,OFFSET] | sliding:SIZE/SLIDE[,OFFSET] | session:GAP (repeat for several)")
     g.add_argument("--delay", default="0", help="bounded out-of-orderness delays, e.g. 0,250ms,1s,5s")
     g.add_argument("--lateness", default="0", help="allowed lateness values, e.g. 0,10s")
     g.add_argument("--interval", default="200ms", help="watermark intervals (0 = after every record)")
