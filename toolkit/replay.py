@@ -10,7 +10,9 @@ Settings (durations as ``"500ms"``, ``"2s"`` or integer ms; parsed with
   Lab extension: ``quantile``, ``quantile_window``, ``min_delay``, ``max_delay``), or a
   :class:`toolkit.engine.watermarks.WatermarkStrategy` object; ``delay``;
 - ``interval`` (default ``200ms``; 0 = after every record), ``idleness`` (idle timeout,
-  default none), ``parallelism`` (source subtasks, default 1);
+  default none), ``parallelism`` (source subtasks, default 1), ``partitions_as_sources``
+  (default True: each log partition is a source split with its own watermark generator, as
+  Flink's per-split watermarks; False: one generator sees the whole stream);
 - ``window``: ``"tumbling:1s"``, ``"tumbling:1s,250ms"`` (offset), ``"sliding:10s/5s"``,
   ``"session:30s"``, ``"global"``, ``"global_eos"`` or an assigner object; ``trigger``
   (``None``, ``"event_time"``, ``"count:N"``, ``"continuous:5s"``, ``"purging:count:N"``,
@@ -168,12 +170,14 @@ class ReplaySettings:
     accumulation: str
     marker: Any = None
     second: dict | None = None
+    partitions_as_sources: bool = True
 
     def as_dict(self) -> dict:
         d = {
             **self.generator,
             "interval": self.interval,
             "parallelism": self.parallelism,
+            "partitions_as_sources": self.partitions_as_sources,
             "window": self.assigner_config if self.assigner_config is not None else repr(self.assigner),
             "trigger": self.trigger_config if self.trigger_config is not None or self.trigger is None else repr(self.trigger),
             "evictor": self.evictor_config if self.evictor_config is not None or self.evictor is None else repr(self.evictor),
@@ -208,6 +212,7 @@ def make_settings(
     interval: Any = DEFAULT_INTERVAL,
     idleness: Any = None,
     parallelism: int = 1,
+    partitions_as_sources: bool = True,
     window: Any = "tumbling:1s",
     trigger: Any = None,
     lateness: Any = 0,
@@ -325,8 +330,15 @@ def make_settings(
         accumulation=accumulation,
         marker=marker,
         second=second,
+        partitions_as_sources=_flag(partitions_as_sources, "partitions_as_sources"),
     )
     return s
+
+
+def _flag(v: Any, name: str) -> bool:
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    raise ValueError(f"{name} must be True or False, got {v!r}")
 
 
 def _idle(v: Any) -> int:
@@ -521,6 +533,8 @@ def replay(log: Any, **settings: Any) -> ReplayResult:
     if gen_name == "punctuated" and marker is None:
         marker = "marker"
     a = _log_arrays(log, marker)
+    if not s.partitions_as_sources:  # one watermark generator for the whole stream
+        a["part"] = np.zeros_like(a["part"])
     n = len(a["ts"])
     if n == 0:
         raise ValueError("the log has no valid records to replay")

@@ -1,6 +1,8 @@
 """``python -m toolkit replay LOG ...``: replay a log, write emissions and record fates."""
 from __future__ import annotations
 
+import argparse
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -19,6 +21,9 @@ def register(subparsers) -> None:
     p.add_argument("--interval", default=None, help="periodic watermark interval (default 200ms; 0 = after every record)")
     p.add_argument("--idleness", default=None, help="idle timeout (withIdleness), e.g. 5s")
     p.add_argument("--parallelism", type=int, default=1, help="source subtasks (partition p read by subtask p %% parallelism)")
+    p.add_argument("--partitions-as-sources", action=argparse.BooleanOptionalAction, default=True,
+                   help="each log partition has its own watermark generator (default); "
+                   "--no-partitions-as-sources: one generator for the whole stream")
     p.add_argument("--trigger", default=None, help="event_time | count:N | continuous:5s | purging:... | never | end_of_stream")
     p.add_argument("--evictor", default=None, help="count:N | time:5s (append ,after)")
     p.add_argument("--accumulation", default="accumulating", help="accumulating | discarding | accumulating_and_retracting")
@@ -42,7 +47,7 @@ def run(args) -> int:
     log = load_log(args.log, max_invalid_fraction=args.max_invalid_fraction)
     settings = dict(
         window=args.window, generator=args.generator, delay=args.delay, lateness=args.lateness,
-        parallelism=args.parallelism, trigger=args.trigger, evictor=args.evictor, accumulation=args.accumulation,
+        parallelism=args.parallelism, partitions_as_sources=args.partitions_as_sources, trigger=args.trigger, evictor=args.evictor, accumulation=args.accumulation,
     )
     if args.second_window:
         settings["second_window"] = args.second_window

@@ -25,8 +25,9 @@ def register(subparsers) -> None:
     g.add_argument("--interval", default="200ms", help="watermark intervals (0 = after every record)")
     g.add_argument("--strategy", default="bounded", help="bounded | legacy | monotonous (list allowed)")
     g.add_argument("--idleness", default=None, help="idle timeouts (withIdleness), e.g. 5s (0/none = off)")
-    g.add_argument("--partitions-as-sources", action="store_true",
-                   help="each log partition is a source split with its own watermark generator")
+    g.add_argument("--partitions-as-sources", action=argparse.BooleanOptionalAction, default=True,
+                   help="each log partition is a source split with its own watermark generator, as Flink's "
+                   "per-split watermarks (default); --no-partitions-as-sources: one generator for the stream")
     g.add_argument("--source-parallelism", default="1", help="source subtasks reading the partitions")
     g.add_argument("--accumulation", default="accumulating", help="accumulating | discarding | retracting")
     g.add_argument("--path", default="auto", choices=["auto", "fast", "engine"], help="evaluation path (default auto)")

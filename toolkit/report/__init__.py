@@ -80,10 +80,21 @@ def _settings_from_recommendation(rec: Any) -> dict[str, Any] | None:
         return None
     out: dict[str, Any] = {}
     for col, name in (("window", "window"), ("delay_ms", "delay"), ("lateness_ms", "lateness"),
-                      ("interval_ms", "interval")):
+                      ("interval_ms", "interval"), ("idleness_ms", "idleness"), ("source_parallelism", "parallelism"),
+                      ("partitions_as_sources", "partitions_as_sources"), ("accumulation", "accumulation")):
         if col in config and config[col] is not None and not pd.isna(config[col]):
             out[name] = config[col].item() if hasattr(config[col], "item") else config[col]
+    strategy = config.get("strategy")
+    if strategy in _GENERATORS:
+        out["generator"] = _GENERATORS[strategy]
+    if "partitions_as_sources" in out:
+        out["partitions_as_sources"] = bool(out["partitions_as_sources"])
     return out if "window" in out else None
+
+
+# sweep strategy names -> replay generator names
+_GENERATORS = {"bounded": "bounded_out_of_orderness", "legacy": "legacy_bounded_out_of_orderness",
+               "monotonous": "monotonous"}
 
 
 def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, settings: dict | None = None,

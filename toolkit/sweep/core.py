@@ -48,7 +48,7 @@ def sweep(
     interval: Any = 200,
     strategy: Any = "bounded",
     idleness: Any = None,
-    partitions_as_sources: Any = False,
+    partitions_as_sources: Any = True,
     source_parallelism: Any = 1,
     trigger: Any = "event_time",
     accumulation: Any = "accumulating",

@@ -86,7 +86,7 @@ class Config:
     interval_ms: int
     strategy: str = "bounded"
     idleness_ms: int | None = None
-    partitions_as_sources: bool = False
+    partitions_as_sources: bool = True
     source_parallelism: int = 1
     trigger: str = "event_time"
     accumulation: str = "accumulating"
@@ -146,7 +146,7 @@ def build_grid(
     interval: Any = 200,
     strategy: Any = "bounded",
     idleness: Any = None,
-    partitions_as_sources: Any = False,
+    partitions_as_sources: Any = True,
     source_parallelism: Any = 1,
     trigger: Any = "event_time",
     accumulation: Any = "accumulating",
