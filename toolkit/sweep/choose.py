@@ -58,7 +58,7 @@ def recommend(
     reason = (
         f"{_describe(row)} is the lowest {metric} ({row[metric]:.6g}) among the {len(ok)} of {len(results)} "
         f"settings with {completeness_column} >= {completeness:.4g} (it reaches {row[completeness_column]:.4g}"
-        + (f", drops {int(row['dropped'])} records" if "dropped" in row else "")
+        + (f", drops {int(row['dropped'])} record{'s' if int(row['dropped']) != 1 else ''}" if "dropped" in row else "")
         + ")"
     )
     return {"config": {c: row[c] for c in cfg_cols}, "row": row, "reason": reason}
@@ -70,4 +70,13 @@ def _describe(row: pd.Series) -> str:
         if col in row:
             v = row[col]
             parts.append(f"{label} {v}ms" if col != "window" else f"window {v}")
+    idle = row.get("idleness_ms")
+    if idle is not None and not pd.isna(idle):
+        parts.append(f"idleness {int(idle)}ms")
+    if "strategy" in row and row["strategy"] != "bounded":
+        parts.append(f"strategy {row['strategy']}")
+    if "partitions_as_sources" in row and not bool(row["partitions_as_sources"]):
+        parts.append("one watermark generator for all partitions")
+    if "source_parallelism" in row and int(row["source_parallelism"]) != 1:
+        parts.append(f"source parallelism {int(row['source_parallelism'])}")
     return ", ".join(parts)
