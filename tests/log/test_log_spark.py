@@ -13,27 +13,13 @@ import pytest
 
 import toolkit
 from toolkit import synth
+
+from _log_frames import source_frame
 from toolkit.log import InvalidRecordsError, LogReadError, MixedUnitsError
 
 pytestmark = pytest.mark.spark
 DATA = Path(__file__).resolve().parents[2] / "data"
-T0 = 1_700_000_000_000
 MAPPING = dict(event_time="ts", arrival_time="arrived", key="user", partition="shard", value="amount")
-
-
-def source_frame(n: int = 60) -> pd.DataFrame:
-    rng = np.random.default_rng(5)
-    event = T0 + np.sort(rng.integers(0, 60_000, n))
-    arrival = event + rng.integers(-5, 3_000, n)
-    return pd.DataFrame(
-        {
-            "ts": event,
-            "arrived": synth.iso_strings(arrival),
-            "user": rng.choice(["007", "alice", "bob", "x y"], n),
-            "shard": rng.choice(["eu-1", "us-2", "ap-3"], n),
-            "amount": np.round(rng.random(n) * 100, 3),
-        }
-    )
 
 
 @pytest.fixture(scope="module")

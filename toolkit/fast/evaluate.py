@@ -22,7 +22,6 @@ O(windows + runs), with the window assignment and runs shared by every delay and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 import pandas as pd

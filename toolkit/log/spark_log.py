@@ -251,7 +251,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
     # 2. per-column expressions (first fault wins, in canonical order)
     reasons, rawcols, exprs = [], [], {}
     vocab: dict[str, list[str]] = {}
-    unit_aggs, time_exprs = [], []
+    time_exprs = []
     for role in ("event_time", "arrival_time"):
         col = getattr(cmap, role)
         if col is None:

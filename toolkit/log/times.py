@@ -239,7 +239,6 @@ def _datetimes_to_ms(series: pd.Series) -> ParsedTimes:
 
 
 def _objects_to_ms(series: pd.Series, *, column: str, unit: str, rows: np.ndarray) -> ParsedTimes:
-    n = len(series)
     null = series.isna().to_numpy()
     kind = pd.api.types.infer_dtype(series, skipna=True)
     if kind in ("integer", "floating", "mixed-integer-float", "decimal"):

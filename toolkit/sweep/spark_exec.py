@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from typing import Any
 
 import numpy as np

@@ -261,7 +261,7 @@ def sweep_sliders(results: pd.DataFrame, *, x: str = "delay_ms", y: str = "laten
     heat = long_base.transform_filter(f"datum.metric_name == metric && {other_filter}").mark_rect().encode(
         x=alt.X(f"{x}:O", title=x, sort=xs), y=alt.Y(f"{y}:O", title=y, sort=ys[::-1]),
         color=alt.Color("metric_value:Q", title="metric", scale=alt.Scale(scheme="viridis")),
-        strokeWidth=alt.condition(f"datum.x_step == x_step && datum.y_step == y_step", alt.value(4), alt.value(0)),
+        strokeWidth=alt.condition("datum.x_step == x_step && datum.y_step == y_step", alt.value(4), alt.value(0)),
         tooltip=[f"{x}:O", f"{y}:O", "metric_name:N", alt.Tooltip("metric_value:Q", format=",.4~f")],
     ).properties(width=300, height=220, title="heatmap of the chosen metric")
     heat = heat.mark_rect(stroke="#e45756")
