@@ -13,6 +13,7 @@ from toolkit.engine import (
     EventTimeSessionWindows,
     EventTimeTrigger,
     LateRecord,
+    ReduceFunction,
     SlidingEventTimeWindows,
     Sum,
     TumblingEventTimeWindows,
@@ -225,3 +226,66 @@ def test_state_size_is_exact_with_evictors(assigner, lateness, evs, kind, after,
     op = WindowOperator(assigner, evictor=ev, allowed_lateness=lateness, function=Count(), accumulation=mode)
     _run(op, evs)          # checks state_size() against a recount after every step
     _assert_no_state(op)
+
+
+sessions_events = st.lists(
+    st.one_of(
+        st.tuples(st.just("r"), st.sampled_from("abc"), st.integers(-20, 60)),
+        st.tuples(st.just("w"), st.integers(-25, 80)),
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 12), st.one_of(st.integers(0, 12), st.sampled_from([2**62, 2**63 - 30, 2**63 - 1])),
+       sessions_events, st.sampled_from(["accumulating", "discarding"]),
+       st.sampled_from(["count", "sum", "count_sum", "reduce_list", "count_then_process"]), st.booleans(),
+       st.booleans(), st.booleans())
+def test_specialised_session_path_equals_general_path(gap, lateness, evs, mode, fn, track, side, end):
+    """Event-time sessions + EventTimeTrigger + an incremental function take a specialised
+    loop; with the same (heapq) timer queue, the general merging path gives the very same
+    output list (order included), the same state after every step, and the same internals."""
+    fns = {"count": Count, "sum": Sum, "count_sum": CountSum,
+           "reduce_list": lambda: ReduceFunction(lambda a, b: (a if isinstance(a, tuple) else (a,)) + (b,)),
+           "count_then_process": lambda: Count(process=CollectValues())}
+    ops = []
+    for general in (False, True):
+        op = WindowOperator(EventTimeSessionWindows(gap), allowed_lateness=lateness, accumulation=mode,
+                            function=fns[fn](), track_records=track, side_output_late=side)
+        assert "process_element" in vars(op)                  # the specialised loop
+        if general:
+            del op.process_element, op.process_watermark      # back to the class's general path
+        ops.append(op)
+    fast, gen = ops
+    for i, e in enumerate(evs):
+        errors = []
+        for op in ops:
+            try:
+                if e[0] == "r":
+                    op.process_element(e[1], e[2], e[2] * 100 + i, record_id=None if i % 3 == 0 else i)
+                else:
+                    op.process_watermark(e[1])
+                errors.append(None)
+            except RuntimeError as exc:       # a merge that would end before the watermark
+                errors.append(str(exc))
+        assert errors[0] == errors[1]
+        if errors[0] is not None:
+            return
+        assert fast.drain() == gen.drain()
+        assert fast.state_size() == gen.state_size() == gen._recount_state() == fast._recount_state()
+        assert fast._contents == gen._contents and fast._nrec == gen._nrec and fast._ids == gen._ids
+        assert {k: m.mapping for k, m in fast._msets.items()} == {k: m.mapping for k, m in gen._msets.items()}
+        assert fast._et.live.keys() == gen._et.live.keys()
+        assert {k: (p.next, p.passed) for k, p in fast._panes.items()} == \
+            {k: (p.next, p.passed) for k, p in gen._panes.items()}
+        assert fast.num_late_records_dropped == gen.num_late_records_dropped
+    if end:
+        for op in ops:
+            op.end_input()
+        assert fast.drain() == gen.drain()
+        assert fast.state_size() == gen.state_size()
+        assert {k: m.mapping for k, m in fast._msets.items()} == {k: m.mapping for k, m in gen._msets.items()}
+        assert fast._panes.keys() == gen._panes.keys() and fast._et.live.keys() == gen._et.live.keys()
+        if lateness <= 12:      # (a cleanup time past Long.MAX_VALUE has no timer: state stays, as in Flink)
+            assert fast.state_size() == (0, 0) and fast._msets == {} and fast._panes == {}

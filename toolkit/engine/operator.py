@@ -39,7 +39,14 @@ from __future__ import annotations
 
 from heapq import heappop, heappush
 
-from .assigners import GlobalWindows, SlidingEventTimeWindows, TumblingEventTimeWindows, WindowAssigner
+from .assigners import (
+    EventTimeSessionWindows,
+    GlobalWindows,
+    MergingWindowAssigner,
+    SlidingEventTimeWindows,
+    TumblingEventTimeWindows,
+    WindowAssigner,
+)
 from .evictors import Evictor, TimestampedValue, _AfterOnly, _OneSidedEvictor
 from .functions import (
     AggregateFunction,
@@ -53,7 +60,7 @@ from .functions import (
 from .merging import MergingWindowSet
 from .timers import FlinkTimerHeap, HeapqTimers
 from .triggers import EventTimeTrigger, Trigger
-from .windows import MAX_TIMESTAMP, MIN_TIMESTAMP, TimeWindow, wrap_long
+from .windows import MAX_TIMESTAMP, MIN_TIMESTAMP, TimeWindow, java_hash_set_order, wrap_long
 
 ACCUMULATION_MODES = ("accumulating", "discarding", "accumulating_and_retracting")
 
@@ -333,6 +340,16 @@ class WindowOperator:
         )
         if self._use_fast:
             self.process_element, self.process_watermark = self._make_fast_process_element()
+        elif (
+            not self._exact_timers
+            and type(trigger) is EventTimeTrigger
+            and type(assigner) is EventTimeSessionWindows
+            and type(assigner).merge_windows is MergingWindowAssigner.merge_windows
+            and not self._full
+            and isinstance(fn, (AggregateFunction, ReduceFunction))
+            and not self._retracting
+        ):
+            self.process_element, self.process_watermark = self._make_fast_session()
 
     # ------------------------------------------------------------------ public API
 
@@ -781,6 +798,322 @@ class WindowOperator:
         ctx = self._ctx
         return (process_element_tumbling if tumbling else process_element), process_watermark
 
+    def _make_fast_session(self):
+        """``EventTimeSessionWindows`` + ``EventTimeTrigger`` + an incremental function
+        (aggregate or reduce), accumulating or discarding: the general merging path
+        (``MergingWindowSet.add_window``'s built-in branch, ``_merge``, the trigger and the
+        timer callbacks) inlined step for step, with the same timer registrations and removals
+        in the same order, so outputs, their order and all state are identical (a property
+        test runs both paths)."""
+        op = self
+        gap = self.assigner.gap
+        lateness = self.allowed_lateness
+        contents = self._contents
+        nrec = self._nrec
+        ids = self._ids
+        msets = self._msets
+        timers = self._et
+        heap, live = timers.heap, timers.live
+        fn = self.function
+        is_agg = isinstance(fn, AggregateFunction)
+        if is_agg:
+            create, add, merge_acc = fn.create_accumulator, fn.add, fn.merge
+        else:
+            reduce = merge_acc = fn.reduce
+            FIRST = object()
+
+            def create():
+                return FIRST
+
+            def add(value, acc):
+                return value if acc is FIRST else reduce(acc, value)
+        is_count = type(fn) is Count
+        is_count_sum = type(fn) is CountSum
+        track = self.track_records
+        keyed = self.keyed
+        discarding = self._discarding
+        emit = self._emit
+        clear = self._clear_contents
+        late = self._late
+        panes_d = self._panes
+        assigner = self.assigner
+        MAXT = MAX_TIMESTAMP
+        MISSING = _ABSENT
+        TW = TimeWindow
+        tuple_new = tuple.__new__
+        MINT = MIN_TIMESTAMP
+        new_mset = object.__new__       # a MergingWindowSet without re-inspecting the assigner
+
+        def add_timer(ts, key, window):
+            tk = (ts, key, window)
+            if tk not in live:
+                timers.seq += 1
+                live[tk] = timers.seq
+                heappush(heap, (ts, timers.seq, key, window))
+
+        def merge(key, mapping, hits, new, ns):
+            """A merge of ``new`` with the windows ``hits`` (>= 1, none equal to ``new``);
+            returns the window the element belongs to."""
+            if len(hits) == 1:
+                h = hits[0]
+                ordered = hits
+                s0 = h[0] if h[0] < ns else ns
+                e0 = h[1] if h[1] > new[1] else new[1]
+            else:
+                members = sorted(hits, key=_start)
+                i = 0
+                for w in members:
+                    if w[0] > ns:
+                        break
+                    i += 1
+                members.insert(i, new)
+                s0 = min(w[0] for w in members)
+                e0 = max(w[1] for w in members)
+                ordered = java_hash_set_order(members)
+                ordered.remove(new)
+            merge_result = TW(s0, e0)
+            msws = [mapping.pop(w) for w in ordered]
+            sw_result = msws[0]
+            mapping[merge_result] = sw_result
+            if len(ordered) == 1 and ordered[0] == merge_result:
+                return merge_result
+            del msws[0]
+            # WindowOperator._merge, inlined
+            mt = e0 - 1
+            wm = op._wm
+            if wrap_long(mt + lateness) <= wm:
+                raise RuntimeError(
+                    "The end timestamp of an event-time window cannot become earlier than the current "
+                    f"watermark by merging. Current watermark: {wm} window: {merge_result}")
+            if mt > wm:
+                add_timer(mt, key, merge_result)                    # EventTimeTrigger.onMerge
+            for m in ordered:
+                mmt = m[1] - 1
+                live.pop((mmt, key, m), None)                       # EventTimeTrigger.clear
+                c = mmt + lateness
+                if c < MAXT:
+                    live.pop((c, key, m), None)                     # the cleanup timer
+            target = (key, sw_result)
+            for sw in msws:
+                sk = (key, sw)
+                src = contents.pop(sk, MISSING)
+                if src is MISSING:
+                    continue
+                cur = contents.get(target, MISSING)
+                n = nrec.pop(sk, 0)
+                rids = ids.pop(sk, None)
+                contents[target] = src if cur is MISSING else merge_acc(cur, src)
+                nrec[target] = nrec.get(target, 0) + n
+                if rids is not None:
+                    ids.setdefault(target, []).extend(rids)
+            if panes_d:
+                panes = [panes_d.pop((key, m)) for m in ordered if (key, m) in panes_d]
+                if panes:
+                    p = panes_d.get((key, merge_result))
+                    if p is None:
+                        p = panes_d[(key, merge_result)] = _Pane()
+                    for q in panes:
+                        p.next = max(p.next, q.next)
+                        p.passed = p.passed or q.passed
+                        if q.emitted:
+                            p.emitted = (p.emitted or []) + q.emitted
+            return merge_result
+
+        def process_element(key, timestamp, value, record_id=None):
+            if not keyed:
+                key = None
+            if track and record_id is None:
+                record_id = op._next_id
+                op._next_id += 1
+            ne = timestamp + gap
+            wm = op._wm
+            merged = False
+            mset = msets.get(key)
+            if mset is None:
+                cleanup = ne - 1 + lateness
+                if cleanup > MAXT:
+                    cleanup = MAXT
+                if cleanup <= wm:
+                    # the window alone is late: MergingWindowSet.addWindow then retireWindow
+                    # leave no trace
+                    x = timestamp + lateness                          # Java long sum
+                    if (x if MINT <= x <= MAXT else wrap_long(x)) <= wm:
+                        late(key, timestamp, value, record_id)
+                    return
+                mset = msets[key] = new_mset(MergingWindowSet)
+                mset._assigner = assigner
+                mset._builtin = True
+                mapping = mset.mapping = {}
+                actual = new = tuple_new(TW, (timestamp, ne))
+                mapping[new] = new
+            else:
+                mapping = mset.mapping
+                hit = None
+                for w in mapping:
+                    if w[0] <= ne and w[1] >= timestamp:
+                        if hit is None:
+                            hit = w
+                        else:
+                            hit = MISSING
+                            break
+                if hit is None:
+                    cleanup = ne - 1 + lateness
+                    if cleanup > MAXT:
+                        cleanup = MAXT
+                    if cleanup <= wm:
+                        # a late window on its own: added, then retired at once (no trace)
+                        x = timestamp + lateness                          # Java long sum
+                        if (x if MINT <= x <= MAXT else wrap_long(x)) <= wm:
+                            late(key, timestamp, value, record_id)
+                        return
+                new = tuple_new(TW, (timestamp, ne))
+                if hit is None or hit == new:
+                    mapping[new] = new
+                    actual = new
+                elif hit is MISSING:
+                    actual = merge(key, mapping, [w for w in mapping if w[0] <= ne and w[1] >= timestamp],
+                                   new, timestamp)
+                else:
+                    # one intersecting window: the merge of two, inlined
+                    h0, h1 = hit
+                    if h0 <= timestamp and h1 >= ne:
+                        # inside it: the set is unchanged (Flink re-puts the window)
+                        mapping[hit] = mapping.pop(hit)
+                        actual = hit
+                    else:
+                        s0 = h0 if h0 < timestamp else timestamp
+                        e0 = h1 if h1 > ne else ne
+                        actual = tuple_new(TW, (s0, e0))
+                        mapping[actual] = mapping.pop(hit)
+                        mt = e0 - 1
+                        x = mt + lateness
+                        if (x if x <= MAXT else wrap_long(x)) <= wm:
+                            raise RuntimeError(
+                                "The end timestamp of an event-time window cannot become earlier than the "
+                                f"current watermark by merging. Current watermark: {wm} window: {actual}")
+                        if mt > wm:
+                            merged = True                           # on_element's timer: a no-op
+                            tk = (mt, key, actual)                  # EventTimeTrigger.onMerge
+                            if tk not in live:
+                                timers.seq += 1
+                                live[tk] = timers.seq
+                                heappush(heap, (mt, timers.seq, key, actual))
+                        mmt = h1 - 1
+                        live.pop((mmt, key, hit), None)             # EventTimeTrigger.clear
+                        c = mmt + lateness
+                        if c < MAXT:
+                            live.pop((c, key, hit), None)           # the cleanup timer
+                        if panes_d:
+                            q = panes_d.pop((key, hit), None)
+                            if q is not None:
+                                pk = (key, actual)
+                                p = panes_d.get(pk)
+                                if p is None:
+                                    p = panes_d[pk] = _Pane()
+                                if q.next > p.next:
+                                    p.next = q.next
+                                p.passed = p.passed or q.passed
+                                if q.emitted:
+                                    p.emitted = (p.emitted or []) + q.emitted
+            mt = actual[1] - 1
+            cleanup = mt + lateness
+            if cleanup > MAXT:
+                cleanup = MAXT
+            if cleanup <= wm:
+                del mapping[actual]                                 # retire_window
+                if not mapping:
+                    del msets[key]
+                x = timestamp + lateness                          # Java long sum
+                if (x if MINT <= x <= MAXT else wrap_long(x)) <= wm:
+                    late(key, timestamp, value, record_id)
+                return
+            sk = (key, mapping[actual])
+            acc = contents.get(sk, MISSING)
+            op._buffered += 1
+            if acc is MISSING:
+                contents[sk] = add(value, create())
+                nrec[sk] = 1
+                if track:
+                    ids[sk] = [record_id]
+            else:
+                if is_count:
+                    contents[sk] = acc + 1
+                elif is_count_sum:
+                    acc[0] += 1
+                    acc[1] += value
+                else:
+                    contents[sk] = add(value, acc)
+                nrec[sk] += 1
+                if track:
+                    rids = ids.get(sk)
+                    if rids is None:
+                        ids[sk] = [record_id]
+                    else:
+                        rids.append(record_id)
+            if mt <= wm:
+                # EventTimeTrigger.onElement: the watermark is past the window: FIRE now
+                emit(key, actual, sk, contents[sk], False)
+                if discarding:
+                    clear(sk)
+            elif not merged:
+                tk = (mt, key, actual)
+                if tk not in live:
+                    timers.seq += 1
+                    live[tk] = timers.seq
+                    heappush(heap, (mt, timers.seq, key, actual))
+            # the cleanup timer (when it equals the one at mt, that one is registered already)
+            if cleanup != MAXT and cleanup != mt:
+                tk = (cleanup, key, actual)
+                if tk not in live:
+                    timers.seq += 1
+                    live[tk] = timers.seq
+                    heappush(heap, (cleanup, timers.seq, key, actual))
+
+        def process_watermark(watermark):
+            """``process_watermark`` with ``_on_timer`` for this configuration inlined."""
+            if watermark <= op._wm:
+                return
+            op._wm = watermark
+            ctx.current_watermark = watermark
+            while heap:
+                ts, seq, key, window = heap[0]
+                if ts > watermark:
+                    break
+                heappop(heap)
+                tk = (ts, key, window)
+                if live.get(tk) != seq:
+                    continue
+                del live[tk]
+                mset = msets.get(key)
+                if mset is None:
+                    continue
+                mapping = mset.mapping
+                sw = mapping.get(window)
+                if sw is None:
+                    continue
+                sk = (key, sw)
+                mt = window[1] - 1
+                if ts == mt:
+                    acc = contents.get(sk, MISSING)
+                    if acc is not MISSING:
+                        emit(key, window, sk, acc, True)
+                        if discarding:
+                            clear(sk)
+                cleanup = mt + lateness
+                if cleanup > MAXT:
+                    cleanup = MAXT
+                if ts == cleanup:
+                    clear(sk)
+                    live.pop((mt, key, window), None)               # EventTimeTrigger.clear
+                    panes_d.pop((key, window), None)
+                    del mapping[window]                             # retire_window
+                    if not mapping:
+                        del msets[key]
+
+        ctx = self._ctx
+        return process_element, process_watermark
+
+
     # ------------------------------------------------------------------ merging
 
     def _merge_current_key(self, merge_result, merged_windows, state_window_result, merged_state_windows):
@@ -951,3 +1284,7 @@ class WindowOperator:
             pane.emitted = [(window, value, pane.next)]
         out.append(WindowResult("fire", key, window, window.max_timestamp(), value, pane.next, timing, wm, pt, ids))
         pane.next += 1
+
+
+def _start(w):
+    return w[0]
