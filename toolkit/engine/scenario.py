@@ -242,8 +242,9 @@ def _key_text(k: Any) -> str:
     return str(k)
 
 
-def parse_lines(lines: Iterable[str], where: str = "scenario") -> tuple[dict, list]:
-    """Parse scenario JSON lines into ``(config, events)``; blank and ``#``/``//`` lines skipped."""
+def read_lines(lines: Iterable[str], where: str = "scenario") -> list[Any]:
+    """JSON objects of a scenario file (any of the oracle's formats), one per line; blank lines
+    and lines starting with ``#`` or ``//`` are skipped, as the oracle does."""
     objs = []
     for n, line in enumerate(lines, 1):
         s = line.strip()
@@ -255,6 +256,12 @@ def parse_lines(lines: Iterable[str], where: str = "scenario") -> tuple[dict, li
             raise ValueError(f"{where}: line {n} is not JSON: {exc}") from None
     if not objs:
         raise ValueError(f"{where}: empty scenario")
+    return objs
+
+
+def parse_lines(lines: Iterable[str], where: str = "scenario") -> tuple[dict, list]:
+    """Parse scenario JSON lines into ``(config, events)``; blank and ``#``/``//`` lines skipped."""
+    objs = read_lines(lines, where)
     config = objs[0]
     if not isinstance(config, dict) or "assigner" not in config:
         raise ValueError(f"{where}: first line must be the config object")

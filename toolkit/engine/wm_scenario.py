@@ -21,6 +21,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
+from toolkit.engine.scenario import read_lines
 from toolkit.engine.sources import WatermarkEmitter
 from toolkit.engine.valve import StatusWatermarkValve
 from toolkit.engine.watermarks import (
@@ -45,18 +46,7 @@ def dumps(obj: dict[str, Any]) -> str:
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     """Read a scenario: blank lines and lines starting with ``#`` or ``//`` are ignored."""
-    out = []
-    for n, raw in enumerate(Path(path).read_text().splitlines(), 1):
-        s = raw.strip()
-        if not s or s.startswith("#") or s.startswith("//"):
-            continue
-        try:
-            out.append(json.loads(s))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
-    if not out:
-        raise ValueError(f"{path}: empty scenario")
-    return out
+    return read_lines(Path(path).read_text().splitlines(), str(path))
 
 
 def _int(d: dict[str, Any], key: str, default: Any = None, *, required: bool = False) -> Any:
