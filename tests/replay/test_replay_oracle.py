@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.log import load_log
-from toolkit.replay import oracle_lines, replay
+from toolkit.replays import oracle_lines, replay
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "replay"
 CASES = sorted(p.stem for p in FIX.glob("log*.csv"))

@@ -6,42 +6,43 @@ import pandas as pd
 import pytest
 
 import toolkit
+import toolkit.sweeps
 from toolkit.cli import main
 from toolkit.fast.evaluate import FixedWindows
 from toolkit.log import EventLog
 from toolkit.metrics.summary import check_summary
-from toolkit.metrics.truth import Sessions
-from toolkit.sweep.grid import build_grid, parse_window, window_name
+from toolkit.settings import Session, Sliding, Tumbling, grid, parse_window
 
 
 def test_parse_window_specs():
-    assert parse_window("tumbling:1s") == FixedWindows(1000, 1000, 0)
-    assert parse_window("tumbling:1s+250ms") == FixedWindows(1000, 1000, 250)
-    assert parse_window("sliding:10s/5s") == FixedWindows(10000, 5000, 0)
-    assert parse_window("tumbling:1s,-250ms") == FixedWindows(1000, 1000, -250)
-    assert parse_window("sliding:10s/5s,1s") == FixedWindows(10000, 5000, 1000)
-    assert parse_window("session:30s") == Sessions(30000)
-    for w in (FixedWindows(7, 3, -2), FixedWindows(5, 5), Sessions(9)):
-        assert parse_window(window_name(w)) == w
-    for bad, msg in [("hopping:1s", "unknown kind"), ("tumbling", "write it like"), ("sliding:1s", "SIZE/SLIDE"),
-                     ("tumbling:0ms", "positive"), ("tumbling:1s+1s", "offset"), ("session:0s", "positive")]:
+    assert parse_window("tumbling:1s") == Tumbling(1000)
+    assert parse_window("tumbling:1s+250ms") == Tumbling(1000, 250)
+    assert parse_window("sliding:10s/5s") == Sliding(10000, 5000)
+    assert parse_window("tumbling:1s,-250ms") == Tumbling(1000, -250)
+    assert parse_window("sliding:10s/5s,1s") == Sliding(10000, 5000, 1000)
+    assert parse_window("session:30s") == Session(30000)
+    assert FixedWindows.of(parse_window("sliding:7ms/3ms,-2ms")) == FixedWindows(7, 3, -2)
+    for w in (Sliding(7, 3, -2), Tumbling(5), Session(9)):
+        assert parse_window(str(w)) == w
+    for bad, msg in [("hopping:1s", "unknown kind"), ("tumbling", "give a size"), ("sliding:1s", "SIZE/SLIDE"),
+                     ("tumbling:0ms", "> 0"), ("tumbling:1s+1s", "offset"), ("session:0s", "> 0")]:
         with pytest.raises(ValueError, match=msg):
             parse_window(bad)
 
 
 def test_grid_is_the_product_without_duplicates():
-    g = build_grid(window=["tumbling:1s", "tumbling:1000ms"], delay=[0, "250ms", 250], lateness=["0", "10s"], interval="200ms")
+    g = grid(window=["tumbling:1s", "tumbling:1000ms"], delay=[0, "250ms", 250], lateness=["0", "10s"], interval="200ms")
     assert len(g) == 1 * 2 * 2
-    assert {(c.delay_ms, c.lateness_ms) for c in g} == {(0, 0), (0, 10000), (250, 0), (250, 10000)}
-    assert all(c.interval_ms == 200 and c.window == "tumbling:1000ms" and c.fast_applies for c in g)
-    assert not build_grid(window="session:1s")[0].fast_applies
-    assert not build_grid(window="tumbling:1s", accumulation="discarding")[0].fast_applies
+    assert {(c.delay, c.lateness) for c in g} == {(0, 0), (0, 10000), (250, 0), (250, 10000)}
+    assert all(c.interval == 200 and str(c.window) == "tumbling:1s" and c.closed_form for c in g)
+    assert not grid(window="session:1s")[0].closed_form
+    assert not grid(window="tumbling:1s", accumulation="discarding")[0].closed_form
     with pytest.raises(ValueError, match="delay must not be negative"):
-        build_grid(window="tumbling:1s", delay=[-5])
+        grid(window="tumbling:1s", delay=[-5])
     with pytest.raises(ValueError, match="strategy"):
-        build_grid(window="tumbling:1s", strategy="magic")
+        grid(window="tumbling:1s", strategy="magic")
     with pytest.raises(ValueError, match="empty list"):
-        build_grid(window="tumbling:1s", delay=[])
+        grid(window="tumbling:1s", delay=[])
 
 
 def _results():
@@ -67,7 +68,8 @@ def test_frontier_keeps_only_undominated_settings():
 def test_recommend_cheapest_setting_meeting_the_target():
     rec = toolkit.recommend(_results(), completeness=0.99)
     assert rec["config"]["delay_ms"] == 300
-    assert "delay 300ms" in rec["reason"] and "0.99" in rec["reason"]
+    assert "delay=300ms" in rec["reason"] and "0.99" in rec["reason"]
+    assert rec["setting"].delay == 300 and str(rec["setting"].window) == "tumbling:1s"
     none = toolkit.recommend(_results(), completeness=0.9999)
     assert none["config"] is None and "no setting reaches" in none["reason"] and "0.999" in none["reason"]
     with pytest.raises(ValueError, match="completeness target"):
@@ -82,7 +84,7 @@ def test_invalid_rows_are_counted_and_conserved(tmp_path):
     r = toolkit.sweep(log, window=["tumbling:10ms", "session:5ms"], delay=[0, 10], lateness=[0, 5], interval=[0, 3])
     check_summary(r)
     assert (r["records"] == 6).all() and (r["invalid"] == 2).all()
-    fates = toolkit.metrics.record_fates(log, window="tumbling:10ms", delay=0, lateness=0, interval=0)
+    fates = toolkit.sweeps.record_fates(log, window="tumbling:10ms", delay=0, lateness=0, interval=0)
     assert fates["row"].tolist() == [0, 1, 2, 3, 4, 5]
     assert fates["fate"].tolist()[2] == "invalid" and fates["fate"].tolist()[4] == "invalid"
     assert fates["fate"].tolist()[5] == "dropped"  # ts 3 arrives after the watermark passed [0,10) + 0
@@ -97,7 +99,7 @@ def test_sessions_run_on_the_engine_path():
     check_summary(r)
     assert set(r["path"]) == {"engine"}
     assert r["completeness_final"].iloc[-1] >= r["completeness_final"].iloc[0]
-    truth = toolkit.metrics.ground_truth(log.table, Sessions(30))
+    truth = toolkit.metrics.ground_truth(log.table, Session(30))
     assert truth["true_count"].sum() == n and (r["windows"] == len(truth)).all()
     with pytest.raises(ValueError, match="fast path does not apply"):
         toolkit.sweep(log, window="session:30ms", path="fast")

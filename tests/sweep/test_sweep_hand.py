@@ -10,11 +10,12 @@ import pandas as pd
 import pytest
 
 import toolkit
+import toolkit.sweeps
 from toolkit.fast.evaluate import FixedWindows, Shard, window_frame
 from toolkit.log import EventLog
 from toolkit.metrics.summary import check_summary
-from toolkit.sweep.grid import build_grid
-from toolkit.sweep.timelines import timeline_from_records
+from toolkit.settings import Setting
+from toolkit.sweeps.timelines import timeline_from_records
 
 TS = [1, 3, 12, 5, 15, 8, 19, 25, 18, 22, 31, 27, 24, 36, 29, 33, 45, 38, 41, 43]
 KEYS = ["a"] * 12 + ["b"] + ["a"] * 7
@@ -54,7 +55,7 @@ def test_hand_computed_summary(log, path):
 
 def test_hand_computed_windows_and_fates(log):
     t = log.in_arrival_order()
-    cfg = build_grid(window="tumbling:10ms", delay=0, lateness=5, interval=0)[0]
+    cfg = Setting.parse(window="tumbling:10ms", delay=0, lateness=5, interval=0)
     tl = timeline_from_records(t["arrival_time"].to_numpy(), t["row"].to_numpy(), t["event_time"].to_numpy(), t["partition"].to_numpy(), cfg)
     shard = Shard(t["key"].to_numpy(), t["event_time"].to_numpy(), t["arrival_time"].to_numpy(), t["row"].to_numpy())
     w = window_frame(shard, FixedWindows(10, 10), tl, 5)
@@ -73,5 +74,5 @@ def test_hand_computed_windows_and_fates(log):
     pd.testing.assert_frame_equal(got.reset_index(drop=True), expected, check_dtype=False)
     assert w["first_latency_ms"].tolist() == [10, 50, 70, 120, 140, 90]
     assert w["settle_latency_ms"].tolist() == [20, 50, 80, 120, 140, 90]
-    fates = toolkit.metrics.record_fates(log, window="tumbling:10ms", delay=0, lateness=5, interval=0)
+    fates = toolkit.sweeps.record_fates(log, window="tumbling:10ms", delay=0, lateness=5, interval=0)
     assert fates["fate"].tolist() == FATES

@@ -30,12 +30,12 @@ def test_fast_imports_numpy_pandas_only():
 
 
 def test_no_module_level_spark_import():
-    for folder in ("fast", "metrics", "sweep"):
+    for folder in ("fast", "metrics", "sweeps", "replays"):
         for path in sorted((PKG / folder).glob("*.py")):
             assert not any(n.startswith("pyspark") for n in _top_level_imports(path)), path.name
 
 
 def test_importing_the_sweep_does_not_start_spark():
-    code = "import sys, toolkit.sweep, toolkit.metrics; print('pyspark' in sys.modules)"
+    code = "import sys, toolkit.sweeps, toolkit.settings, toolkit.metrics; print('pyspark' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -8,10 +8,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolkit
+import toolkit.sweeps
 from toolkit.metrics.summary import check_summary
-from toolkit.sweep.core import run_local
-from toolkit.sweep.grid import build_grid
-from toolkit.sweep.single import evaluate
+from toolkit.settings import Setting, grid
+from toolkit.sweeps.single import evaluate
+from toolkit.sweeps.sweep import choose_paths, run_local
 
 SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -39,22 +40,16 @@ def windows(draw):
     if draw(st.booleans()):
         size = draw(st.integers(1, 15))
         off = draw(st.integers(-(size - 1), size - 1))
-        return f"tumbling:{size}ms+{off}ms" if off >= 0 else _neg(f"tumbling:{size}ms", size, size, off)
+        return f"tumbling:{size}ms,{off}ms"
     size = draw(st.integers(1, 20))
     slide = draw(st.integers(1, 12))
     off = draw(st.integers(0, slide - 1))
     return f"sliding:{size}ms/{slide}ms+{off}ms"
 
 
-def _neg(spec, size, slide, off):
-    from toolkit.fast.evaluate import FixedWindows
-
-    return FixedWindows(size, slide, off)
-
-
 @st.composite
 def settings_(draw):
-    return dict(
+    s = dict(
         window=draw(windows()),
         delay=draw(st.integers(0, 20)),
         lateness=draw(st.integers(0, 20)),
@@ -63,8 +58,11 @@ def settings_(draw):
         idleness=draw(st.sampled_from([None, None, 2, 9])),
         partitions_as_sources=draw(st.booleans()),
         source_parallelism=draw(st.sampled_from([1, 1, 2])),
-        accumulation=draw(st.sampled_from(["accumulating", "accumulating", "accumulating_and_retracting"])),
+        accumulation=draw(st.sampled_from(["accumulating", "accumulating", "retracting"])),
     )
+    if s["strategy"] == "monotonous":  # bounded with delay 0: a delay is an error for it
+        s["delay"] = 0
+    return s
 
 
 def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
@@ -95,8 +93,8 @@ def test_window_figures_and_fates_equal_engine(table, s):
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(logs(), st.lists(windows(), min_size=1, max_size=2), st.sampled_from([1, 2, 3, 7]))
 def test_merge_is_exact_for_any_sharding(table, wins, shards):
-    configs = build_grid(window=wins + ["session:5ms"], delay=[0, 6], lateness=[0, 8], interval=[0, 4])
-    paths = ["fast" if c.fast_applies else "engine" for c in configs]
+    configs = grid(window=wins + ["session:5ms"], delay=[0, 6], lateness=[0, 8], interval=[0, 4])
+    paths = choose_paths(configs, "auto")
     one = run_local(table, configs, paths, invalid=0, shards=1, progress=False)
     many = run_local(table, configs, paths, invalid=0, shards=shards, progress=False)
     check_summary(one)
@@ -110,22 +108,20 @@ def test_driver_and_timeline_match_replay_pipeline(table, s):
     replay pipeline emits for the same log and settings."""
     from toolkit.engine.pipeline import run_pipeline, watermark_timeline
     from toolkit.fast.evaluate import Shard
-    from toolkit.sweep.core import build_timelines
-    from toolkit.sweep.engine_path import drive, make_operator
-    from toolkit.sweep.timelines import strategy_for, tick_table
+    from toolkit.sweeps.engine_path import drive, make_operator
+    from toolkit.sweeps.timelines import build_timelines, local_sources
 
     if not len(table):
         return
-    config = build_grid(**s)[0]
+    config = Setting.parse(s)
     t = table.iloc[np.lexsort((table["row"].to_numpy(), table["arrival_time"].to_numpy()))]
     arr, row, ts = t["arrival_time"].to_numpy(), t["row"].to_numpy(), t["event_time"].to_numpy()
     part = t["partition"].to_numpy() if config.partitions_as_sources else np.zeros(len(t), dtype=np.int64)
-    ref_tl = watermark_timeline(ts, arr, part, strategy_for(config), interval=config.interval_ms,
+    ref_tl = watermark_timeline(ts, arr, part, config.watermark_strategy(), interval=config.interval,
                                 parallelism=config.source_parallelism, with_log=False)
     ref = run_pipeline(ref_tl, t["key"].to_numpy(), ts, arr, np.ones(len(t), dtype=np.int64), row,
                        lambda: make_operator(config))
-    tl = build_timelines([config], table_for_interval=lambda i: tick_table(arr, ts, t["partition"].to_numpy(), i),
-                         records=lambda c=None: (arr, row, ts, t["partition"].to_numpy()))[0]
+    tl = build_timelines([config], local_sources(table))[0]
     shard = Shard(t["key"].to_numpy(), ts, arr, row)
     out, _ = drive(shard, config, tl)
 
@@ -158,13 +154,7 @@ def test_fates_agree_with_replay(table, s, path):
     s = dict(s, partitions_as_sources=True)
     if s["strategy"] == "monotonous":
         s["strategy"] = "bounded"
-    from toolkit.sweep.grid import parse_window, window_name
-
-    window = window_name(parse_window(s["window"]))
-    mine = toolkit.metrics.record_fates(log, path=path, **s)
-    gen = {"bounded": "bounded_out_of_orderness", "legacy": "legacy_bounded_out_of_orderness"}[s["strategy"]]
-    r = toolkit.replay(log, window=window, delay=s["delay"], lateness=s["lateness"], interval=s["interval"],
-                       idleness=s["idleness"], parallelism=s["source_parallelism"], generator=gen,
-                       accumulation=s["accumulation"])
+    mine = toolkit.sweeps.record_fates(log, path=path, **s)
+    r = toolkit.replay(log, **s)
     theirs = r.fates[["row", "fate"]].sort_values("row").reset_index(drop=True)
     pd.testing.assert_frame_equal(mine.reset_index(drop=True), theirs, check_dtype=False)

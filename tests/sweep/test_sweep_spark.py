@@ -59,7 +59,7 @@ def test_spark_backed_dataframe_and_explicit_shards(spark, log, local_result):
     expected = toolkit.sweep(log, execution="local", progress=False, **grid)
     pd.testing.assert_frame_equal(r, expected, check_exact=True)
     # a key-partitioned, cached copy (what repeated sweeps use) gives the same figures
-    dist = toolkit.sweep.distribute(log, shards=3, spark=spark)
+    dist = toolkit.distribute(log, shards=3, spark=spark)
     assert dist.is_spark and dist.n_records == log.n_records
     again = toolkit.sweep(dist, shards=3, progress=False, **grid)
     dist.spark_df.unpersist()

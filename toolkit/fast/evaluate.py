@@ -47,6 +47,11 @@ class FixedWindows:
         if abs(self.offset) >= self.slide:
             raise ValueError(f"window offset must satisfy |offset| < slide, got offset={self.offset}, slide={self.slide}")
 
+    @classmethod
+    def of(cls, window) -> "FixedWindows":
+        """From a ``toolkit.settings`` window (``Tumbling`` or ``Sliding``)."""
+        return cls(window.size, getattr(window, "slide", window.size), window.offset)
+
     @property
     def per_record(self) -> int:
         return -(-self.size // self.slide)
@@ -62,7 +67,7 @@ class FixedWindows:
 class Shard:
     """The records of one key shard in arrival order (``(arrival_time, row)`` ascending)."""
 
-    def __init__(self, key, event_time, arrival_time, row):
+    def __init__(self, key, event_time, arrival_time, row, values=None):
         arrival_time = np.asarray(arrival_time, dtype=np.int64)
         row = np.asarray(row, dtype=np.int64)
         order = np.lexsort((row, arrival_time))
@@ -74,13 +79,16 @@ class Shard:
         self.key_code = codes.astype(np.int64)
         self.keys = np.asarray(uniques, dtype=object)
         self.n = len(self.ts)
+        # record values (the engine path's window functions see them; figures do not)
+        self.values = np.ones(self.n, dtype=np.int64) if values is None else np.asarray(values)[order]
         self._pairs: dict = {}
         self._runs: dict = {}
         self._segs: dict = {}
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame) -> "Shard":
-        return cls(frame["key"].to_numpy(), frame["event_time"].to_numpy(), frame["arrival_time"].to_numpy(), frame["row"].to_numpy())
+        return cls(frame["key"].to_numpy(), frame["event_time"].to_numpy(), frame["arrival_time"].to_numpy(), frame["row"].to_numpy(),
+                   frame["value"].to_numpy() if "value" in frame else None)
 
     def pairs(self, spec: FixedWindows) -> "Pairs":
         if spec not in self._pairs:

@@ -108,3 +108,25 @@ def arrival_positions(shape: TickShape, arrival_sorted: np.ndarray, row_sorted: 
     """For records already in arrival order: how many records precede each tick."""
     seg = ticks_before(shape, arrival_sorted, row_sorted)  # nondecreasing
     return np.searchsorted(seg, np.arange(1, len(shape) + 1), side="left").astype(np.int64)
+
+
+def from_changes(
+    change_pos: np.ndarray, change_time: np.ndarray, change_watermark: np.ndarray,
+    arrival: np.ndarray, row: np.ndarray, start_time: int, end_time: int,
+) -> Timeline:
+    """A timeline from operator watermark changes placed between records (``change_pos`` =
+    records in arrival order before the change; arrays ``arrival``/``row`` in that order).
+
+    A change at the arrival time of the record just before it sits right after that record
+    (``after_row`` = its row): exact for a watermark emitted after every record or by a
+    punctuated record, and the same as ``INT64_MAX`` for a periodic tick (every record with
+    that arrival time precedes a periodic tick)."""
+    pos = np.asarray(change_pos, dtype=np.int64)
+    time = np.asarray(change_time, dtype=np.int64)
+    arrival = np.asarray(arrival, dtype=np.int64)
+    after = np.full(len(pos), INT64_MAX, dtype=np.int64)
+    if len(arrival):
+        prev = np.maximum(pos - 1, 0)
+        at_rec = (pos > 0) & (time == arrival[prev])
+        after[at_rec] = np.asarray(row, dtype=np.int64)[prev[at_rec]]
+    return Timeline(TickShape(time, after), np.asarray(change_watermark, dtype=np.int64), int(start_time), int(end_time))

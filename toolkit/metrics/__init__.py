@@ -1,4 +1,8 @@
-"""Metrics: ground truth, record fates, per-window and per-configuration figures."""
+"""Metrics: ground truth, the closed-form record fates, per-configuration figures.
+
+Per-window figures and a fate per record of one configuration over a whole log are
+``toolkit.sweeps.window_figures`` / ``toolkit.sweeps.record_fates`` (they run a sweep of one).
+"""
 from toolkit.metrics.summary import SUMMARY_COLUMNS, check_summary, merge_config, nearest_rank, partial_rows
 from toolkit.metrics.truth import ground_truth, sessionize
 
@@ -11,21 +15,3 @@ __all__ = [
     "partial_rows",
     "sessionize",
 ]
-
-
-def window_figures(log, *, path: str = "auto", **settings):
-    """Per-window figures of one configuration (true count, count in first firing, final
-    count, firings, first-emission and settle latency). Settings as in ``toolkit.sweep``."""
-    from toolkit.sweep.single import evaluate
-
-    return evaluate(log, path=path, **settings)[0]
-
-
-def record_fates(log, *, path: str = "auto", **settings):
-    """A fate per input row (``on_time``, ``late_accepted``, ``dropped``, ``invalid``)."""
-    from toolkit.sweep.single import evaluate
-
-    return evaluate(log, path=path, **settings)[1]
-
-
-__all__ += ["record_fates", "window_figures"]

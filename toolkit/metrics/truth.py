@@ -7,23 +7,11 @@ session iff its time is greater than the current session's last time plus the ga
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
 from toolkit.fast.evaluate import FixedWindows, Shard
-
-
-@dataclass(frozen=True)
-class Sessions:
-    """Event-time session windows with a fixed gap."""
-
-    gap: int
-
-    def __post_init__(self):
-        if self.gap <= 0:
-            raise ValueError(f"session gap must be positive, got {self.gap}")
+from toolkit.settings import Session, Sliding, Tumbling, parse_window
 
 
 def sessionize(key: np.ndarray, event_time: np.ndarray, gap: int) -> tuple[pd.DataFrame, np.ndarray]:
@@ -55,15 +43,15 @@ def sessionize(key: np.ndarray, event_time: np.ndarray, gap: int) -> tuple[pd.Da
 def ground_truth(table, window) -> pd.DataFrame:
     """Per true window: key, window_start, window_end, true_count (valid records only).
 
-    ``table``: an EventLog or its table; ``window``: ``FixedWindows``/``Sessions`` or a spec
-    string such as ``"tumbling:1s"`` (see ``toolkit.sweep.parse_window``)."""
+    ``table``: an EventLog or its table; ``window``: a spelling such as ``"tumbling:1s"`` or a
+    ``toolkit.settings`` window (``FixedWindows`` is accepted too)."""
     if hasattr(table, "table") and hasattr(table, "quarantine"):
         table = table.table
-    if isinstance(window, str):
-        from toolkit.sweep.grid import parse_window
-
+    if not isinstance(window, FixedWindows):
         window = parse_window(window)
-    if isinstance(window, Sessions):
+    if isinstance(window, (Tumbling, Sliding)):
+        window = FixedWindows.of(window)
+    if isinstance(window, Session):
         return sessionize(table["key"].to_numpy(), table["event_time"].to_numpy(), window.gap)[0]
     if not isinstance(window, FixedWindows):
         raise ValueError(f"ground truth needs fixed or session windows, got {window!r}")

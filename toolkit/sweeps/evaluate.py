@@ -6,32 +6,31 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from toolkit.fast.evaluate import Shard, partial
+from toolkit.fast.evaluate import FixedWindows, Shard, partial
 from toolkit.fast.timeline import Timeline
 from toolkit.metrics.summary import ROW_COLUMNS, merge_config, partial_arrays
-from toolkit.sweep.grid import Config
+from toolkit.settings import Setting
+from toolkit.sweeps.engine_path import engine_partial
 
 
-def evaluate_config(shard: Shard, config: Config, timeline: Timeline) -> dict:
-    """Partial figures of one shard under one configuration (fast path when it applies)."""
-    if config.fast_applies:
+def evaluate_config(shard: Shard, config: Setting, path: str, timeline: Timeline) -> dict:
+    """Partial figures of one shard under one configuration on ``path`` (fast | engine)."""
+    if path == "fast":
         return partial(
             shard,
-            config.window_obj,
+            FixedWindows.of(config.window),
             timeline,
-            config.lateness_ms,
-            retracting=config.accumulation == "accumulating_and_retracting",
+            config.lateness,
+            retracting=config.accumulation == "retracting",
         )
-    from toolkit.sweep.engine_path import engine_partial
-
     return engine_partial(shard, config, timeline)
 
 
-def evaluate_shard(shard: Shard, jobs: Iterable[tuple[int, Config, Timeline]], *, on_done=None) -> pd.DataFrame:
-    """Partial rows of every (config id, config, timeline) job for one shard."""
+def evaluate_shard(shard: Shard, jobs: Iterable[tuple[int, Setting, str, Timeline]], *, on_done=None) -> pd.DataFrame:
+    """Partial rows of every (config id, config, path, timeline) job for one shard."""
     parts = []
-    for cid, config, timeline in jobs:
-        parts.append(partial_arrays(cid, evaluate_config(shard, config, timeline)))
+    for cid, config, path, timeline in jobs:
+        parts.append(partial_arrays(cid, evaluate_config(shard, config, path, timeline)))
         if on_done is not None:
             on_done()
     if not parts:

@@ -32,8 +32,9 @@ import numpy as np
 import pandas as pd
 
 from toolkit.metrics.summary import SUMMARY_COLUMNS, merge_config
-from toolkit.sweep.grid import Config
-from toolkit.sweep.timelines import TICK_TABLE_COLUMNS
+from toolkit.settings import Setting
+from toolkit.sweeps.evaluate import evaluate_shard
+from toolkit.sweeps.timelines import TICK_TABLE_COLUMNS, build_timelines, marker_array
 
 ROW_SCHEMA = "config long, kind long, a long, b long, c long, d long, e long"
 _INT_COLS = {"records", "on_time", "late_accepted", "dropped", "invalid", "firings", "late_firings", "retractions",
@@ -58,7 +59,7 @@ def _canonical(spark_df):
 def run_spark(
     table: pd.DataFrame | None,
     spark_df: Any,
-    configs: list[Config],
+    configs: list[Setting],
     paths: list[str],
     *,
     invalid: int,
@@ -71,9 +72,9 @@ def run_spark(
     from pyspark.sql import functions as F
 
     from toolkit.spark import spark_session
-    from toolkit.sweep.core import _force_engine, build_timelines
 
     session = spark or spark_session(master)
+    full_df = spark_df
     if spark_df is None:
         cols = ["row", "event_time", "arrival_time", "key", "partition"]
         pdf = table[[c for c in cols if c in table]].copy()
@@ -99,31 +100,57 @@ def run_spark(
     stats_last = stats["last"] if stats["n"] else 0
     cand_cache: dict = {}
 
-    def records(config: Config):
-        """interval 0: the watermark after every record depends on the exact global order.
-        Without idleness only the records that raise their source's running max within their
-        sorted range partition are collected (a superset of the global raises); with idleness
-        every record's arrival matters and the four needed columns are collected."""
-        if config.idleness_ms:
-            r = df.select("arrival_time", "row", "event_time", "partition").orderBy("arrival_time", "row").toPandas()
-            return (r["arrival_time"].to_numpy(np.int64), r["row"].to_numpy(np.int64),
-                    r["event_time"].to_numpy(np.int64), r["partition"].to_numpy(np.int64), None)
-        per_source = bool(config.partitions_as_sources)
-        if per_source not in cand_cache:
-            cand_cache[per_source] = _candidates(df, per_source, session)
-        r = cand_cache[per_source]
-        return (r["arrival_time"].to_numpy(np.int64), r["row"].to_numpy(np.int64),
-                r["event_time"].to_numpy(np.int64), r["partition"].to_numpy(np.int64), int(stats_last))
+    class Sources:
+        """Timeline inputs from Spark: tick tables by aggregation; records only when a setting
+        needs them (see ``toolkit.sweeps.timelines``)."""
 
-    timelines = build_timelines(configs, table_for_interval=table_for_interval, records=records)
+        tick_table = staticmethod(table_for_interval)
+
+        @staticmethod
+        def records(config: Setting) -> tuple:
+            """interval 0 with a bounded strategy and no idleness: only the records that raise
+            their source's running max within their sorted range partition are collected (a
+            superset of the global raises). Otherwise every record's arrival matters (idleness,
+            strategies that look at single records or at processing time): the columns the
+            watermark needs are collected, in arrival order."""
+            plain = config.strategy in ("bounded", "legacy", "monotonous") and config.idleness is None
+            if plain:
+                per_source = bool(config.partitions_as_sources)
+                if per_source not in cand_cache:
+                    cand_cache[per_source] = _candidates(df, per_source, session)
+                r = cand_cache[per_source]
+                return (r["arrival_time"].to_numpy(np.int64), r["row"].to_numpy(np.int64),
+                        r["event_time"].to_numpy(np.int64), r["partition"].to_numpy(np.int64), None, int(stats_last))
+            need = ["arrival_time", "row", "event_time", "partition"]
+            source = df
+            marker = config.marker_source
+            if marker is not None:
+                source = full_df if full_df is not None else table_df()
+                if isinstance(marker, str):
+                    if marker not in source.columns:
+                        raise ValueError(f"punctuated strategy: marker column {marker!r} is not in the log")
+                    need = need + [marker]
+                else:
+                    need = need + [c for c in ("key", "value") if c in source.columns]
+            r = source.select(*need).orderBy("arrival_time", "row").toPandas()
+            if "partition" not in r:
+                r["partition"] = 0
+            mk = marker_array(r, config) if marker is not None else None
+            return (r["arrival_time"].to_numpy(np.int64), r["row"].to_numpy(np.int64),
+                    r["event_time"].to_numpy(np.int64), r["partition"].to_numpy(np.int64), mk, None)
+
+    def table_df():
+        return session.createDataFrame(table)
+
+    timelines = build_timelines(configs, Sources)
     spans = {i: (tl.start_time, tl.end_time) for i, tl in timelines.items()}
-    jobs = [(i, c if p == "fast" or not c.fast_applies else _force_engine(c), timelines[i]) for i, (c, p) in enumerate(zip(configs, paths))]
+    jobs = [(i, c, p, timelines[i]) for i, (c, p) in enumerate(zip(configs, paths))]
     sc = session.sparkContext
     if chunks is None:
         # Replicating the log per configuration chunk costs a shuffle, which is worth it only
         # for the engine path (seconds per configuration); fast-path configurations share
         # each shard's window runs, so they stay together.
-        n_engine = sum(1 for _, c, _ in jobs if not c.fast_applies)
+        n_engine = sum(1 for _, _, p, _ in jobs if p == "engine")
         target = 2 * sc.defaultParallelism
         chunks = max(1, min(n_engine, -(-target // n_shards))) if n_engine else 1
     chunk_jobs = [jobs[j::chunks] for j in range(chunks)]
@@ -132,7 +159,6 @@ def run_spark(
     def shard_fn(batches):
         """One Spark partition = a set of whole keys (hash partitioned): evaluate its chunks."""
         from toolkit.fast.evaluate import Shard
-        from toolkit.sweep.run import evaluate_shard
 
         frames = [b for b in batches if len(b)]
         if not frames:
@@ -263,7 +289,7 @@ def distribute(log: Any, *, shards: int | None = None, spark: Any = None, master
     """The log as a Spark-backed EventLog, hash-partitioned by key into ``shards`` partitions
     and cached: sweeps of it then skip the shuffle (Spark sees the partitioning is already
     the one a sweep asks for). ``shards`` defaults to ``spark.sql.shuffle.partitions``."""
-    from toolkit.log.eventlog import EventLog
+    from toolkit.log import EventLog
     from toolkit.spark import spark_session
 
     session = spark or spark_session(master)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from toolkit.sweep.grid import CONFIG_COLUMNS
+from toolkit.settings import CONFIG_COLUMNS, Setting
 
 
 def frontier(results: pd.DataFrame, *, latency: str = "latency_p99_ms", completeness: str = "completeness_first") -> pd.DataFrame:
@@ -31,7 +31,8 @@ def recommend(
 ) -> dict:
     """The cheapest setting (lowest ``metric``) whose ``completeness_column`` meets the target.
 
-    Returns ``{"config": {...}, "row": Series, "reason": str}``; ``config`` is None when no
+    Returns ``{"config": {...}, "setting": Setting, "row": Series, "reason": str}`` (``setting``
+    replays with ``toolkit.replay(log, **setting_kwargs)`` or ``toolkit.replay(log, setting)``); ``config`` is None when no
     setting meets the target (the reason then names the best completeness reached)."""
     if not 0.0 <= completeness <= 1.0:
         raise ValueError(f"completeness target must be in [0, 1], got {completeness}")
@@ -46,6 +47,7 @@ def recommend(
         best = results.sort_values(completeness_column, ascending=False, kind="mergesort").iloc[0]
         return {
             "config": None,
+            "setting": None,
             "row": best,
             "reason": (
                 f"no setting reaches {completeness_column} >= {completeness:.4g}; the best is "
@@ -61,22 +63,12 @@ def recommend(
         + (f", drops {int(row['dropped'])} record{'s' if int(row['dropped']) != 1 else ''}" if "dropped" in row else "")
         + ")"
     )
-    return {"config": {c: row[c] for c in cfg_cols}, "row": row, "reason": reason}
+    return {"config": {c: row[c] for c in cfg_cols}, "setting": Setting.from_row(row), "row": row, "reason": reason}
 
 
 def _describe(row: pd.Series) -> str:
-    parts = []
-    for col, label in (("window", "window"), ("delay_ms", "delay"), ("lateness_ms", "lateness"), ("interval_ms", "interval")):
-        if col in row:
-            v = row[col]
-            parts.append(f"{label} {v}ms" if col != "window" else f"window {v}")
-    idle = row.get("idleness_ms")
-    if idle is not None and not pd.isna(idle):
-        parts.append(f"idleness {int(idle)}ms")
-    if "strategy" in row and row["strategy"] != "bounded":
-        parts.append(f"strategy {row['strategy']}")
-    if "partitions_as_sources" in row and not bool(row["partitions_as_sources"]):
-        parts.append("one watermark generator for all partitions")
-    if "source_parallelism" in row and int(row["source_parallelism"]) != 1:
-        parts.append(f"source parallelism {int(row['source_parallelism'])}")
-    return ", ".join(parts)
+    """The setting of a result row in the settings' own spelling (``window=tumbling:1s delay=2s ...``)."""
+    try:
+        return str(Setting.from_row(row))
+    except ValueError:  # a hand-made results table: name what it has
+        return ", ".join(f"{c} {row[c]}" for c in CONFIG_COLUMNS if c in row)

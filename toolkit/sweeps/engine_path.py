@@ -16,39 +16,29 @@ from __future__ import annotations
 
 import numpy as np
 
+from toolkit.engine.operator import WindowOperator
 from toolkit.fast.evaluate import FixedWindows, Shard
 from toolkit.fast.timeline import Timeline
-from toolkit.metrics.truth import Sessions, sessionize
-from toolkit.sweep.grid import Config
+from toolkit.metrics.truth import sessionize
+from toolkit.settings import Custom, Session, Setting, SettingError, Sliding, Tumbling
 
 
-def make_operator(config: Config):
-    from toolkit.engine import (
-        EventTimeSessionWindows,
-        SlidingEventTimeWindows,
-        TumblingEventTimeWindows,
-        WindowOperator,
-        trigger_from_name,
-    )
-
-    w = config.window_obj
-    if isinstance(w, Sessions):
-        assigner = EventTimeSessionWindows(w.gap)
-    elif w.tumbling:
-        assigner = TumblingEventTimeWindows(w.size, w.offset)
-    else:
-        assigner = SlidingEventTimeWindows(w.size, w.slide, w.offset)
-    trigger = None if config.trigger == "event_time" else trigger_from_name(config.trigger)
-    return WindowOperator(
-        assigner,
-        trigger=trigger,
-        allowed_lateness=int(config.lateness_ms),
-        accumulation=config.accumulation,
-        track_records=True,
-    )
+def make_operator(config: Setting):
+    """The first stage's window operator of a configuration, tracking record ids (the figures
+    need to know which records each firing held)."""
+    check_window(config)
+    return WindowOperator(**config.operator_kwargs(), track_records=True)
 
 
-def drive(shard: Shard, config: Config, timeline: Timeline) -> tuple[list, list]:
+def check_window(config: Setting) -> None:
+    """Figures compare firings with the batch answer, which needs event-time windows."""
+    if not isinstance(config.window, (Tumbling, Sliding, Session)):
+        what = "a global window" if not isinstance(config.window, Custom) else "a custom window assigner"
+        raise SettingError("window", f"a sweep compares every firing with the batch answer, which needs tumbling, sliding or "
+                           f"session windows; {config.window} is {what}: replay it with toolkit.replay instead")
+
+
+def drive(shard: Shard, config: Setting, timeline: Timeline) -> tuple[list, list]:
     """Run the shard through a fresh operator: (emitted items in order, state samples).
 
     A state sample ``(pos, arrival, row, time, open_windows, buffered_records)`` is taken after
@@ -61,6 +51,7 @@ def drive(shard: Shard, config: Config, timeline: Timeline) -> tuple[list, list]
     ts = shard.ts.tolist()
     arr = shard.arrival.tolist()
     rows = shard.row.tolist()
+    vals = shard.values.tolist()
     segs = seg.tolist()
     out: list = []
     samples: list = []
@@ -79,7 +70,7 @@ def drive(shard: Shard, config: Config, timeline: Timeline) -> tuple[list, list]
             tick(k)
             k += 1
         op.set_processing_time(arr[i])
-        op.process_element(keys[i], ts[i], 1, i)
+        op.process_element(keys[i], ts[i], vals[i], i)
         out.extend(op.drain())
         o, b = op.state_size()
         samples.append((2 * segs[i], arr[i], rows[i], arr[i], o, b))
@@ -92,20 +83,21 @@ def drive(shard: Shard, config: Config, timeline: Timeline) -> tuple[list, list]
     return out, samples
 
 
-def engine_partial(shard: Shard, config: Config, timeline: Timeline) -> dict:
+def engine_partial(shard: Shard, config: Setting, timeline: Timeline) -> dict:
     """Partial figures of one shard from the reference engine."""
     out, samples = drive(shard, config, timeline)
     return _figures(shard, config, timeline, out, samples)
 
 
-def window_arrays(shard: Shard, config: Config, out: list) -> dict:
+def window_arrays(shard: Shard, config: Setting, out: list) -> dict:
     """Per true window and per record figures from the emitted results (see module doc)."""
     from toolkit.engine import WindowResult
 
-    window = config.window_obj
+    check_window(config)
+    window = config.window
     n = shard.n
     # true windows of this shard and a way to map a fired window to one
-    if isinstance(window, Sessions):
+    if isinstance(window, Session):
         truth, sid = sessionize(shard.keys[shard.key_code], shard.ts, window.gap)
         true_start = truth["window_start"].to_numpy(dtype=np.int64)
         true_end = truth["window_end"].to_numpy(dtype=np.int64)
@@ -117,7 +109,7 @@ def window_arrays(shard: Shard, config: Config, out: list) -> dict:
             return int(sid[res.record_ids[0]])
 
     else:
-        assert isinstance(window, FixedWindows)
+        window = FixedWindows.of(window)
         pairs = shard.pairs(window)
         true_start = pairs.win_start
         true_end = pairs.win_start + np.int64(window.size)
@@ -177,7 +169,7 @@ def window_arrays(shard: Shard, config: Config, out: list) -> dict:
     }
 
 
-def _figures(shard: Shard, config: Config, timeline: Timeline, out: list, samples: list) -> dict:
+def _figures(shard: Shard, config: Setting, timeline: Timeline, out: list, samples: list) -> dict:
     w = window_arrays(shard, config, out)
     n = shard.n
     fired, first_count, true_count = w["fired"], w["first_count"], w["true_count"]

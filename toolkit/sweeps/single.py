@@ -6,56 +6,43 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from toolkit.fast.evaluate import Shard, evaluate_windows, record_fates, window_frame
-from toolkit.sweep.grid import Config, build_grid
+from toolkit.fast.evaluate import FixedWindows, Shard, window_frame
+from toolkit.metrics.fates import FATE_NAMES, closed_form_fates
+from toolkit.settings import Setting, SettingError
+from toolkit.sweeps.sweep import _inputs, choose_paths, settings_grid
+from toolkit.sweeps.timelines import build_timelines, local_sources
 
-FATE_NAMES = np.array(["on_time", "late_accepted", "dropped"], dtype=object)
 
-
-def _one(log: Any, settings: dict) -> tuple[pd.DataFrame, pd.DataFrame, Config, Any]:
-    from toolkit.sweep.core import _inputs, build_timelines
-    from toolkit.sweep.timelines import tick_table
-
-    table, _, spark_df = _inputs(log)
+def _one(log: Any, settings: Any, kwargs: dict) -> tuple[pd.DataFrame, Any, Setting, Shard, Any]:
+    table, _, _ = _inputs(log)
     if table is None:
         raise ValueError("per-record detail needs a pandas-backed log (collect a sample with log.to_pandas(limit=...))")
-    configs = build_grid(**settings)
+    configs = settings_grid(settings, kwargs)
     if len(configs) != 1:
-        raise ValueError(f"give exactly one configuration (no lists), got {len(configs)}")
+        raise SettingError("settings", f"give exactly one configuration (no lists), got {len(configs)}")
     config = configs[0]
-    arrival = table["arrival_time"].to_numpy(dtype=np.int64)
-    row = table["row"].to_numpy(dtype=np.int64)
-    ts = table["event_time"].to_numpy(dtype=np.int64)
-    part = table["partition"].to_numpy(dtype=np.int64)
-    order = np.lexsort((row, arrival))
-    tl = build_timelines(
-        [config],
-        table_for_interval=lambda i: tick_table(arrival, ts, part, i),
-        records=lambda c=None: (arrival[order], row[order], ts[order], part[order]),
-    )[0]
-    shard = Shard(table["key"].to_numpy(dtype=object), ts, arrival, row)
-    quarantine = getattr(log, "quarantine", None)
-    return table, quarantine, config, (shard, tl)
+    tl = build_timelines([config], local_sources(table))[0]
+    values = table["value"].to_numpy() if "value" in table else None
+    shard = Shard(table["key"].to_numpy(dtype=object), table["event_time"].to_numpy(), table["arrival_time"].to_numpy(),
+                  table["row"].to_numpy(), values)
+    return table, getattr(log, "quarantine", None), config, shard, tl
 
 
-def evaluate(log: Any, *, path: str = "auto", **settings) -> tuple[pd.DataFrame, pd.DataFrame]:
+def evaluate(log: Any, settings: Any = None, /, *, path: str = "auto", **kwargs) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(windows, fates)`` of one configuration.
 
     ``windows``: one row per true window (``key, window_start, window_end, true_count,
     first_count, final_count, firings, first_timing, first_emit_time, first_latency_ms,
     settle_latency_ms, exact``); ``fates``: ``row, fate`` for every input row, quarantined rows
     included as ``invalid``, sorted by row."""
-    table, quarantine, config, (shard, tl) = _one(log, settings)
-    use_fast = config.fast_applies and path != "engine"
-    if path == "fast" and not config.fast_applies:
-        raise ValueError("the fast path does not apply to this configuration")
-    if use_fast:
-        spec = config.window_obj
-        windows = window_frame(shard, spec, tl, config.lateness_ms)
-        pairs, runs, fig = evaluate_windows(shard, spec, tl, config.lateness_ms)
-        codes = record_fates(shard, pairs, fig, runs.seg_rec)
+    table, quarantine, config, shard, tl = _one(log, settings, kwargs)
+    (chosen,) = choose_paths([config], path)
+    if chosen == "fast":
+        spec = FixedWindows.of(config.window)
+        windows = window_frame(shard, spec, tl, config.lateness)
+        codes = closed_form_fates(shard, spec, tl, config.lateness)
     else:
-        from toolkit.sweep.engine_path import drive, window_arrays
+        from toolkit.sweeps.engine_path import drive, window_arrays
 
         out, _ = drive(shard, config, tl)
         w = window_arrays(shard, config, out)
@@ -81,3 +68,14 @@ def evaluate(log: Any, *, path: str = "auto", **settings) -> tuple[pd.DataFrame,
     fates = fates.sort_values("row", kind="mergesort").reset_index(drop=True)
     windows = windows.sort_values(["key", "window_start", "window_end"], kind="mergesort").reset_index(drop=True)
     return windows, fates
+
+
+def window_figures(log: Any, settings: Any = None, /, *, path: str = "auto", **kwargs) -> pd.DataFrame:
+    """Per-window figures of one configuration (true count, count in first firing, final
+    count, firings, first-emission and settle latency). Settings as in ``toolkit.sweep``."""
+    return evaluate(log, settings, path=path, **kwargs)[0]
+
+
+def record_fates(log: Any, settings: Any = None, /, *, path: str = "auto", **kwargs) -> pd.DataFrame:
+    """A fate per input row (``on_time``, ``late_accepted``, ``dropped``, ``invalid``)."""
+    return evaluate(log, settings, path=path, **kwargs)[1]

@@ -1,0 +1,43 @@
+"""Record fates: every valid record is ``on_time``, ``late_accepted`` or ``dropped``.
+
+The one closed-form rule (tumbling/sliding event-time windows, the event-time trigger, no
+evictor; any accumulation mode), used by ``toolkit.replay`` and by the sweep's per-record
+detail: with ``W(r)`` the operator watermark when record ``r`` is processed, a record is
+accepted iff its latest window has ``max_ts + lateness > W(r)`` (Flink's ``isWindowLate``);
+it is on time iff that window's first firing includes it (the watermark reaching ``max_ts``
+after the record) or it created a window whose first firing it caused. The vectorised
+derivation lives in ``toolkit.fast.evaluate`` (``record_fates``); everything else (the engine
+path) reads fates off the firings' record ids.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from toolkit.fast.evaluate import FixedWindows, Shard, evaluate_windows, record_fates
+from toolkit.fast.timeline import Timeline
+
+FATE_NAMES = np.array(["on_time", "late_accepted", "dropped"], dtype=object)
+ON_TIME, LATE_ACCEPTED, DROPPED = 0, 1, 2
+
+
+def closed_form_fates(shard: Shard, window: FixedWindows, timeline: Timeline, lateness: int) -> np.ndarray:
+    """Fate code per record of ``shard`` (its arrival order): 0 on_time, 1 late_accepted, 2 dropped.
+
+    A dropped record goes to the late side output only if it is late itself (``ts + lateness
+    <= W(r)``): a record in none of the windows (gaps between sliding windows) may be dropped
+    without being late."""
+    pairs, runs, fig = evaluate_windows(shard, window, timeline, lateness, with_last=False)
+    return record_fates(shard, pairs, fig, runs.seg_rec)
+
+
+def fates_from_firings(n: int, firings: list[tuple[int, list[int]]]) -> np.ndarray:
+    """Fate codes of records ``0..n-1`` from ``(pane, record ids)`` of every firing: on time
+    in a pane-0 firing, late accepted in later ones only, dropped in none."""
+    codes = np.full(n, DROPPED, dtype=np.int8)
+    later = [ids for pane, ids in firings if pane != 0 and ids]
+    first = [ids for pane, ids in firings if pane == 0 and ids]
+    if later:
+        codes[np.fromiter((i for ids in later for i in ids), np.int64)] = LATE_ACCEPTED
+    if first:
+        codes[np.fromiter((i for ids in first for i in ids), np.int64)] = ON_TIME
+    return codes

@@ -1,0 +1,223 @@
+"""``toolkit.replay(log, ...)``: replay an event log through Flink's event-time windowing.
+
+Settings are ``toolkit.settings``' one vocabulary (``window, trigger, evictor, lateness,
+function, accumulation, strategy, delay, interval, idleness, source_parallelism,
+partitions_as_sources``, the strategy's own parameters, ``second_window, second_lateness``),
+as keywords or as a :class:`toolkit.settings.Setting`. A second stage is fed by the first
+stage's results (their timestamp is the window's ``max_timestamp``, value its ``sum``).
+
+Emission times follow DESIGN.md: a firing caused by a watermark happens at that watermark's
+tick, a firing caused by a record at the record's arrival; the end-of-input flush is flagged
+``at_end``. A log without arrival times is replayed in row order with one periodic call
+after every record (``interval`` 0, processing time = row position, ``emit_time`` empty);
+asking such a log for anything that needs processing time is an error.
+
+Record fates: the closed-form rule (``toolkit.metrics.fates``) for tumbling/sliding windows
+with the event-time trigger and no evictor; otherwise read off the firings' record ids.
+``summary()`` gives exactly the figures a sweep row has for the same setting (it evaluates
+the setting with the sweep's own code), plus what only a replay knows.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from toolkit.engine.functions import CountSum
+from toolkit.engine.operator import WindowOperator
+from toolkit.engine.pipeline import WatermarkTimeline, run_pipeline, watermark_timeline
+from toolkit.fast.evaluate import FixedWindows, Shard
+from toolkit.fast.timeline import from_changes
+from toolkit.metrics.fates import closed_form_fates, fates_from_firings
+from toolkit.replays.export import scenario_lines, stage2_lines
+from toolkit.replays.frames import emissions_frame, fates_frame, fill_late_ids, watermarks_frame
+from toolkit.settings import Setting, SettingError, describe_setting
+
+
+@dataclass
+class ReplayResult:
+    """What a replay produced (see the Replay contract)."""
+
+    emissions: pd.DataFrame
+    fates: pd.DataFrame
+    late: pd.DataFrame
+    watermarks: pd.DataFrame
+    state: pd.DataFrame
+    settings: dict
+    timeline: WatermarkTimeline | None = None
+    stages: pd.DataFrame | None = None
+    second_emissions: pd.DataFrame | None = None
+    second_late: pd.DataFrame | None = None
+    setting: Setting | None = None
+    _export: Callable[[int], list[str]] | None = field(default=None, repr=False)
+    _figures: Callable[[], dict] | None = field(default=None, repr=False)
+    _summary: dict | None = field(default=None, repr=False)
+
+    def summary(self) -> dict:
+        """The sweep's figures for this setting (``toolkit.sweeps.sweep`` documents them:
+        records, fates, completeness, latency percentiles, firings, state), then what only a
+        replay shows: ``at_end_firings``, ``late_side_output`` and, with a second stage,
+        ``second_firings`` / ``second_late_side_output``; ``settings`` last."""
+        if self._summary is None:
+            figures = self._figures() if self._figures is not None else {}
+            em = self.emissions
+            fires = em[em["kind"] == "fire"] if len(em) else em
+            own = {
+                "records": int(len(self.fates)),
+                "on_time": int((self.fates["fate"] == "on_time").sum()),
+                "late_accepted": int((self.fates["fate"] == "late_accepted").sum()),
+                "dropped": int((self.fates["fate"] == "dropped").sum()),
+                "firings": int(len(fires)),
+                "late_firings": int((fires["timing"] == "late").sum()) if len(fires) else 0,
+            }
+            out = {**own, **figures} if figures else own
+            out["at_end_firings"] = int(fires["at_end"].sum()) if len(fires) else 0
+            out["late_side_output"] = int(len(self.late))
+            if self.second_emissions is not None:
+                f2 = self.second_emissions
+                out["second_firings"] = int((f2["kind"] == "fire").sum()) if len(f2) else 0
+                out["second_late_side_output"] = int(len(self.second_late)) if self.second_late is not None else 0
+            out["settings"] = self.settings
+            self._summary = out
+        return dict(self._summary)
+
+    def scenario_lines(self, stage: int = 1) -> list[str]:
+        """The record/watermark interleaving the (``stage``) operator saw, in the window-scenario format."""
+        if self._export is None:
+            raise ValueError("this replay cannot be exported")
+        if stage not in (1, 2) or (stage == 2 and self.second_emissions is None):
+            raise ValueError("stage must be 1, or 2 for a replay with a second_window")
+        return self._export(stage)
+
+    def export_scenario(self, path: str | Path, stage: int = 1) -> Path:
+        """Write :meth:`scenario_lines` to ``path`` (one JSON object per line)."""
+        p = Path(path)
+        p.write_text("".join(line + "\n" for line in self.scenario_lines(stage)))
+        return p
+
+
+def _log_arrays(log: Any, setting: Setting) -> dict[str, Any]:
+    table = log.table
+    order = log.arrival_order()
+    has_arr = bool(log.has_arrival_time)
+    t = table.iloc[order] if not (len(order) and np.array_equal(order, np.arange(len(order)))) else table
+    ts = t["event_time"].to_numpy(dtype=np.int64)
+    arr = t["arrival_time"].to_numpy(dtype=np.int64) if has_arr else np.arange(len(t), dtype=np.int64)
+    part = t["partition"].to_numpy(dtype=np.int64)
+    keys = t["key"].to_numpy(dtype=object)
+    vals = t["value"].to_numpy()
+    rows = t["row"].to_numpy(dtype=np.int64)
+    mk = None
+    if setting.marker_source is not None:
+        from toolkit.sweeps.timelines import marker_array
+
+        mk = marker_array(t, setting)
+    return {"ts": ts, "arr": arr, "part": part, "keys": keys, "vals": vals, "rows": rows, "marker": mk, "has_arr": has_arr}
+
+
+def _explicit(setting: Any, settings: dict, name: str) -> bool:
+    return name in settings or (isinstance(setting, dict) and name in setting) or (
+        isinstance(setting, str) and f"{name}=" in setting) or (isinstance(setting, Setting) and getattr(setting, name) != getattr(Setting(), name))
+
+
+def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
+    """Replay ``log`` (an :class:`toolkit.log.EventLog`) under one setting (see the module doc)."""
+    if getattr(log, "is_spark", False) or getattr(log, "_table", 1) is None:
+        raise SettingError("log", "replay needs a local log; collect a Spark-backed log with log.to_pandas() first")
+    s = Setting.parse(setting, **settings)
+    has_arr = bool(log.has_arrival_time)
+    if not has_arr:
+        strategy = s.watermark_strategy()
+        if strategy.needs_processing_time:
+            desc = strategy.describe()
+            raise SettingError(
+                "strategy" if s.idleness is None else "idleness",
+                f"the log has no arrival times, but {desc['generator']}"
+                + (" with idleness" if s.idleness is not None else "")
+                + " needs processing time; load the log with an arrival-time column",
+            )
+        if s.interval != 0:
+            if _explicit(setting, settings, "interval"):
+                raise SettingError(
+                    "interval",
+                    "the log has no arrival times, so periodic watermarks (interval > 0) cannot be placed; "
+                    "use interval=0 (a watermark after every record) or load an arrival-time column",
+                )
+            s = s.replace(interval=0)
+    a = _log_arrays(log, s)
+    if not s.partitions_as_sources:  # one watermark generator for the whole stream
+        a["part"] = np.zeros_like(a["part"])
+    n = len(a["ts"])
+    if n == 0:
+        raise SettingError("log", "the log has no valid records to replay")
+
+    tl = watermark_timeline(a["ts"], a["arr"], a["part"], s.watermark_strategy(), interval=s.interval,
+                            parallelism=s.source_parallelism, marker=a["marker"])
+    closed = s.fates_closed_form
+    kwargs = s.operator_kwargs()
+
+    def make_op() -> WindowOperator:
+        return WindowOperator(**kwargs, track_records=not closed)
+
+    second = to_stage2 = None
+    if s.second_window is not None:
+        kwargs2 = s.operator_kwargs(stage=2)
+
+        def second() -> WindowOperator:
+            return WindowOperator(**kwargs2)
+
+        def to_stage2(r: Any):
+            if getattr(r, "kind", None) != "fire":
+                return None
+            v = r.value
+            return (r.key, r.timestamp, getattr(v, "sum", v))
+
+    res = run_pipeline(tl, a["keys"], a["ts"], a["arr"], a["vals"], a["rows"], make_op, second_stage=second, result_to_stage2=to_stage2)
+    if closed:
+        timeline = from_changes(tl.change_pos, tl.change_time, tl.change_watermark, a["arr"], a["rows"], int(a["arr"][0]), res.end_time)
+        shard = Shard(a["keys"], a["ts"], a["arr"], a["rows"])  # already in arrival order: shard.order is the identity
+        codes = closed_form_fates(shard, FixedWindows.of(s.window), timeline, s.lateness)
+        # a dropped record goes to the late side output when it is late itself (Flink's
+        # isElementLate); a record in no window at all (sliding gaps) may be dropped without it
+        late_mask = (codes == 2) & (a["ts"] + np.int64(s.lateness) <= tl.record_watermark(n))
+        fill_late_ids(res, a["rows"][late_mask])
+        em, late, _ = emissions_frame(res, 1, has_arr, a)
+    else:
+        em, late, fire_ids = emissions_frame(res, 1, has_arr, a)
+        pos_of_row = pd.Series(np.arange(n), index=a["rows"])
+        firings = [(pane, pos_of_row.loc[ids].tolist()) for pane, ids in fire_ids if ids]
+        codes = fates_from_firings(n, firings)
+    fates = fates_frame(log, a["rows"], codes)
+    wms = watermarks_frame(tl, res, has_arr)
+    state = pd.DataFrame(res.state, columns=["time", "open_windows", "buffered_records"]).astype("int64")
+    if not has_arr:
+        state["time"] = pd.array([pd.NA] * len(state), dtype="Int64")
+    stages = pd.DataFrame(res.stage_watermarks, columns=["stage", "side", "time", "watermark"]) if s.second_window is not None else None
+    em2, late2, _ = emissions_frame(res, 2, has_arr, a) if s.second_window is not None else (None, None, None)
+    settings_d = describe_setting(s)
+    settings_d["has_arrival_time"] = has_arr
+
+    def export(stage: int = 1) -> list[str]:
+        if stage == 2:
+            return stage2_lines(s, res)
+        return scenario_lines(s, tl, a)
+
+    def figures() -> dict:
+        if not has_arr:
+            return {}
+        from toolkit.sweeps.engine_path import check_window
+        from toolkit.metrics.summary import SUMMARY_COLUMNS
+        from toolkit.sweeps.sweep import assemble, choose_paths, run_local
+
+        try:
+            check_window(s)
+        except SettingError:
+            return {}  # no batch answer for global or custom windows: the replay's own counts only
+        paths = choose_paths([s], "auto")
+        row = assemble([s], paths, run_local(log.table, [s], paths, invalid=int(log.n_invalid), progress=False)).iloc[0]
+        return {k: (row[k].item() if hasattr(row[k], "item") else row[k]) for k in SUMMARY_COLUMNS}
+
+    return ReplayResult(em, fates, late, wms, state, settings_d, tl, stages, em2, late2, s, export, figures)

@@ -1,0 +1,956 @@
+"""Settings: what a user writes becomes small, validated, comparable values.
+
+One vocabulary everywhere (``toolkit.replay``, ``toolkit.sweep``, the explorer, the report
+and every command line), in Flink's words:
+
+``window, trigger, evictor, lateness, function, accumulation`` (the window operator),
+``strategy, delay, interval, idleness, source_parallelism, partitions_as_sources`` (the
+watermarks), the strategy's own parameters (``step`` for ``idle_advance``, ``marker`` for
+``punctuated``, ``quantile, quantile_window, min_delay, max_delay`` for ``adaptive``) and an
+optional second windowed stage (``second_window, second_lateness``).
+
+Spellings (durations as ``"500ms"``, ``"2s"``, ``"1min"`` or integer ms):
+
+- window: ``tumbling:1s``, ``tumbling:1s,250ms`` (offset), ``sliding:10s/5s[,offset]``,
+  ``session:30s``, ``global``, ``global_eos`` (global window fired at end of input);
+- trigger: ``default`` (the window's own), ``event_time``, ``processing_time``, ``count:N``,
+  ``continuous:5s`` (``ContinuousEventTimeTrigger``), ``continuous_processing:5s``,
+  ``purging:<trigger>``, ``never``, ``end_of_stream``;
+- evictor: ``none``, ``count:N``, ``time:5s``, with ``,after`` to evict after the function;
+- function: ``count_sum`` (default) or ``values``; accumulation: ``accumulating``,
+  ``discarding``, ``retracting`` (Beam's accumulating-and-retracting);
+- strategy: ``bounded`` (``max - delay - 1``, Flink's ``forBoundedOutOfOrderness``),
+  ``legacy`` (``max - delay``), ``monotonous``, ``time_lag`` (processing time - delay),
+  ``punctuated`` (a marked record emits ``ts - delay``), ``idle_advance`` (``step``),
+  ``adaptive`` (Watermark Lab extension; ``delay`` is its initial delay).
+
+Every value type validates on construction, compares by value, ``str()`` writes the spelling
+above and ``parse()`` reads it back (``parse(str(x)) == x``). :class:`Setting` is one
+configuration; :func:`grid` expands lists into settings. Engine objects (an assigner, a
+trigger, a watermark strategy or a window function built by hand) are accepted too and kept
+as they are. Old spellings (``generator=``, ``parallelism=``, ``accumulating_and_retracting``,
+``bounded_out_of_orderness`` ...) are read as aliases.
+"""
+from __future__ import annotations
+
+import difflib
+import itertools
+import math
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Iterable, Union
+
+import numpy as np
+
+from toolkit.durations import parse_duration
+
+#: Durations above this are refused as absurd (10 years): they can only be a unit mistake.
+MAX_SETTING_MS = 10 * 366 * 24 * 3600 * 1000
+
+STRATEGIES = ("bounded", "legacy", "monotonous", "time_lag", "punctuated", "idle_advance", "adaptive")
+ACCUMULATIONS = ("accumulating", "discarding", "retracting")
+FUNCTIONS = ("count_sum", "values")
+
+_STRATEGY_ALIASES = {
+    "bounded_out_of_orderness": "bounded",
+    "for_bounded_out_of_orderness": "bounded",
+    "legacy_bounded_out_of_orderness": "legacy",
+    "ascending": "monotonous",
+    "for_monotonous_timestamps": "monotonous",
+    "monotonous_timestamps": "monotonous",
+}
+_ACCUMULATION_ALIASES = {"accumulating_and_retracting": "retracting"}
+_FUNCTION_ALIASES = {"aggregate": "count_sum", "process": "values"}
+
+#: keyword aliases: old or Flink-API spelling -> the one name
+ALIASES = {
+    "generator": "strategy",
+    "watermark_strategy": "strategy",
+    "parallelism": "source_parallelism",
+    "idle_timeout": "idleness",
+    "allowed_lateness": "lateness",
+    "max_out_of_orderness": "delay",
+    "lag": "delay",
+    "assigner": "window",
+    "auto_watermark_interval": "interval",
+    "initial_delay": "delay",
+}
+
+
+class SettingError(ValueError):
+    """A setting the user gave is wrong; ``setting`` is its name (``delay``, ``window`` ...).
+
+    The message is written with the name as the user spelled it: the Python keyword, or the
+    command-line option when the command line parsed it (``label``)."""
+
+    def __init__(self, setting: str, message: str) -> None:
+        super().__init__(message)
+        self.setting = setting
+
+
+def cli_option(name: str) -> str:
+    """The command-line spelling of a setting (``second_lateness`` -> ``--second-lateness``)."""
+    return "--" + name.replace("_", "-")
+
+
+# ----------------------------------------------------------------------------------------
+# durations
+# ----------------------------------------------------------------------------------------
+
+_UNITS = (("d", 86_400_000), ("h", 3_600_000), ("min", 60_000), ("s", 1000))
+
+
+def format_duration(ms: int) -> str:
+    """Integer ms in the largest unit that divides it exactly (``1500`` -> ``1500ms``,
+    ``60000`` -> ``1min``); reads back with :func:`toolkit.durations.parse_duration`."""
+    ms = int(ms)
+    if ms == 0:
+        return "0ms"
+    for unit, size in _UNITS:
+        if ms % size == 0:
+            return f"{ms // size}{unit}"
+    return f"{ms}ms"
+
+
+def _duration(value: Any, name: str, *, positive: bool = False, allow_negative: bool = False) -> int:
+    try:
+        ms = parse_duration(value, name=name, allow_negative=allow_negative)
+    except ValueError as exc:
+        raise SettingError(name, str(exc)) from None
+    if positive and ms <= 0:
+        raise SettingError(name, f"{name} must be > 0, got {value!r}")
+    if abs(ms) > MAX_SETTING_MS:
+        raise SettingError(name, f"{name} of {value!r} is absurd (more than 10 years); check the unit")
+    return ms
+
+
+def _int(value: Any, name: str, *, minimum: int) -> int:
+    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+        value = int(value.strip())
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise SettingError(name, f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _choice(value: Any, name: str, choices: tuple[str, ...], aliases: dict[str, str]) -> str:
+    text = str(value).strip().lower()
+    text = aliases.get(text, text)
+    if text not in choices:
+        raise SettingError(name, f"{name} {value!r}: choose one of {', '.join(choices)}{_did_you_mean(text, choices + tuple(aliases))}")
+    return text
+
+
+def _did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+# ----------------------------------------------------------------------------------------
+# windows
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tumbling:
+    """``TumblingEventTimeWindows.of(size, offset)``: ``tumbling:SIZE[,OFFSET]``."""
+
+    size: int
+    offset: int = 0
+
+    def __post_init__(self) -> None:
+        if self.size <= 0:
+            raise SettingError("window", f"window size must be > 0, got {self.size}")
+        if abs(self.offset) >= self.size:
+            raise SettingError("window", f"window offset must satisfy |offset| < size, got offset {self.offset}, size {self.size}")
+
+    def __str__(self) -> str:
+        off = f",{format_duration(self.offset)}" if self.offset else ""
+        return f"tumbling:{format_duration(self.size)}{off}"
+
+    def to_dict(self) -> dict:
+        return {"type": "tumbling", "size": self.size, "offset": self.offset}
+
+
+@dataclass(frozen=True)
+class Sliding:
+    """``SlidingEventTimeWindows.of(size, slide, offset)``: ``sliding:SIZE/SLIDE[,OFFSET]``."""
+
+    size: int
+    slide: int
+    offset: int = 0
+
+    def __post_init__(self) -> None:
+        if self.size <= 0 or self.slide <= 0:
+            raise SettingError("window", f"window size and slide must be > 0, got size {self.size}, slide {self.slide}")
+        if abs(self.offset) >= self.slide:
+            raise SettingError("window", f"window offset must satisfy |offset| < slide, got offset {self.offset}, slide {self.slide}")
+
+    def __str__(self) -> str:
+        off = f",{format_duration(self.offset)}" if self.offset else ""
+        return f"sliding:{format_duration(self.size)}/{format_duration(self.slide)}{off}"
+
+    def to_dict(self) -> dict:
+        return {"type": "sliding", "size": self.size, "slide": self.slide, "offset": self.offset}
+
+
+@dataclass(frozen=True)
+class Session:
+    """``EventTimeSessionWindows.withGap(gap)``: ``session:GAP``."""
+
+    gap: int
+
+    def __post_init__(self) -> None:
+        if self.gap <= 0:
+            raise SettingError("window", f"session gap must be > 0, got {self.gap}")
+
+    def __str__(self) -> str:
+        return f"session:{format_duration(self.gap)}"
+
+    def to_dict(self) -> dict:
+        return {"type": "session", "gap": self.gap}
+
+
+@dataclass(frozen=True)
+class Global:
+    """``GlobalWindows``: ``global`` (never fires by itself) or ``global_eos`` (fires at end of input)."""
+
+    end_of_stream: bool = False
+
+    def __str__(self) -> str:
+        return "global_eos" if self.end_of_stream else "global"
+
+    def to_dict(self) -> dict:
+        return {"type": "global", "end_of_stream_trigger": self.end_of_stream}
+
+
+@dataclass(frozen=True, eq=False)
+class Custom:
+    """An engine object the user built (assigner, trigger, evictor, function or watermark
+    strategy): kept as it is, compared by identity, written as its ``repr``."""
+
+    obj: Any
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Custom) and other.obj is self.obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __str__(self) -> str:
+        return repr(self.obj)
+
+    def to_dict(self) -> None:
+        return None
+
+
+WindowSpec = Union[Tumbling, Sliding, Session, Global, Custom]
+_WINDOW_KINDS = ("tumbling", "sliding", "session", "global", "global_eos")
+
+
+def parse_window(spec: Any, name: str = "window") -> WindowSpec:
+    """A window from its spelling, a scenario-format dict, a window value or an assigner object."""
+    if isinstance(spec, (Tumbling, Sliding, Session, Global, Custom)):
+        return spec
+    if isinstance(spec, dict):
+        return _window_from_dict(spec, name)
+    if not isinstance(spec, str):
+        from toolkit.engine.assigners import WindowAssigner
+
+        if isinstance(spec, WindowAssigner):
+            d = _assigner_dict(spec)
+            return _window_from_dict(d, name) if d is not None else Custom(spec)
+        raise SettingError(name, f"{name} must be written like 'tumbling:1s' (or be an assigner object), got {spec!r}")
+    text = spec.strip()
+    kind, _, arg = text.partition(":")
+    kind = kind.strip().lower()
+    try:
+        if kind in ("global", "global_eos") and not arg:
+            return Global(kind == "global_eos")
+        if kind not in _WINDOW_KINDS:
+            raise SettingError(name, f"{name} {spec!r}: unknown kind {kind!r}; use tumbling:1s, sliding:10s/5s, session:30s, global or global_eos{_did_you_mean(kind, _WINDOW_KINDS)}")
+        if not arg.strip():
+            raise SettingError(name, f"{name} {spec!r}: give a size, e.g. 'tumbling:1s', 'sliding:10s/5s', 'session:30s'")
+        offset = 0
+        if kind in ("tumbling", "sliding"):
+            for sep in (",", "+"):
+                if sep in arg:
+                    arg, _, off = arg.partition(sep)
+                    offset = _duration(off.strip(), f"{name} offset", allow_negative=True)
+                    break
+        if kind == "tumbling":
+            return Tumbling(_duration(arg.strip(), f"{name} size", positive=True), offset)
+        if kind == "sliding":
+            size, sep, slide = arg.partition("/")
+            if not sep:
+                raise SettingError(name, f"{name} {spec!r}: write a sliding window as 'sliding:SIZE/SLIDE', e.g. 'sliding:10s/5s'")
+            return Sliding(_duration(size.strip(), f"{name} size", positive=True),
+                           _duration(slide.strip(), f"{name} slide", positive=True), offset)
+        if kind == "session":
+            return Session(_duration(arg.strip(), f"{name} gap", positive=True))
+        raise SettingError(name, f"{name} {spec!r}: {kind} takes no argument")
+    except SettingError as exc:
+        raise SettingError(name, str(exc).replace("window", name, 1) if name != "window" else str(exc)) from None
+
+
+def _window_from_dict(d: dict, name: str) -> WindowSpec:
+    t = d.get("type")
+    try:
+        if t == "tumbling":
+            return Tumbling(int(d["size"]), int(d.get("offset", 0)))
+        if t == "sliding":
+            return Sliding(int(d["size"]), int(d["slide"]), int(d.get("offset", 0)))
+        if t == "session":
+            return Session(int(d["gap"]))
+        if t == "global":
+            return Global(bool(d.get("end_of_stream_trigger", False)))
+    except KeyError as exc:
+        raise SettingError(name, f"{name} {d!r}: missing {exc.args[0]!r}") from None
+    from toolkit.engine.scenario import build_assigner
+
+    return Custom(build_assigner(d))
+
+
+def _assigner_dict(a: Any) -> dict | None:
+    from toolkit.engine import assigners as A
+
+    if type(a) is A.TumblingEventTimeWindows:
+        return {"type": "tumbling", "size": a.size, "offset": a.offset}
+    if type(a) is A.SlidingEventTimeWindows:
+        return {"type": "sliding", "size": a.size, "slide": a.slide, "offset": a.offset}
+    if type(a) is A.EventTimeSessionWindows:
+        return {"type": "session", "gap": a.gap}
+    if type(a) is A.GlobalWindows:
+        return {"type": "global", "end_of_stream_trigger": a.end_of_stream}
+    return None
+
+
+# ----------------------------------------------------------------------------------------
+# triggers and evictors
+# ----------------------------------------------------------------------------------------
+
+_TRIGGER_KINDS = ("default", "event_time", "processing_time", "count", "continuous", "continuous_processing",
+                  "purging", "never", "end_of_stream")
+
+
+@dataclass(frozen=True)
+class TriggerSpec:
+    """A trigger: ``kind`` plus ``count`` (count) / ``interval`` (continuous) / ``inner`` (purging)."""
+
+    kind: str
+    count: int | None = None
+    interval: int | None = None
+    inner: "TriggerSpec | None" = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in _TRIGGER_KINDS:
+            raise SettingError("trigger", f"unknown trigger kind {self.kind!r}")
+        if self.kind == "count" and (self.count is None or self.count <= 0):
+            raise SettingError("trigger", f"trigger count:N needs a positive N, got {self.count!r}")
+        if self.kind in ("continuous", "continuous_processing") and (self.interval is None or self.interval <= 0):
+            raise SettingError("trigger", f"trigger {self.kind}:INTERVAL needs a positive interval, got {self.interval!r}")
+        if self.kind == "purging" and (self.inner is None or self.inner.kind in ("default", "purging")):
+            raise SettingError("trigger", "purging:<trigger> needs an inner trigger such as purging:count:5")
+
+    def __str__(self) -> str:
+        if self.kind == "count":
+            return f"count:{self.count}"
+        if self.kind in ("continuous", "continuous_processing"):
+            return f"{self.kind}:{format_duration(self.interval)}"
+        if self.kind == "purging":
+            return f"purging:{self.inner}"
+        return self.kind
+
+    def to_dict(self) -> dict | None:
+        """The scenario format (``None`` = the window's default trigger)."""
+        if self.kind == "default":
+            return None
+        if self.kind == "count":
+            return {"type": "count", "count": self.count}
+        if self.kind == "continuous":
+            return {"type": "continuous_event_time", "interval": self.interval}
+        if self.kind == "continuous_processing":
+            return {"type": "continuous_processing_time", "interval": self.interval}
+        if self.kind == "purging":
+            return {"type": "purging", "inner": self.inner.to_dict()}
+        return {"type": self.kind}
+
+
+def parse_trigger(spec: Any, name: str = "trigger") -> TriggerSpec | Custom:
+    if spec is None:
+        return TriggerSpec("default")
+    if isinstance(spec, (TriggerSpec, Custom)):
+        return spec
+    if isinstance(spec, dict):
+        return _trigger_from_dict(spec, name)
+    if not isinstance(spec, str):
+        from toolkit.engine.triggers import Trigger
+
+        if isinstance(spec, Trigger):
+            return Custom(spec)
+        raise SettingError(name, f"{name} must be written like 'count:5' (or be a Trigger object), got {spec!r}")
+    text = spec.strip()
+    kind, _, arg = text.partition(":")
+    kind = kind.strip().lower()
+    kind = {"": "default", "continuous_event_time": "continuous", "continuous_processing_time": "continuous_processing"}.get(kind, kind)
+    if kind not in _TRIGGER_KINDS:
+        raise SettingError(name, f"unknown {name} {spec!r}; use default, event_time, processing_time, count:N, continuous:5s, "
+                           f"continuous_processing:5s, purging:<trigger>, never or end_of_stream{_did_you_mean(kind, _TRIGGER_KINDS)}")
+    if kind == "count":
+        if not arg.strip().isdigit() or int(arg) <= 0:
+            raise SettingError(name, f"{name} {spec!r}: count must be a positive integer, e.g. count:5")
+        return TriggerSpec("count", count=int(arg))
+    if kind in ("continuous", "continuous_processing"):
+        return TriggerSpec(kind, interval=_duration(arg.strip(), f"{name} interval", positive=True))
+    if kind == "purging":
+        return TriggerSpec("purging", inner=parse_trigger(arg or "event_time", name))
+    if arg:
+        raise SettingError(name, f"{name} {spec!r}: {kind} takes no argument")
+    return TriggerSpec(kind)
+
+
+def _trigger_from_dict(d: dict, name: str) -> TriggerSpec:
+    t = d.get("type", "default")
+    if t == "count":
+        return TriggerSpec("count", count=int(d["count"]))
+    if t == "continuous_event_time":
+        return TriggerSpec("continuous", interval=int(d["interval"]))
+    if t == "continuous_processing_time":
+        return TriggerSpec("continuous_processing", interval=int(d["interval"]))
+    if t == "purging":
+        return TriggerSpec("purging", inner=_trigger_from_dict(d.get("inner") or {"type": "event_time"}, name))
+    if t in _TRIGGER_KINDS:
+        return TriggerSpec(t)
+    raise SettingError(name, f"unknown {name} type {t!r}")
+
+
+@dataclass(frozen=True)
+class EvictorSpec:
+    """``CountEvictor.of(max)`` (``count:N``) or ``TimeEvictor.of(keep)`` (``time:5s``);
+    ``after`` evicts after the window function (``,after``)."""
+
+    kind: str
+    size: int
+    after: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("count", "time"):
+            raise SettingError("evictor", f"unknown evictor kind {self.kind!r}; use count:N or time:5s")
+        if self.kind == "count" and self.size <= 0:
+            raise SettingError("evictor", f"evictor count:N needs a positive N, got {self.size}")
+        if self.kind == "time" and self.size < 0:
+            raise SettingError("evictor", f"evictor time:KEEP must not be negative, got {self.size}")
+
+    def __str__(self) -> str:
+        arg = str(self.size) if self.kind == "count" else format_duration(self.size)
+        return f"{self.kind}:{arg}" + (",after" if self.after else "")
+
+    def to_dict(self) -> dict:
+        key = "max" if self.kind == "count" else "keep"
+        return {"type": self.kind, key: self.size, "after": self.after}
+
+
+def parse_evictor(spec: Any, name: str = "evictor") -> EvictorSpec | Custom | None:
+    if spec is None or isinstance(spec, (EvictorSpec, Custom)):
+        return spec
+    if isinstance(spec, dict):
+        kind = spec.get("type")
+        return EvictorSpec(kind, int(spec.get("max", spec.get("keep", 0))), bool(spec.get("after", False)))
+    if not isinstance(spec, str):
+        from toolkit.engine.evictors import Evictor
+
+        if isinstance(spec, Evictor):
+            return Custom(spec)
+        raise SettingError(name, f"{name} must be written like 'count:100' or 'time:5s', got {spec!r}")
+    text = spec.strip()
+    if text.lower() in ("", "none", "off"):
+        return None
+    kind, _, arg = text.partition(":")
+    arg, _, after = arg.partition(",")
+    kind = kind.strip().lower()
+    if after.strip().lower() not in ("", "after"):
+        raise SettingError(name, f"{name} {spec!r}: only ',after' may follow the size")
+    if kind == "count":
+        if not arg.strip().isdigit() or int(arg) <= 0:
+            raise SettingError(name, f"{name} {spec!r}: count must be a positive integer, e.g. count:100")
+        return EvictorSpec("count", int(arg), bool(after.strip()))
+    if kind == "time":
+        return EvictorSpec("time", _duration(arg.strip(), f"{name} keep"), bool(after.strip()))
+    raise SettingError(name, f"unknown {name} {spec!r}; use count:N or time:5s (append ',after' to evict after the function){_did_you_mean(kind, ('count', 'time', 'none'))}")
+
+
+def parse_function(spec: Any, name: str = "function") -> str | Custom:
+    if spec is None:
+        return "count_sum"
+    if isinstance(spec, Custom):
+        return spec
+    if isinstance(spec, str):
+        return _choice(spec, name, FUNCTIONS, _FUNCTION_ALIASES)
+    from toolkit.engine.functions import WindowFunction
+
+    if isinstance(spec, WindowFunction):
+        return Custom(spec)
+    raise SettingError(name, f"{name} must be 'count_sum', 'values' or a window function object, got {spec!r}")
+
+
+# ----------------------------------------------------------------------------------------
+# one configuration
+# ----------------------------------------------------------------------------------------
+
+
+def _opt_duration(v: Any, name: str, *, positive: bool = False) -> int | None:
+    if v is None or (isinstance(v, str) and v.strip().lower() in ("", "none", "off")):
+        return None
+    return _duration(v, name, positive=positive)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One configuration: every setting of one replay (integers in ms).
+
+    Build it with :meth:`parse` (user spellings, aliases, defaults) or directly with values.
+    """
+
+    window: WindowSpec = field(default_factory=lambda: Tumbling(1000))
+    trigger: TriggerSpec | Custom = field(default_factory=lambda: TriggerSpec("default"))
+    evictor: EvictorSpec | Custom | None = None
+    lateness: int = 0
+    function: str | Custom = "count_sum"
+    accumulation: str = "accumulating"
+    strategy: str | Custom = "bounded"
+    delay: int = 0
+    interval: int = 200
+    idleness: int | None = None
+    source_parallelism: int = 1
+    partitions_as_sources: bool = True
+    step: int | None = None
+    marker: Any = None
+    quantile: float | None = None
+    quantile_window: int | None = None
+    min_delay: int | None = None
+    max_delay: int | None = None
+    second_window: WindowSpec | None = None
+    second_lateness: int = 0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.trigger, TriggerSpec) and self.trigger.kind == "default" and isinstance(self.window, (Tumbling, Sliding, Session)):
+            object.__setattr__(self, "trigger", TriggerSpec("event_time"))  # an event-time window's own trigger
+        s = self.strategy
+        if isinstance(s, str):
+            if s not in STRATEGIES:
+                raise SettingError("strategy", f"strategy {s!r}: choose one of {', '.join(STRATEGIES)}")
+            own = {"idle_advance": ("step",), "punctuated": ("marker",),
+                   "adaptive": ("quantile", "quantile_window", "min_delay", "max_delay")}.get(s, ())
+            for p in ("step", "marker", "quantile", "quantile_window", "min_delay", "max_delay"):
+                if getattr(self, p) is not None and p not in own:
+                    raise SettingError(p, f"{p} belongs to the {_owner(p)} strategy, not to {s!r}")
+            if s == "idle_advance" and self.step is None:
+                raise SettingError("step", "the idle_advance strategy needs a step (e.g. step='100ms')")
+            if s == "monotonous" and self.delay:
+                raise SettingError("delay", "the monotonous strategy has no delay (it is bounded with delay 0)")
+        elif self.delay or any(getattr(self, p) is not None for p in ("step", "marker", "quantile", "quantile_window", "min_delay", "max_delay")) or self.idleness is not None:
+            raise SettingError("strategy", "a WatermarkStrategy object carries its own parameters and idleness; "
+                               "give delay/idleness/step... only with a named strategy")
+        if self.accumulation not in ACCUMULATIONS:
+            raise SettingError("accumulation", f"accumulation {self.accumulation!r}: choose one of {', '.join(ACCUMULATIONS)}")
+        if self.interval < 0:
+            raise SettingError("interval", f"interval must not be negative, got {self.interval}")
+        if self.second_window is None and self.second_lateness:
+            raise SettingError("second_lateness", "second_lateness needs a second_window")
+        if self.quantile is not None and not 0.0 <= self.quantile <= 1.0:
+            raise SettingError("quantile", f"quantile must be within [0, 1], got {self.quantile}")
+        if self.max_delay is not None and self.min_delay is not None and self.max_delay < self.min_delay:
+            raise SettingError("max_delay", "max_delay must be >= min_delay")
+
+    # -- reading what users write ---------------------------------------------------------
+
+    @classmethod
+    def parse(cls, spec: "str | dict | Setting | None" = None, /, **settings: Any) -> "Setting":
+        """A setting from keywords (``Setting.parse(window="tumbling:1s", delay="500ms")``), a
+        dict of them, or the text ``str(setting)`` writes (``"window=tumbling:1s delay=500ms"``).
+        Unknown names get a "did you mean"; every value is validated here."""
+        if isinstance(spec, Setting):
+            return spec.replace(**settings) if settings else spec
+        given: dict[str, Any] = {}
+        if isinstance(spec, str):
+            given.update(_split_text(spec))
+        elif isinstance(spec, dict):
+            given.update(spec)
+        elif spec is not None:
+            raise SettingError("setting", f"a setting is keywords, a dict or text like 'window=tumbling:1s delay=1s', got {spec!r}")
+        given.update(settings)
+        return cls(**_normalize(given))
+
+    def replace(self, **settings: Any) -> "Setting":
+        """A copy with some settings changed (user spellings accepted)."""
+        current = {f.name: getattr(self, f.name) for f in fields(self)}
+        current.update(_canonical_names(settings))
+        if "strategy" in settings:  # a new strategy drops the old one's own parameters
+            for p in ("step", "marker", "quantile", "quantile_window", "min_delay", "max_delay"):
+                if p not in settings:
+                    current[p] = None
+        return Setting(**_normalize(current))
+
+    def __str__(self) -> str:
+        parts = [f"window={self.window}"]
+        for f in fields(self):
+            if f.name == "window":
+                continue
+            v = getattr(self, f.name)
+            default = f.default if f.default_factory is MISSING else f.default_factory()  # type: ignore[misc]
+            if v == default or (f.name == "trigger" and v == TriggerSpec("event_time") and isinstance(self.window, (Tumbling, Sliding, Session))):
+                continue
+            parts.append(f"{f.name}={_text(f.name, v)}")
+        return " ".join(parts)
+
+    # -- what the engine needs --------------------------------------------------------------
+
+    @property
+    def strategy_name(self) -> str:
+        """The strategy with its own non-default parameters: ``idle_advance(step=100ms)``."""
+        if isinstance(self.strategy, Custom):
+            return str(self.strategy)
+        own = [(p, getattr(self, p)) for p in ("step", "marker", "quantile", "quantile_window", "min_delay", "max_delay")]
+        args = ",".join(f"{p}={_text(p, v)}" for p, v in own if v is not None)
+        return f"{self.strategy}({args})" if args else self.strategy
+
+    @property
+    def engine_accumulation(self) -> str:
+        return "accumulating_and_retracting" if self.accumulation == "retracting" else self.accumulation
+
+    def watermark_strategy(self):
+        """The engine's ``WatermarkStrategy`` (with idleness when set)."""
+        from toolkit.engine.watermarks import make_strategy
+
+        if isinstance(self.strategy, Custom):
+            return self.strategy.obj
+        s = self.strategy
+        params: dict[str, Any] = {}
+        if s in ("bounded", "legacy", "idle_advance", "punctuated"):
+            params["delay"] = self.delay
+        if s == "time_lag":
+            params["lag"] = self.delay
+        if s == "idle_advance":
+            params["step"] = self.step
+        if s == "punctuated":
+            params["marker"] = self.marker if self.marker is not None else "marker"
+        if s == "adaptive":
+            params["initial_delay"] = self.delay
+            for p, e in (("quantile", "quantile"), ("quantile_window", "window"), ("min_delay", "min_delay"), ("max_delay", "max_delay")):
+                if getattr(self, p) is not None:
+                    params[e] = getattr(self, p)
+        if self.idleness is not None:
+            params["idle_timeout"] = self.idleness
+        return make_strategy(s, **params)
+
+    @property
+    def marker_source(self) -> Any:
+        """What marks a punctuated record: a column name or a predicate (``None`` otherwise)."""
+        if self.strategy != "punctuated":
+            return None
+        return self.marker if self.marker is not None else "marker"
+
+    def operator_kwargs(self, *, stage: int = 1) -> dict:
+        """Keyword arguments of the window operator of ``stage`` (engine objects)."""
+        from toolkit.engine.functions import CollectValues, CountSum
+        from toolkit.engine.scenario import build_assigner, build_evictor, build_trigger
+
+        if stage == 2:
+            if self.second_window is None:
+                raise ValueError("this setting has no second stage")
+            w = self.second_window
+            return {"assigner": w.obj if isinstance(w, Custom) else build_assigner(w.to_dict()),
+                    "allowed_lateness": self.second_lateness, "function": CountSum()}
+        w = self.window
+        t = self.trigger
+        e = self.evictor
+        fn = self.function
+        trigger = t.obj if isinstance(t, Custom) else build_trigger(t.to_dict())
+        if isinstance(t, TriggerSpec) and t.kind == "event_time" and isinstance(w, (Tumbling, Sliding, Session)):
+            trigger = None  # the event-time window's own trigger: the same, and the fast loops know it
+        return {
+            "assigner": w.obj if isinstance(w, Custom) else build_assigner(w.to_dict()),
+            "trigger": trigger,
+            "evictor": e.obj if isinstance(e, Custom) else build_evictor(e.to_dict() if e is not None else None),
+            "allowed_lateness": self.lateness,
+            "function": fn.obj if isinstance(fn, Custom) else (CountSum() if fn == "count_sum" else CollectValues()),
+            "accumulation": self.engine_accumulation,
+        }
+
+    def scenario_config(self, *, stage: int = 1) -> dict:
+        """The window-scenario config (``../shared/oracle`` format) of ``stage``'s operator."""
+        if stage == 2:
+            if self.second_window is None:
+                raise ValueError("this setting has no second stage")
+            w, trig, ev, late = self.second_window, None, None, self.second_lateness
+        else:
+            w, late = self.window, self.lateness
+            if isinstance(self.trigger, Custom) or isinstance(self.evictor, Custom):
+                raise ValueError("a trigger or evictor object has no scenario form; write it as a spelling")
+            trig = None if self.trigger == TriggerSpec("event_time") and isinstance(w, (Tumbling, Sliding, Session)) else self.trigger.to_dict()
+            ev = self.evictor.to_dict() if self.evictor is not None else None
+        if isinstance(w, Custom):
+            raise ValueError("export needs a window given as a spelling or a built-in assigner")
+        return {"assigner": w.to_dict(), "trigger": trig, "evictor": ev, "allowed_lateness": late,
+                "side_output_late": True, "function": "aggregate"}
+
+    @property
+    def closed_form(self) -> bool:
+        """The sweep's closed form applies (``toolkit.fast``): tumbling or sliding event-time
+        windows, the event-time trigger, no evictor, accumulating or retracting, one stage."""
+        trig = self.trigger
+        return (
+            isinstance(self.window, (Tumbling, Sliding))
+            and isinstance(trig, TriggerSpec) and trig.kind in ("default", "event_time")
+            and self.evictor is None
+            and self.accumulation in ("accumulating", "retracting")
+            and self.second_window is None
+        )
+
+    @property
+    def fates_closed_form(self) -> bool:
+        """Record fates follow the closed-form rule (``toolkit.metrics.fates``): as
+        :attr:`closed_form`, any accumulation mode (fates do not depend on it)."""
+        return (
+            isinstance(self.window, (Tumbling, Sliding))
+            and isinstance(self.trigger, TriggerSpec) and self.trigger.kind in ("default", "event_time")
+            and self.evictor is None
+        )
+
+    @property
+    def tick_table_timeline(self) -> bool:
+        """The watermark timeline depends only on the max event time and first/last arrival
+        per (tick, partition) (``toolkit.sweeps.timelines``): periodic emission and a
+        generator that never emits on events nor looks at single records."""
+        return self.interval > 0 and self.strategy in ("bounded", "legacy", "monotonous")
+
+    def timeline_key(self) -> tuple:
+        """The settings that determine the operator watermark timeline."""
+        return (self.strategy, self.delay, self.interval, self.idleness, self.source_parallelism,
+                self.partitions_as_sources, self.step, self.marker, self.quantile, self.quantile_window,
+                self.min_delay, self.max_delay)
+
+    def row(self) -> dict:
+        """The configuration columns of a sweep result row (``CONFIG_COLUMNS``)."""
+        return {
+            "window": str(self.window),
+            "delay_ms": self.delay,
+            "lateness_ms": self.lateness,
+            "interval_ms": self.interval,
+            "strategy": self.strategy_name,
+            "idleness_ms": self.idleness,
+            "partitions_as_sources": self.partitions_as_sources,
+            "source_parallelism": self.source_parallelism,
+            "trigger": str(self.trigger),
+            "evictor": "none" if self.evictor is None else str(self.evictor),
+            "function": str(self.function),
+            "accumulation": self.accumulation,
+            "second_window": "none" if self.second_window is None else str(self.second_window),
+            "second_lateness_ms": self.second_lateness,
+        }
+
+    @classmethod
+    def from_row(cls, row: Any) -> "Setting":
+        """The setting of a sweep result row (a dict or a pandas row), e.g. a recommendation."""
+        get = row.get if hasattr(row, "get") else (lambda k, d=None: getattr(row, k, d))
+        strategy = str(get("strategy", "bounded"))
+        name, _, params = strategy.partition("(")
+        given: dict[str, Any] = {"window": get("window"), "strategy": name}
+        for col, key in (("delay_ms", "delay"), ("lateness_ms", "lateness"), ("interval_ms", "interval"),
+                         ("second_lateness_ms", "second_lateness")):
+            v = get(col, None)
+            if v is not None and not _isna(v):
+                given[key] = int(v)
+        idle = get("idleness_ms", None)
+        if idle is not None and not _isna(idle):
+            given["idleness"] = int(idle)
+        for key in ("partitions_as_sources", "source_parallelism", "trigger", "evictor", "function", "accumulation", "second_window"):
+            v = get(key, None)
+            if v is not None and not _isna(v) and v != "none":
+                given[key] = bool(v) if key == "partitions_as_sources" else (int(v) if key == "source_parallelism" else v)
+        if params:
+            given.update(_split_text(params.rstrip(")").replace(",", " ")))
+        if given.get("strategy") == "monotonous":
+            given.pop("delay", None)
+        return cls.parse(given)
+
+
+CONFIG_COLUMNS = list(Setting().row())
+
+def _owner(param: str) -> str:
+    return {"step": "idle_advance", "marker": "punctuated"}.get(param, "adaptive")
+
+
+def _isna(v: Any) -> bool:
+    try:
+        return bool(v is None or (isinstance(v, float) and math.isnan(v)) or str(v) in ("<NA>", "nan", "NaT"))
+    except Exception:  # pragma: no cover - exotic values
+        return False
+
+
+_DURATIONS = ("lateness", "delay", "interval", "idleness", "step", "min_delay", "max_delay", "second_lateness")
+
+
+def _text(name: str, v: Any) -> str:
+    if name in _DURATIONS and isinstance(v, int) and not isinstance(v, bool):
+        return format_duration(v)
+    if name == "marker" and callable(v):
+        return getattr(v, "__name__", "predicate")
+    return str(v)
+
+
+def _split_text(text: str) -> dict:
+    out = {}
+    for token in text.split():
+        k, sep, v = token.partition("=")
+        if not sep:
+            raise SettingError("setting", f"cannot read {token!r}: write settings as name=value, e.g. 'delay=500ms'")
+        out[k.strip()] = v.strip()
+    return out
+
+
+_NAMES = tuple(f.name for f in fields(Setting))
+
+
+def _canonical_names(given: dict) -> dict:
+    out: dict[str, Any] = {}
+    for k, v in given.items():
+        name = ALIASES.get(k, k)
+        if name not in _NAMES:
+            raise SettingError(k, f"unknown setting {k!r}{_did_you_mean(k, _NAMES + tuple(ALIASES))}; the settings are {', '.join(_NAMES)}")
+        if name in out:
+            raise SettingError(k, f"give either {k!r} or {name!r}, not both")
+        out[name] = v
+    return out
+
+
+def _bool(v: Any, name: str) -> bool:
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, str) and v.strip().lower() in ("true", "false"):  # as the command line writes it
+        return v.strip().lower() == "true"
+    raise SettingError(name, f"{name} must be True or False, got {v!r}")
+
+
+def _normalize(given: dict) -> dict:
+    """User spellings -> the values :class:`Setting` holds (validated; errors name the setting)."""
+    g = _canonical_names(given)
+    out: dict[str, Any] = {}
+    for name, v in g.items():
+        if name in ("window", "second_window"):
+            out[name] = None if (name == "second_window" and (v is None or str(v).lower() in ("", "none"))) else parse_window(v, name)
+        elif name == "trigger":
+            out[name] = parse_trigger(v, name)
+        elif name == "evictor":
+            out[name] = parse_evictor(v, name)
+        elif name == "function":
+            out[name] = parse_function(v, name)
+        elif name == "accumulation":
+            out[name] = _choice(v, name, ACCUMULATIONS, _ACCUMULATION_ALIASES)
+        elif name == "strategy":
+            from toolkit.engine.watermarks import WatermarkStrategy
+
+            out[name] = v if isinstance(v, Custom) else Custom(v) if isinstance(v, WatermarkStrategy) else _choice(v, name, STRATEGIES, _STRATEGY_ALIASES)
+        elif name in ("lateness", "delay", "interval", "second_lateness"):
+            out[name] = _duration(v, name)
+        elif name in ("idleness", "step"):
+            out[name] = _opt_duration(v, name, positive=True) if not (name == "idleness" and _is_zero(v)) else None
+        elif name in ("min_delay", "max_delay"):
+            out[name] = _opt_duration(v, name)
+        elif name == "source_parallelism":
+            out[name] = _int(v, name, minimum=1)
+        elif name == "quantile_window":
+            out[name] = None if v is None else _int(v, name, minimum=1)
+        elif name == "quantile":
+            try:
+                out[name] = None if v is None else float(v)
+            except (TypeError, ValueError):
+                raise SettingError(name, f"quantile must be a number within [0, 1], got {v!r}") from None
+        elif name == "partitions_as_sources":
+            out[name] = _bool(v, name)
+        elif name == "marker":
+            if v is not None and not (isinstance(v, str) or callable(v)):
+                raise SettingError(name, "marker must be a column name or a predicate f(ts, key, value) -> bool")
+            out[name] = v
+        else:  # pragma: no cover - every field is handled above
+            out[name] = v
+    return out
+
+
+def _is_zero(v: Any) -> bool:
+    try:
+        return v is not None and not (isinstance(v, str) and v.strip().lower() in ("none", "off", "")) and parse_duration(v, name="idleness") == 0
+    except ValueError:
+        return False
+
+
+# ----------------------------------------------------------------------------------------
+# grids
+# ----------------------------------------------------------------------------------------
+
+
+def _as_list(value: Any, name: str) -> list:
+    if isinstance(value, (list, tuple, set, frozenset)) or (
+        hasattr(value, "__iter__") and hasattr(value, "__len__") and not isinstance(value, (str, bytes, dict))
+    ):
+        items = list(value)
+        if not items:
+            raise SettingError(name, f"{name} was given as an empty list")
+        return items
+    return [value]
+
+
+def grid(**settings: Any) -> list[Setting]:
+    """Every combination of the given settings (any of them may be a list), validated,
+    duplicates removed, in the order the lists give (the last setting varies fastest)."""
+    names = list(_canonical_names(settings))
+    axes = []
+    for (k, v), name in zip(settings.items(), names):
+        values = _as_list(v, k)
+        parsed = []
+        for item in values:
+            parsed.append(_normalize({name: item})[name])
+        axes.append(list(dict.fromkeys(parsed)))
+    out = [Setting(**_fit(dict(zip(names, combo)))) for combo in itertools.product(*axes)]
+    return list(dict.fromkeys(out))
+
+
+_OWN_PARAMS = {"idle_advance": ("step",), "punctuated": ("marker",),
+               "adaptive": ("quantile", "quantile_window", "min_delay", "max_delay")}
+
+
+def _fit(values: dict) -> dict:
+    """In a grid, a strategy takes only its own parameters: the others' are left out, and
+    ``monotonous`` (bounded with delay 0) ignores the delay axis."""
+    strategy = values.get("strategy", "bounded")
+    if isinstance(strategy, str):
+        own = _OWN_PARAMS.get(strategy, ())
+        for p in ("step", "marker", "quantile", "quantile_window", "min_delay", "max_delay"):
+            if p in values and p not in own:
+                values.pop(p)
+        if strategy == "monotonous":
+            values.pop("delay", None)
+    return values
+
+
+def describe_setting(setting: Setting) -> dict:
+    """A plain dict of the setting (JSON-ready): durations as integer ms, flags as booleans,
+    windows, triggers, evictors, functions and strategies in their spelling."""
+    out: dict[str, Any] = {}
+    for f in fields(setting):
+        v = getattr(setting, f.name)
+        if v is None or isinstance(v, (bool, int, float)):
+            out[f.name] = v
+        elif f.name == "marker" and callable(v):
+            out[f.name] = getattr(v, "__name__", "predicate")
+        else:
+            out[f.name] = str(v)
+    out["strategy"] = setting.strategy_name
+    out["text"] = str(setting)
+    return out
+
+
+__all__ = [
+    "ACCUMULATIONS", "ALIASES", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
+    "STRATEGIES", "Session", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling", "WindowSpec",
+    "cli_option", "describe_setting", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
+    "parse_window",
+]

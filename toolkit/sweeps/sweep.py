@@ -1,0 +1,222 @@
+"""``toolkit.sweep(log, ...)``: a replay over a grid of settings, in-process or on Spark.
+
+Every setting :func:`toolkit.replay` takes, the sweep takes, each as one value or a list
+(``toolkit.settings``: one vocabulary). Each configuration runs on the closed-form path
+(``toolkit.fast``) when it applies (tumbling/sliding windows, the event-time trigger, no
+evictor, accumulating or retracting, one stage) and on the engine path otherwise; the figures
+are the same either way (property tests), and the same as ``replay(...).summary()`` for that
+setting.
+
+Result columns (one row per configuration): the configuration (``CONFIG_COLUMNS``: ``window,
+delay_ms, lateness_ms, interval_ms, strategy, idleness_ms, partitions_as_sources,
+source_parallelism, trigger, evictor, function, accumulation, second_window,
+second_lateness_ms``), ``path`` (fast | engine), then
+
+- ``records`` (valid + invalid) = ``on_time + late_accepted + dropped + invalid``: a record is
+  ``on_time`` when it is in the first firing (pane 0) of a window that accepted it (a late
+  record that creates a window fires it at once, pane 0, so it counts as on time),
+  ``late_accepted`` when it only reaches later firings, ``dropped`` when no window accepted
+  it (or it has no window, or an evictor removed it before every firing), ``invalid`` when
+  quarantined at load;
+- ``completeness_first`` / ``completeness_final``: record-window pairs in first / any firing
+  over all true pairs (batch answer); ``exact_windows``: share of true windows whose first
+  firing held every true record (1.0 when there is no window at all);
+- ``latency_p50/p95/p99/max_ms``: first firing's processing time minus the window end, over
+  the windows that fired, nearest-rank percentiles (an observed latency); firings caused by
+  the end of input happen at the replay's last tick;
+- ``firings`` (fire results), ``late_firings`` (those caused by a late record, including a
+  record-caused first firing), ``retractions`` (retracting mode);
+- ``peak_state_windows/records``: most windows / buffered record-window pairs held at once,
+  sampled after every record and every watermark; ``mean_state_*``: their time average over
+  processing time from the first arrival to the end of input; ``windows``: true windows.
+
+With a ``second_window`` the figures are the first stage's (the records' fates); the second
+stage's own results come from ``toolkit.replay``. Global windows have no batch answer of
+their own: their figures treat each key's records as one window.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from toolkit.fast.evaluate import Shard
+from toolkit.metrics.summary import SUMMARY_COLUMNS
+from toolkit.settings import CONFIG_COLUMNS, Setting, SettingError, grid
+from toolkit.sweeps.evaluate import evaluate_shard, merge_all
+from toolkit.sweeps.timelines import build_timelines, local_sources
+
+RESULT_COLUMNS = CONFIG_COLUMNS + ["path"] + SUMMARY_COLUMNS
+PATHS = ("auto", "fast", "engine")
+EXECUTIONS = ("auto", "local", "spark")
+
+
+def sweep(
+    log: Any,
+    settings: Any = None,
+    /,
+    *,
+    path: str = "auto",
+    execution: str = "auto",
+    master: str | None = None,
+    spark: Any = None,
+    shards: int | None = None,
+    progress: bool | None = None,
+    **grid_settings: Any,
+) -> pd.DataFrame:
+    """Evaluate every combination of the settings (each may be a list); one row per configuration.
+
+    Settings are :func:`toolkit.replay`'s (``window`` default ``tumbling:1s``); instead of
+    keywords a list of :class:`toolkit.settings.Setting` may be given. ``path``: ``"auto"``
+    (closed form when it applies, engine otherwise), ``"fast"`` (error if it does not apply)
+    or ``"engine"``. ``execution``: ``"local"`` (in-process), ``"spark"``, or ``"auto"`` = Spark
+    when the log is Spark-backed or a master/session is given (``master=``, ``$SPARK_MASTER``),
+    in-process otherwise. On Spark the work is split into ``shards`` key shards (default:
+    ``spark.sql.shuffle.partitions``) x configuration chunks. Figures are identical whatever
+    the execution and sharding.
+    """
+    configs = settings_grid(settings, grid_settings)
+    if path not in PATHS:
+        raise SettingError("path", f"path must be one of {', '.join(PATHS)}, got {path!r}")
+    if execution not in EXECUTIONS:
+        raise SettingError("execution", f"execution must be one of {', '.join(EXECUTIONS)}, got {execution!r}")
+    paths = choose_paths(configs, path)
+    table, invalid, spark_df = _inputs(log, configs)
+    use_spark = execution == "spark" or (
+        execution == "auto" and (spark_df is not None or master is not None or spark is not None or bool(os.environ.get("SPARK_MASTER")))
+    )
+    if use_spark:
+        from toolkit.sweeps.spark import run_spark
+
+        summary = run_spark(
+            table, spark_df, configs, paths, invalid=invalid, master=master, spark=spark, shards=shards, progress=progress
+        )
+    else:
+        if table is None:
+            raise SettingError("execution", "this log is Spark-backed: run the sweep with execution='spark' (or 'auto')")
+        summary = run_local(table, configs, paths, invalid=invalid, shards=shards or 1, progress=progress)
+    return assemble(configs, paths, summary)
+
+
+def settings_grid(settings: Any, grid_settings: dict) -> list[Setting]:
+    """The configurations of a sweep: a Setting, a list of them, or keyword lists."""
+    if settings is not None:
+        if grid_settings:
+            raise SettingError("settings", "give either Setting objects or keyword settings, not both")
+        items = settings if isinstance(settings, (list, tuple)) else [settings]
+        configs = [s if isinstance(s, Setting) else Setting.parse(s) for s in items]
+        if not configs:
+            raise SettingError("settings", "no settings to sweep")
+        return list(dict.fromkeys(configs))
+    grid_settings.setdefault("window", "tumbling:1s")
+    return grid(**grid_settings)
+
+
+def choose_paths(configs: list[Setting], path: str) -> list[str]:
+    """``fast`` where the closed form applies (and is allowed), ``engine`` otherwise."""
+    out = []
+    for c in configs:
+        if path == "fast" and not c.closed_form:
+            raise SettingError("path", f"the fast path does not apply to {c}: it needs tumbling/sliding windows, the "
+                               "event-time trigger, no evictor, accumulating or retracting mode and one stage")
+        out.append("fast" if (path != "engine" and c.closed_form) else "engine")
+    return out
+
+
+_INT_COLUMNS = {"records", "on_time", "late_accepted", "dropped", "invalid", "firings", "late_firings", "retractions",
+                "peak_state_windows", "peak_state_records", "windows", "delay_ms", "lateness_ms", "interval_ms",
+                "source_parallelism", "second_lateness_ms"}
+
+
+def assemble(configs: list[Setting], paths: list[str], summary: pd.DataFrame) -> pd.DataFrame:
+    """Config columns, path, then the summary columns, one row per configuration."""
+    summary = summary.sort_index()
+    rows = [c.row() for c in configs]
+    data: dict = {}
+    for col in CONFIG_COLUMNS:
+        values = [r[col] for r in rows]
+        if col == "idleness_ms":
+            data[col] = pd.array(values, dtype="Int64")
+        elif col in _INT_COLUMNS:
+            data[col] = np.asarray(values, dtype=np.int64)
+        elif col == "partitions_as_sources":
+            data[col] = np.asarray(values, dtype=bool)
+        else:
+            data[col] = np.asarray(values, dtype=object)
+    data["path"] = np.asarray(paths, dtype=object)
+    for col in SUMMARY_COLUMNS:
+        data[col] = summary[col].to_numpy(dtype=np.int64 if col in _INT_COLUMNS else np.float64)
+    return pd.DataFrame(data)
+
+
+def _inputs(log: Any, configs: list[Setting] = ()) -> tuple[pd.DataFrame | None, int, Any]:
+    """(valid records as pandas or None, invalid count, Spark DataFrame or None)."""
+    from toolkit.log import EventLog
+
+    if isinstance(log, EventLog):
+        if not log.has_arrival_time:
+            raise SettingError(
+                "arrival_time",
+                "this log has no arrival times: a sweep measures latency and periodic watermarks over "
+                "processing time, so map an arrival-time column when loading the log",
+            )
+        if log.is_spark:
+            return None, log.n_invalid, log.spark_df
+        return log.table, log.n_invalid, None
+    if isinstance(log, pd.DataFrame):
+        missing = [c for c in ("event_time", "arrival_time") if c not in log.columns]
+        if missing:
+            raise SettingError(missing[0], f"the log table lacks column(s) {', '.join(missing)}")
+        t = log.copy()
+        if "row" not in t:
+            t["row"] = np.arange(len(t), dtype=np.int64)
+        if "key" not in t:
+            t["key"] = "default"
+        if "partition" not in t:
+            t["partition"] = 0
+        if "value" not in t:
+            t["value"] = 1
+        return t, 0, None
+    raise SettingError("log", f"sweep needs an EventLog (toolkit.load_log) or a pandas DataFrame, got {type(log).__name__}")
+
+
+def run_local(
+    table: pd.DataFrame, configs: list[Setting], paths: list[str], *, invalid: int, shards: int = 1, progress: bool | None = None
+) -> pd.DataFrame:
+    """In-process execution (``shards > 1`` splits keys as Spark would, to test the merge)."""
+    from tqdm.auto import tqdm
+
+    src = local_sources(table)
+    timelines = build_timelines(configs, src)
+    spans = {i: (tl.start_time, tl.end_time) for i, tl in timelines.items()}
+    jobs = [(i, c, p, timelines[i]) for i, (c, p) in enumerate(zip(configs, paths))]
+    keys = table["key"].to_numpy(dtype=object)
+    shard_of = _shard_ids(keys, shards) if shards > 1 else np.zeros(len(keys), dtype=np.int64)
+    ts = table["event_time"].to_numpy(dtype=np.int64)
+    arrival = table["arrival_time"].to_numpy(dtype=np.int64)
+    row = table["row"].to_numpy(dtype=np.int64)
+    values = _values(table)
+    frames = []
+    show = progress if progress is not None else len(jobs) * len(ts) > 2_000_000
+    with tqdm(total=len(jobs) * shards, disable=not show, desc="sweep", unit="config") as bar:
+        for s in range(shards):
+            sel = shard_of == s
+            shard = Shard(keys[sel], ts[sel], arrival[sel], row[sel], values=values[sel])
+            frames.append(evaluate_shard(shard, jobs, on_done=lambda: bar.update(1)))
+    rows = pd.concat(frames, ignore_index=True)
+    return merge_all(rows, spans, invalid)
+
+
+def _values(table: pd.DataFrame) -> np.ndarray:
+    if "value" not in table:
+        return np.ones(len(table), dtype=np.int64)
+    v = table["value"].to_numpy()
+    return v if v.dtype != object else np.asarray(v)
+
+
+def _shard_ids(keys: np.ndarray, shards: int) -> np.ndarray:
+    codes, uniques = pd.factorize(keys, sort=True)
+    h = pd.util.hash_array(np.asarray(uniques, dtype=object)) % np.uint64(shards)
+    return h.astype(np.int64)[codes]
