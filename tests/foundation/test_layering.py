@@ -1,17 +1,163 @@
-"""DESIGN.md's layering: the engine imports only the standard library and numpy."""
+"""The house rules (DESIGN.md's layers): every module imports, no import cycles, arrows only
+point down the layer table, and the engine imports only the standard library and numpy.
+
+Imports inside functions count too: a lazy import hides an edge from Python, not from the
+reader. Function-local imports are for heavy optional libraries only (pyspark, altair, ...),
+plus the lazy public table in ``toolkit/__init__.py``.
+"""
 from __future__ import annotations
 
 import ast
+import importlib
+import pkgutil
 import sys
 from pathlib import Path
 
 import pytest
 
+import toolkit
+
 PKG = Path(__file__).resolve().parents[2] / "toolkit"
 ENGINE_ALLOWED = {"numpy", "toolkit"}
 
+#: package (first name under toolkit) -> layer; a module may import its own layer or lower ones
+LAYERS = {
+    "engine": 0, "durations": 0, "errors": 0, "spark": 0,
+    "settings": 1, "log": 1,
+    "fast": 2, "metrics": 2,
+    "replays": 3, "sweeps": 3,
+    "viz": 4,
+    "apps": 5,
+    "commands": 6, "bench": 6, "cli": 6, "__main__": 6,
+}
+#: edges allowed although they point up (none: keep it that way)
+UPWARD_ALLOWED: set[tuple[str, str]] = set()
 
-def _imports(path: Path) -> set[str]:
+
+def _modules() -> list[str]:
+    names = ["toolkit"]
+    for info in pkgutil.walk_packages([str(PKG)], prefix="toolkit."):
+        names.append(info.name)
+    return sorted(names)
+
+
+def _path(module: str) -> Path:
+    parts = module.split(".")[1:]
+    p = PKG.joinpath(*parts)
+    return p / "__init__.py" if p.is_dir() else p.with_suffix(".py")
+
+
+def _resolve(name: str, modules: set[str]) -> str | None:
+    """The toolkit module an import names (``from toolkit.x import y``: y if it is a module)."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _edges(module: str, modules: set[str]) -> set[str]:
+    tree = ast.parse(_path(module).read_text())
+    pkg = module if _path(module).name == "__init__.py" else module.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(tree):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = pkg
+                for _ in range(node.level - 1):
+                    anchor = anchor.rpartition(".")[0]
+                base = f"{anchor}.{base}" if base else anchor
+            targets = [f"{base}.{a.name}" for a in node.names] + [base]
+        for t in targets:
+            if t.startswith("toolkit"):
+                r = _resolve(t, modules)
+                if r and r != module and r != "toolkit":
+                    out.add(r)
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    mods = set(_modules())
+    return {m: _edges(m, mods) for m in mods}
+
+
+def _layer(module: str) -> int | None:
+    parts = module.split(".")
+    return LAYERS.get(parts[1]) if len(parts) > 1 else None
+
+
+@pytest.mark.parametrize("module", [m for m in _modules() if m != "toolkit.__main__"])
+def test_every_module_imports(module):
+    importlib.import_module(module)
+
+
+def test_no_import_cycles():
+    graph = _graph()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    cycles: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                cycles.append(sorted(comp))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    assert not cycles, "import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_cycle_check_can_fail(monkeypatch):
+    """The check sees a cycle when there is one (two modules importing each other)."""
+    fake = {"toolkit.a": {"toolkit.b"}, "toolkit.b": {"toolkit.a"}}
+    monkeypatch.setattr(sys.modules[__name__], "_graph", lambda: fake)
+    with pytest.raises(AssertionError, match="import cycles"):
+        test_no_import_cycles()
+
+
+def test_every_package_has_a_layer():
+    missing = sorted({m.split(".")[1] for m in _modules() if m != "toolkit" and _layer(m) is None})
+    assert not missing, f"add these to LAYERS (and DESIGN.md's table): {missing}"
+
+
+def test_imports_point_down_the_layers():
+    bad = []
+    for module, deps in _graph().items():
+        a = _layer(module)
+        if a is None:
+            continue
+        for d in deps:
+            b = _layer(d)
+            if b is not None and b > a and (module, d) not in UPWARD_ALLOWED:
+                bad.append(f"{module} (layer {a}) imports {d} (layer {b})")
+    assert not bad, "\n".join(sorted(bad))
+
+
+def _third_party(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(), filename=str(path))
     names = set()
     for node in ast.walk(tree):
@@ -22,22 +168,10 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-def _engine_files() -> list[Path]:
-    return sorted((PKG / "engine").rglob("*.py")) if (PKG / "engine").exists() else []
-
-
-@pytest.mark.parametrize("path", _engine_files(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted((PKG / "engine").rglob("*.py")), ids=lambda p: str(p.relative_to(PKG)))
 def test_engine_imports_only_stdlib_and_numpy(path):
-    bad = {n for n in _imports(path) if n not in sys.stdlib_module_names and n not in ENGINE_ALLOWED}
+    bad = {n for n in _third_party(path) if n not in sys.stdlib_module_names and n not in ENGINE_ALLOWED}
     assert not bad, f"{path.name} imports {sorted(bad)}"
-
-
-@pytest.mark.parametrize("path", _engine_files(), ids=lambda p: p.name)
-def test_engine_imports_no_upper_layer(path):
-    tree = ast.parse(path.read_text())
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("toolkit."):
-            assert node.module.startswith("toolkit.engine"), f"{path.name} imports {node.module}"
 
 
 def test_import_toolkit_is_light():
@@ -48,21 +182,23 @@ def test_import_toolkit_is_light():
     assert out.stdout.strip() == "[]"
 
 
-def test_module_and_function_names_both_work():
+def test_public_functions_are_functions():
+    """Packages are nouns, public functions verbs: importing the packages never hides the functions."""
     import subprocess
 
     code = (
-        "import toolkit.replay, toolkit.sweep.grid, toolkit.report, toolkit\n"
-        "assert callable(toolkit.replay) and callable(toolkit.sweep) and callable(toolkit.report)\n"
-        "assert toolkit.sweep.frontier is toolkit.frontier\n"
+        "import toolkit.replays, toolkit.sweeps, toolkit.apps.report, toolkit, types\n"
+        "for name in ('replay', 'sweep', 'report', 'explore', 'frontier', 'recommend'):\n"
+        "    assert isinstance(getattr(toolkit, name), types.FunctionType), name\n"
+        "assert toolkit.sweeps.frontier is toolkit.frontier\n"
         "print('ok')"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "ok", out.stderr
 
 
-def test_engine_exports_resolve():
+def test_public_exports_resolve():
     import toolkit.engine as engine
 
-    missing = [n for n in engine.__all__ if not hasattr(engine, n)]
-    assert not missing
+    assert not [n for n in engine.__all__ if not hasattr(engine, n)]
+    assert not [n for n in toolkit.__all__ if not hasattr(toolkit, n)]
