@@ -812,13 +812,16 @@ _NAMES = tuple(f.name for f in fields(Setting))
 
 def _canonical_names(given: dict) -> dict:
     out: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
     for k, v in given.items():
         name = ALIASES.get(k, k)
         if name not in _NAMES:
             raise SettingError(k, f"unknown setting {k!r}{_did_you_mean(k, _NAMES + tuple(ALIASES))}; the settings are {', '.join(_NAMES)}")
         if name in out:
-            raise SettingError(k, f"give either {k!r} or {name!r}, not both")
+            first, second = sorted((spelled[name], k), key=lambda x: x == name)
+            raise SettingError(name, f"give either {first!r} or {second!r}, not both")
         out[name] = v
+        spelled[name] = k
     return out
 
 
