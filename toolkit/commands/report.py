@@ -41,6 +41,8 @@ def register(subparsers) -> None:
     x.add_argument("--title", default=None, help="report title (default: from the log's name)")
     x.add_argument("--max-points", type=int, default=2000, help="rows a record-level chart embeds at most (default 2000)")
     x.add_argument("--out", default="report.html", help="output HTML file (default report.html)")
+    x.add_argument("--results", default=None, metavar="FILE",
+                   help="also write the sweep's results table (.csv, .parquet or .json), one row per setting")
     p.set_defaults(func=run)
 
 
@@ -77,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
     if args.master:
         sweep_kwargs["master"] = args.master
     results = toolkit.sweep(log, configs, **sweep_kwargs)
+    if args.results:
+        from toolkit.commands.sweep import write_results
+
+        write_results(results, args.results)
     path = toolkit.report(log, sweep=results, settings=replay_setting, out=args.out, title=args.title,
                           completeness=args.completeness, metric=args.metric, max_points=args.max_points)
     rec = toolkit.recommend(results, completeness=args.completeness, metric=args.metric)

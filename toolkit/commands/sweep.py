@@ -61,14 +61,8 @@ def run(args) -> int:
         progress=False if args.no_progress else None,
     )
     if args.out:
-        out = str(args.out)
-        if out.endswith(".parquet"):
-            results.to_parquet(out, index=False)
-        elif out.endswith(".json"):
-            results.to_json(out, orient="records", indent=1)
-        else:
-            results.to_csv(out, index=False)
-        print(f"wrote {len(results)} configurations to {out}")
+        write_results(results, args.out)
+        print(f"wrote {len(results)} configurations to {args.out}")
     else:
         import pandas as pd
 
@@ -78,3 +72,14 @@ def run(args) -> int:
         rec = toolkit.recommend(results, completeness=args.recommend)
         print(("recommended: " if rec["config"] is not None else "no recommendation: ") + rec["reason"])
     return 0
+
+
+def write_results(results, out: str) -> None:
+    """A sweep's results as .parquet, .json (records) or .csv (anything else)."""
+    out = str(out)
+    if out.endswith(".parquet"):
+        results.to_parquet(out, index=False)
+    elif out.endswith(".json"):
+        results.to_json(out, orient="records", indent=1)
+    else:
+        results.to_csv(out, index=False)

@@ -4,7 +4,8 @@ Settings are ``toolkit.settings``' one vocabulary (``window, trigger, evictor, l
 function, accumulation, strategy, delay, interval, idleness, source_parallelism,
 partitions_as_sources``, the strategy's own parameters, ``second_window, second_lateness``),
 as keywords or as a :class:`toolkit.settings.Setting`. A second stage is fed by the first
-stage's results (their timestamp is the window's ``max_timestamp``, value its ``sum``).
+stage's results (their timestamp is the window's ``max_timestamp``, value the sum of its
+values) and counts and sums them.
 
 Emission times follow DESIGN.md: a firing caused by a watermark happens at that watermark's
 tick, a firing caused by a record at the record's arrival; the end-of-input flush is flagged
@@ -173,7 +174,10 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
             if getattr(r, "kind", None) != "fire":
                 return None
             v = r.value
-            return (r.key, r.timestamp, getattr(v, "sum", v))
+            v = getattr(v, "sum", v)
+            if isinstance(v, (list, tuple)):  # function "values": the stage feeds on its sum too
+                v = sum(v)
+            return (r.key, r.timestamp, v)
 
     res = run_pipeline(tl, a["keys"], a["ts"], a["arr"], a["vals"], a["rows"], make_op, second_stage=second, result_to_stage2=to_stage2)
     if closed:
