@@ -20,11 +20,11 @@ def _top_level_imports(path: Path) -> set[str]:
     return names
 
 
-def test_fast_imports_numpy_pandas_only():
+def test_fast_imports_numpy_pandas_and_the_engine_only():
     for path in sorted((PKG / "fast").glob("*.py")):
         for name in _top_level_imports(path):
             root = name.split(".")[0]
-            assert root in sys.stdlib_module_names or root in {"numpy", "pandas"} or name.startswith("toolkit.fast"), (
+            assert root in sys.stdlib_module_names or root in {"numpy", "pandas"} or name.startswith(("toolkit.fast", "toolkit.engine")), (
                 f"{path.name} imports {name}"
             )
 

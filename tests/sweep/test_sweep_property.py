@@ -118,9 +118,9 @@ def test_driver_and_timeline_match_replay_pipeline(table, s):
     arr, row, ts = t["arrival_time"].to_numpy(), t["row"].to_numpy(), t["event_time"].to_numpy()
     part = t["partition"].to_numpy() if config.partitions_as_sources else np.zeros(len(t), dtype=np.int64)
     ref_tl = watermark_timeline(ts, arr, part, config.watermark_strategy(), interval=config.interval,
-                                parallelism=config.source_parallelism, with_log=False)
+                                parallelism=config.source_parallelism, with_log=False, rows=row)
     ref = run_pipeline(ref_tl, t["key"].to_numpy(), ts, arr, np.ones(len(t), dtype=np.int64), row,
-                       lambda: make_operator(config))
+                       [lambda: make_operator(config)])
     tl = build_timelines([config], local_sources(table))[0]
     shard = Shard(t["key"].to_numpy(), ts, arr, row)
     out, _ = drive(shard, config, tl)

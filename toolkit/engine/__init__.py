@@ -50,8 +50,8 @@ _EXPORTS: dict[str, str] = {
     "MIN_WATERMARK": "watermarks", "MAX_WATERMARK": "watermarks",
     "StatusWatermarkValve": "valve", "TwoInputValves": "valve",
     "SourceSubtask": "sources", "WatermarkEmitter": "sources",
-    "watermark_timeline": "pipeline", "operator_watermark_timeline": "pipeline",
-    "bounded_timelines": "pipeline", "run_pipeline": "pipeline",
+    "watermark_timeline": "pipeline", "run_pipeline": "pipeline",
+    "WatermarkTimeline": "timeline", "TickShape": "timeline",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -23,23 +23,19 @@ Two phases. :func:`watermark_timeline` computes where the operator's watermark c
 (vectorized with numpy for bounded out-of-orderness / monotonous generators without
 idleness; a loop over ticks, never over records one by one unless a generator emits on events,
 otherwise). :func:`run_pipeline` then feeds records and those watermark changes to a
-window operator (and optionally a second stage).
-
-**Fast path for the sweep** — :func:`operator_watermark_timeline` returns just
-``(tick_time, tick_watermark, record_watermark)``: the processing time of every tick, the
-operator watermark after each tick, and the operator watermark in effect when each record
-(arrival order) reached the operator. For a bounded out-of-orderness generator the per-partition
-running max is computed once; :func:`bounded_timelines` gives the timelines of many delays
-from one pass.
+chain of window operators (a second stage is just a second operator). Replays and the
+sweep's engine path both run through it; the sweep's closed form reads the same timeline
+(``toolkit.engine.timeline.WatermarkTimeline``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 import numpy as np
 
 from toolkit.engine.sources import SourceSubtask, subtask_partitions
+from toolkit.engine.timeline import WatermarkTimeline, empty_timeline, from_changes
 from toolkit.engine.valve import StatusWatermarkValve
 from toolkit.engine.watermarks import (
     MAX_WATERMARK,
@@ -82,32 +78,6 @@ def tick_schedule(arrival: np.ndarray, interval: int) -> tuple[np.ndarray, np.nd
 # ----------------------------------------------------------------------------------------
 
 
-@dataclass
-class WatermarkTimeline:
-    """Where watermarks change over processing time (see module doc).
-
-    ``changes``: operator-input watermark changes as arrays ``pos`` (records processed
-    before it), ``time`` and ``watermark``. ``log``: every change at each level as tuples
-    ``(level, id, time, watermark, status)``, level in partition|subtask|operator.
-    """
-
-    tick_time: np.ndarray
-    tick_pos: np.ndarray
-    tick_watermark: np.ndarray
-    change_pos: np.ndarray
-    change_time: np.ndarray
-    change_watermark: np.ndarray
-    log: list[tuple[str, int, int, int | None, str]] = field(default_factory=list)
-
-    def record_watermark(self, n: int) -> np.ndarray:
-        """Operator watermark in effect when each of the ``n`` records was processed."""
-        idx = np.searchsorted(self.change_pos, np.arange(n, dtype=I64), side="right") - 1
-        out = np.full(n, MIN_WATERMARK, dtype=I64)
-        ok = idx >= 0
-        out[ok] = self.change_watermark[idx[ok]]
-        return out
-
-
 def _plain_bounded_subtract(strategy: WatermarkStrategy) -> int | None:
     if isinstance(strategy, BoundedOutOfOrderness):
         return strategy.subtract
@@ -136,8 +106,15 @@ def watermark_timeline(
     marker: np.ndarray | None = None,
     force_general: bool = False,
     with_log: bool = True,
+    rows: np.ndarray | None = None,
+    last_arrival: int | None = None,
 ) -> WatermarkTimeline:
-    """Compute the operator's input watermark over processing time (see module doc)."""
+    """Compute the operator's input watermark over processing time (see module doc).
+
+    Inputs in arrival order; ``rows`` (default ``0..n-1``) are the records' row ids, which
+    place a change that comes right after a record (``toolkit.engine.timeline``).
+    ``last_arrival``: when the arrays hold only the records that can move a watermark (a
+    sweep's candidates), the true last arrival, which sets the end of input."""
     ts = np.ascontiguousarray(event_time, dtype=I64)
     arr = np.ascontiguousarray(arrival_time, dtype=I64)
     part = np.zeros(len(ts), I64) if partition is None else np.ascontiguousarray(partition, dtype=I64)
@@ -147,8 +124,26 @@ def watermark_timeline(
     ticks, pos = tick_schedule(arr, interval)
     sub = _plain_bounded_subtract(strategy)
     if sub is not None and not force_general:
-        return _bounded_fast(ts, arr, part, sub, ticks, pos, interval, parallelism, with_log)
-    return _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log)
+        got = _bounded_fast(ts, arr, part, sub, ticks, pos, interval, parallelism, with_log)
+    else:
+        got = _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log)
+    ticks, pos, tick_wm, c_pos, c_time, c_wm, log = got
+    n = len(arr)
+    if n == 0:
+        return empty_timeline()
+    first = int(arr[0])
+    last = int(arr[-1]) if last_arrival is None else int(last_arrival)
+    end = end_time_of(first, last, interval)
+    return from_changes(c_pos, c_time, c_wm, arr, np.arange(n, dtype=I64) if rows is None else rows, first, end,
+                        tick_time=ticks, tick_watermark=np.asarray(tick_wm, dtype=I64), log=log)
+
+
+def end_time_of(first: int, last: int, interval: int) -> int:
+    """When the end-of-input watermark comes: the replay's last periodic tick (the first at or
+    after the last arrival), or the last arrival with ``interval`` 0."""
+    if interval <= 0 or last <= first:
+        return first + interval if interval > 0 else last
+    return first + interval * (-(-(last - first) // interval))
 
 
 def _partition_ids(part: np.ndarray) -> np.ndarray:
@@ -180,7 +175,7 @@ def _changes_1d(values: np.ndarray) -> np.ndarray:
     return np.flatnonzero(values > prev)
 
 
-def _bounded_fast(ts, arr, part, subtract, ticks, pos, interval, parallelism, with_log) -> WatermarkTimeline:
+def _bounded_fast(ts, arr, part, subtract, ticks, pos, interval, parallelism, with_log) -> tuple:
     parts = _partition_ids(part)
     m = _per_tick_partition_max(ts, arr, part, ticks, interval, parts) if len(ticks) else np.zeros((0, len(parts)), I64)
     wm = np.where(m == MIN_WATERMARK, MIN_WATERMARK, m - np.int64(subtract))
@@ -225,7 +220,7 @@ def _bounded_fast(ts, arr, part, subtract, ticks, pos, interval, parallelism, wi
         for t_, w_ in zip(c_time.tolist(), c_wm.tolist()):
             log.append(("operator", 0, int(t_), int(w_), "active"))
         log.sort(key=lambda r: r[2])
-    return WatermarkTimeline(ticks, pos, op, c_pos, c_time, c_wm, log)
+    return ticks, pos, op, c_pos, c_time, c_wm, log
 
 
 class _Recorder:
@@ -272,7 +267,7 @@ class _Recorder:
             )
 
 
-def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log) -> WatermarkTimeline:
+def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log) -> tuple:
     parts = _partition_ids(part)
     groups = subtask_partitions(parts, parallelism)
     rec = _Recorder(with_log)
@@ -354,81 +349,8 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
             log_partitions()
         tick_wm[t] = rec.op_wm
         lo = hi
-    return WatermarkTimeline(
-        ticks,
-        pos,
-        tick_wm,
-        np.asarray(rec.pos_l, dtype=I64),
-        np.asarray(rec.time_l, dtype=I64),
-        np.asarray(rec.wm_l, dtype=I64),
-        rec.log,
-    )
-
-
-def operator_watermark_timeline(
-    event_time: np.ndarray,
-    arrival_time: np.ndarray,
-    partition: np.ndarray | None,
-    strategy: WatermarkStrategy,
-    *,
-    interval: int = 200,
-    parallelism: int = 1,
-    marker: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(tick_time, tick_watermark, record_watermark)`` for the sweep's vectorized path.
-
-    Inputs in arrival order. ``tick_watermark[k]`` = operator watermark right after tick k;
-    ``record_watermark[i]`` = operator watermark when record i reached the operator
-    (``MIN_WATERMARK`` = none yet).
-    """
-    tl = watermark_timeline(
-        event_time, arrival_time, partition, strategy, interval=interval, parallelism=parallelism, marker=marker, with_log=False
-    )
-    return tl.tick_time, tl.tick_watermark, tl.record_watermark(len(event_time))
-
-
-def bounded_timelines(
-    event_time: np.ndarray,
-    arrival_time: np.ndarray,
-    partition: np.ndarray | None,
-    delays: Iterable[int],
-    *,
-    interval: int = 200,
-    parallelism: int = 1,
-    legacy: bool = False,
-) -> tuple[np.ndarray, np.ndarray, dict[int, tuple[np.ndarray, np.ndarray]]]:
-    """One pass for many bounded-out-of-orderness delays (no idleness).
-
-    Returns ``(tick_time, tick_pos, {delay: (tick_watermark, record_watermark)})``. The
-    per-partition running max is computed once; each delay only subtracts and takes mins.
-    """
-    ts = np.ascontiguousarray(event_time, dtype=I64)
-    arr = np.ascontiguousarray(arrival_time, dtype=I64)
-    part = np.zeros(len(ts), I64) if partition is None else np.ascontiguousarray(partition, dtype=I64)
-    _check_inputs(ts, arr, part)
-    ticks, pos = tick_schedule(arr, interval)
-    parts = _partition_ids(part)
-    m = _per_tick_partition_max(ts, arr, part, ticks, interval, parts)
-    groups = [g for g in subtask_partitions(parts, parallelism) if g]
-    col = {int(p): j for j, p in enumerate(parts.tolist())}
-    # min over subtasks of min over partitions == min over all partitions (all active)
-    lowest = np.minimum.reduce([m[:, [col[p] for p in g]].min(axis=1) for g in groups])
-    none = lowest == MIN_WATERMARK
-    # record i is processed before tick searchsorted(pos, i, 'right')
-    last_tick = np.searchsorted(pos, np.arange(len(ts), dtype=I64), side="right") - 1
-    out = {}
-    for d in delays:
-        d = int(d)
-        if d < 0:
-            raise ValueError(f"delay must not be negative, got {d}")
-        sub = d if legacy else d + 1
-        w = np.where(none, MIN_WATERMARK, lowest - np.int64(sub))
-        w = np.maximum.accumulate(w) if len(w) else w
-        rw = np.full(len(ts), MIN_WATERMARK, I64)
-        ok = last_tick >= 0
-        rw[ok] = w[last_tick[ok]]
-        out[d] = (w, rw)
-    return ticks, pos, out
+    return (ticks, pos, tick_wm, np.asarray(rec.pos_l, dtype=I64), np.asarray(rec.time_l, dtype=I64),
+            np.asarray(rec.wm_l, dtype=I64), rec.log)
 
 
 # ----------------------------------------------------------------------------------------
@@ -442,17 +364,14 @@ class PipelineResult:
 
     timeline: WatermarkTimeline
     outputs: list[tuple[int, bool, Any]]  # (stage, at_end, item) in emission order
-    state: list[tuple[int, int, int]]  # (time, open_windows, buffered_records)
+    state: list[tuple]  # see run_pipeline's ``state``
     end_time: int
     stage_watermarks: list[tuple[int, str, int, int]]  # (stage, "input"|"output", time, watermark)
-    stage2_input: list[tuple] = field(default_factory=list)  # ("record", key, ts, value) | ("watermark", w)
+    stage_inputs: dict[int, list[tuple]] = field(default_factory=dict)  # stage -> ("record", key, ts, value) | ("watermark", w)
 
-
-def _drain_items(op: Any) -> list[Any]:
-    got = op.drain()
-    if isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], list):
-        return list(got[0]) + list(got[1])
-    return list(got)
+    @property
+    def stage2_input(self) -> list[tuple]:
+        return self.stage_inputs.get(2, [])
 
 
 def run_pipeline(
@@ -462,137 +381,153 @@ def run_pipeline(
     arrival_time: np.ndarray,
     values: np.ndarray,
     record_ids: np.ndarray,
-    make_operator: Callable[[], Any],
+    stages: list[Callable[[], Any]],
     *,
-    second_stage: Callable[[], Any] | None = None,
+    rows: np.ndarray | None = None,
+    connect: Callable[[Any], tuple[Any, int, Any] | None] | None = None,
+    state: str = "ticks",
     state_samples: int = 5000,
-    result_to_stage2: Callable[[Any], tuple[Any, int, Any] | None] | None = None,
 ) -> PipelineResult:
-    """Feed records and the timeline's watermark changes to a window operator.
+    """Feed records (arrival order) and the timeline's watermark changes through a chain of
+    window operators: the one driver of replays and of the sweep's engine path.
 
-    ``make_operator()`` returns a fresh operator with ``process_element(key, ts, value,
+    ``stages`` are factories of fresh operators with ``process_element(key, ts, value,
     record_id)``, ``process_watermark(wm)``, ``set_processing_time(t)``, ``end_input()``,
-    ``drain()`` and ``state_size()``. Records run in arrival order; before record ``i`` every
-    watermark change with ``pos <= i`` is applied at its tick time. The optional second stage
-    receives every fired result of stage 1 (``result_to_stage2(result) -> (key, ts, value)``)
-    and stage 1's watermarks after stage 1 processed them.
+    ``drain()`` and ``state_size()``. Before record ``i`` every change that precedes it (the
+    timeline's ordering rule, by ``(arrival, rows)``; ``rows`` default ``record_ids``) is
+    applied at its time. Stage ``j + 1`` receives every result of stage ``j`` that
+    ``connect`` maps to ``(key, ts, value)`` (others are not forwarded), and stage ``j``'s
+    watermark after stage ``j`` processed it. The end of input is the MAX watermark at
+    ``timeline.end_time``; what it fires is flagged ``at_end``.
+
+    ``state``: ``"ticks"`` samples the first stage's ``(time, open_windows, buffered)`` at
+    (at most ``state_samples``) periodic ticks and at the end (a replay's state table);
+    ``"exact"`` samples after every record and every change as ``(pos, arrival, row, time,
+    open_windows, buffered)`` with ``pos = 2 * changes before`` for a record and ``2k + 1``
+    for change ``k`` (the sweep's exactly mergeable state figures).
     """
-    op = make_operator()
-    op2 = second_stage() if second_stage else None
+    if state not in ("ticks", "exact"):
+        raise ValueError(f"state must be 'ticks' or 'exact', got {state!r}")
+    ops = [make() for make in stages]
+    if not ops:
+        raise ValueError("a pipeline needs at least one stage")
     n = len(event_time)
+    arr_np = np.asarray(arrival_time, dtype=I64)
+    rid_l = np.asarray(record_ids).tolist()
+    rows_np = np.asarray(record_ids if rows is None else rows, dtype=I64)
     ts_l = np.asarray(event_time, dtype=I64).tolist()
-    arr_l = np.asarray(arrival_time, dtype=I64).tolist()
+    arr_l = arr_np.tolist()
     val_l = values.tolist() if isinstance(values, np.ndarray) else list(values)
     key_l = keys.tolist() if isinstance(keys, np.ndarray) else list(keys)
-    rid_l = np.asarray(record_ids).tolist()
+    c_time = timeline.shape.time.tolist()
+    c_wm = timeline.watermark.tolist()
+    n_changes = len(c_time)
+    seg = timeline.ticks_before(arr_np, rows_np) if n else np.zeros(0, dtype=I64)
+    c_pos = np.searchsorted(seg, np.arange(n_changes, dtype=I64), side="right").tolist()
+    exact = state == "exact"
+    multi = len(ops) > 1
     outputs: list[tuple[int, bool, Any]] = []
-    state: list[tuple[int, int, int]] = []
+    samples: list[tuple] = []
     stage_wm: list[tuple[int, str, int, int]] = []
-    s2_in: list[tuple] = []
+    inputs: dict[int, list[tuple]] = {j + 2: [] for j in range(len(ops) - 1)}
+    first = ops[0]
 
-    # events between records: watermark changes and state samples at ticks
-    ev_pos = timeline.change_pos.tolist()
-    ev_time = timeline.change_time.tolist()
-    ev_wm = timeline.change_watermark.tolist()
-    k = len(timeline.tick_time)
-    every = max(1, -(-k // max(1, state_samples)))
-    sample_ticks = list(range(0, k, every))
-    sp = timeline.tick_pos[sample_ticks].tolist() if k else []
-    st = timeline.tick_time[sample_ticks].tolist() if k else []
-    # merged, ordered by (pos, time); watermark before sample at the same point
-    events = [(p, t, 0, w) for p, t, w in zip(ev_pos, ev_time, ev_wm)] + [(p, t, 1, 0) for p, t in zip(sp, st)]
-    events.sort(key=lambda e: (e[0], e[1], e[2]))
-
-    pe = op.process_element
-    spt = op.set_processing_time
-
-    def feed_stage2(items: list[Any], at_end: bool) -> None:
-        if op2 is None:
-            return
+    def forward(j: int, items: list[Any], at_end: bool) -> None:
+        """Stage j's results: record them, then feed stage j + 1 (results as they come)."""
         for it in items:
-            if result_to_stage2 is not None:
-                m = result_to_stage2(it)
+            outputs.append((j + 1, at_end, it))
+            if j + 1 < len(ops) and connect is not None:
+                m = connect(it)
                 if m is not None:
-                    s2_in.append(("record",) + tuple(m))
-                    op2.process_element(*m)
-        for it2 in _drain_items(op2):
-            outputs.append((2, at_end, it2))
+                    inputs[j + 2].append(("record",) + tuple(m))
+                    ops[j + 1].process_element(*m)
+                    forward(j + 1, ops[j + 1].drain(), at_end)
 
-    def collect(at_end: bool) -> None:
-        items = _drain_items(op)
-        for it in items:
-            outputs.append((1, at_end, it))
-        feed_stage2(items, at_end)
+    def watermark(w: int, t: int) -> None:
+        for j, op in enumerate(ops):
+            if j:
+                inputs[j + 1].append(("watermark", w))
+            stage_wm.append((j + 1, "input", t, w))
+            op.process_watermark(w)
+            forward(j, op.drain(), False)
+            stage_wm.append((j + 1, "output", t, w))
 
+    def set_time(t: int) -> None:
+        for op in ops:
+            op.set_processing_time(t)
+
+    # ticks-mode state samples: at periodic ticks, after the records and the change at that time
+    sample_at: list[tuple[int, int]] = []
+    if not exact and len(timeline.tick_time):
+        k = len(timeline.tick_time)
+        every = max(1, -(-k // max(1, state_samples)))
+        t_s = timeline.tick_time[::every]
+        sample_at = list(zip(np.searchsorted(arr_np, t_s, side="right").tolist(), t_s.tolist()))
+    # one ordered list of events between records: (records before, time, kind 0 change / 1 sample, payload)
+    events = [(p, t, 0, w) for p, t, w in zip(c_pos, c_time, c_wm)] + [(p, t, 1, 0) for p, t in sample_at]
+    events.sort(key=lambda e: (e[0], e[1], e[2]))
+    pe = first.process_element
     last_pt = None
     i = 0
+    k_change = 0
     for p, t, kind, w in events:
         if i < p:
-            if op2 is None:
+            if exact or multi:
+                for j in range(i, p):
+                    a = arr_l[j]
+                    if a != last_pt:
+                        set_time(a)
+                        last_pt = a
+                    pe(key_l[j], ts_l[j], val_l[j], rid_l[j])
+                    forward(0, first.drain(), False)
+                    if exact:
+                        o, b = first.state_size()
+                        samples.append((2 * k_change, a, int(rows_np[j]), a, o, b))
+            else:
+                spt = first.set_processing_time
                 for a, k_, t_, v_, r_ in zip(arr_l[i:p], key_l[i:p], ts_l[i:p], val_l[i:p], rid_l[i:p]):
                     if a != last_pt:
                         spt(a)
                         last_pt = a
                     pe(k_, t_, v_, r_)
-                collect(False)
-            else:
-                for j in range(i, p):
-                    a = arr_l[j]
-                    if a != last_pt:
-                        spt(a)
-                        op2.set_processing_time(a)
-                        last_pt = a
-                    pe(key_l[j], ts_l[j], val_l[j], rid_l[j])
-                    collect(False)
+                forward(0, first.drain(), False)
             i = p
         if t != last_pt:
-            spt(t)
-            if op2 is not None:
-                op2.set_processing_time(t)
+            set_time(t)
             last_pt = t
         if kind == 0:
-            op.process_watermark(w)
-            stage_wm.append((1, "input", t, w))
-            collect(False)
-            stage_wm.append((1, "output", t, w))
-            if op2 is not None:
-                s2_in.append(("watermark", w))
-                op2.process_watermark(w)
-                stage_wm.append((2, "input", t, w))
-                for it2 in _drain_items(op2):
-                    outputs.append((2, False, it2))
-                stage_wm.append((2, "output", t, w))
+            watermark(w, t)
+            if exact:
+                o, b = first.state_size()
+                samples.append((2 * k_change + 1, 0, 0, t, o, b))
+            k_change += 1
         else:
-            o, b = op.state_size()
-            state.append((t, o, b))
+            o, b = first.state_size()
+            samples.append((t, o, b))
     for j in range(i, n):
         a = arr_l[j]
         if a != last_pt:
-            spt(a)
-            if op2 is not None:
-                op2.set_processing_time(a)
+            set_time(a)
             last_pt = a
         pe(key_l[j], ts_l[j], val_l[j], rid_l[j])
-        if op2 is not None:
-            collect(False)
-    collect(False)
-    end_time = int(timeline.tick_time[-1]) if k else (arr_l[-1] if n else 0)
+        if exact or multi:
+            forward(0, first.drain(), False)
+            if exact:
+                o, b = first.state_size()
+                samples.append((2 * k_change, a, int(rows_np[j]), a, o, b))
+    forward(0, first.drain(), False)
+    end_time = int(timeline.end_time)
     if end_time != last_pt:
-        spt(end_time)
-        if op2 is not None:
-            op2.set_processing_time(end_time)
-    o, b = op.state_size()
-    state.append((end_time, o, b))
-    op.end_input()
-    stage_wm.append((1, "input", end_time, MAX_WATERMARK))
-    collect(True)
-    stage_wm.append((1, "output", end_time, MAX_WATERMARK))
-    if op2 is not None:
-        op2.end_input()
-        stage_wm.append((2, "input", end_time, MAX_WATERMARK))
-        for it2 in _drain_items(op2):
-            outputs.append((2, True, it2))
-        stage_wm.append((2, "output", end_time, MAX_WATERMARK))
-    o, b = op.state_size()
-    state.append((end_time, o, b))
-    return PipelineResult(timeline, outputs, state, end_time, stage_wm, s2_in)
+        set_time(end_time)
+    if not exact:
+        o, b = first.state_size()
+        samples.append((end_time, o, b))
+    for j, op in enumerate(ops):
+        stage_wm.append((j + 1, "input", end_time, MAX_WATERMARK))
+        op.end_input()
+        forward(j, op.drain(), True)
+        stage_wm.append((j + 1, "output", end_time, MAX_WATERMARK))
+    if not exact:
+        o, b = first.state_size()
+        samples.append((end_time, o, b))
+    return PipelineResult(timeline, outputs, samples, end_time, stage_wm, inputs)

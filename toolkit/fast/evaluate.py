@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from toolkit.fast.timeline import INT64_MAX, TickShape, Timeline, ticks_before
+from toolkit.engine.timeline import INT64_MAX, TickShape, WatermarkTimeline, ticks_before
 
 # -- configuration ---------------------------------------------------------------------
 
@@ -233,7 +233,7 @@ def cleanup_time(max_ts: np.ndarray, lateness: int) -> np.ndarray:
 
 
 def evaluate_windows(
-    shard: Shard, spec: FixedWindows, timeline: Timeline, lateness: int, *, with_last: bool = True
+    shard: Shard, spec: FixedWindows, timeline: WatermarkTimeline, lateness: int, *, with_last: bool = True
 ) -> tuple[Pairs, Runs, WindowFigures]:
     pairs = shard.pairs(spec)
     runs = shard.runs(spec, timeline.shape)
@@ -305,7 +305,7 @@ def record_fates(shard: Shard, pairs: Pairs, fig: WindowFigures, seg_rec: np.nda
 def partial(
     shard: Shard,
     spec: FixedWindows,
-    timeline: Timeline,
+    timeline: WatermarkTimeline,
     lateness: int,
     *,
     retracting: bool = False,
@@ -387,7 +387,7 @@ def _value_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return v.astype(np.int64), c.astype(np.int64)
 
 
-def window_frame(shard: Shard, spec: FixedWindows, timeline: Timeline, lateness: int) -> pd.DataFrame:
+def window_frame(shard: Shard, spec: FixedWindows, timeline: WatermarkTimeline, lateness: int) -> pd.DataFrame:
     """Per-window figures of one configuration (one row per true window)."""
     pairs, runs, fig = evaluate_windows(shard, spec, timeline, lateness)
     end = pairs.win_start + np.int64(spec.size)

@@ -14,13 +14,13 @@ from __future__ import annotations
 import numpy as np
 
 from toolkit.fast.evaluate import FixedWindows, Shard, evaluate_windows, record_fates
-from toolkit.fast.timeline import Timeline
+from toolkit.engine.timeline import WatermarkTimeline
 
 FATE_NAMES = np.array(["on_time", "late_accepted", "dropped"], dtype=object)
 ON_TIME, LATE_ACCEPTED, DROPPED = 0, 1, 2
 
 
-def closed_form_fates(shard: Shard, window: FixedWindows, timeline: Timeline, lateness: int) -> np.ndarray:
+def closed_form_fates(shard: Shard, window: FixedWindows, timeline: WatermarkTimeline, lateness: int) -> np.ndarray:
     """Fate code per record of ``shard`` (its arrival order): 0 on_time, 1 late_accepted, 2 dropped.
 
     A dropped record goes to the late side output only if it is late itself (``ts + lateness

@@ -29,9 +29,9 @@ import pandas as pd
 
 from toolkit.engine.functions import CountSum
 from toolkit.engine.operator import WindowOperator
-from toolkit.engine.pipeline import WatermarkTimeline, run_pipeline, watermark_timeline
+from toolkit.engine.pipeline import run_pipeline, watermark_timeline
+from toolkit.engine.timeline import WatermarkTimeline
 from toolkit.fast.evaluate import FixedWindows, Shard
-from toolkit.fast.timeline import from_changes
 from toolkit.metrics.fates import closed_form_fates, fates_from_firings
 from toolkit.replays.export import scenario_lines, stage2_lines
 from toolkit.replays.frames import emissions_frame, fates_frame, fill_late_ids, watermarks_frame
@@ -156,19 +156,18 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         raise SettingError("log", "the log has no valid records to replay")
 
     tl = watermark_timeline(a["ts"], a["arr"], a["part"], s.watermark_strategy(), interval=s.interval,
-                            parallelism=s.source_parallelism, marker=a["marker"])
+                            parallelism=s.source_parallelism, marker=a["marker"], rows=a["rows"])
     closed = s.fates_closed_form
     kwargs = s.operator_kwargs()
 
     def make_op() -> WindowOperator:
         return WindowOperator(**kwargs, track_records=not closed)
 
-    second = to_stage2 = None
+    stages = [make_op]
+    to_stage2 = None
     if s.second_window is not None:
         kwargs2 = s.operator_kwargs(stage=2)
-
-        def second() -> WindowOperator:
-            return WindowOperator(**kwargs2)
+        stages.append(lambda: WindowOperator(**kwargs2))
 
         def to_stage2(r: Any):
             if getattr(r, "kind", None) != "fire":
@@ -179,11 +178,10 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
                 v = sum(v)
             return (r.key, r.timestamp, v)
 
-    res = run_pipeline(tl, a["keys"], a["ts"], a["arr"], a["vals"], a["rows"], make_op, second_stage=second, result_to_stage2=to_stage2)
+    res = run_pipeline(tl, a["keys"], a["ts"], a["arr"], a["vals"], a["rows"], stages, connect=to_stage2)
     if closed:
-        timeline = from_changes(tl.change_pos, tl.change_time, tl.change_watermark, a["arr"], a["rows"], int(a["arr"][0]), res.end_time)
         shard = Shard(a["keys"], a["ts"], a["arr"], a["rows"])  # already in arrival order: shard.order is the identity
-        codes = closed_form_fates(shard, FixedWindows.of(s.window), timeline, s.lateness)
+        codes = closed_form_fates(shard, FixedWindows.of(s.window), tl, s.lateness)
         # a dropped record goes to the late side output when it is late itself (Flink's
         # isElementLate); a record in no window at all (sliding gaps) may be dropped without it
         late_mask = (codes == 2) & (a["ts"] + np.int64(s.lateness) <= tl.record_watermark(n))

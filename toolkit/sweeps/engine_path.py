@@ -1,9 +1,9 @@
 """The reference path: one shard's records through the engine's ``WindowOperator``.
 
-Records go in arrival order; before record ``r`` every tick of the timeline that precedes
-it (``toolkit.fast.timeline`` ordering) is applied at its processing time; the end of input
-is the MAX watermark at ``timeline.end_time``. The operator's state size is sampled after
-every record and every tick, so peaks are exact. Figures come out in the same exactly
+Records go through the replay's own driver (``toolkit.engine.pipeline.run_pipeline``): in
+arrival order, every watermark change of the timeline that precedes a record applied before
+it at its processing time, the end of input the MAX watermark at ``timeline.end_time``. The
+operator's state size is sampled after every record and every change, so peaks are exact. Figures come out in the same exactly
 mergeable partial form as the fast path (``toolkit.metrics.summary``).
 
 Per true window (fixed windows: the same key and start; sessions: the true session that
@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from toolkit.engine.operator import WindowOperator
+from toolkit.engine.pipeline import run_pipeline
 from toolkit.fast.evaluate import FixedWindows, Shard
-from toolkit.fast.timeline import Timeline
+from toolkit.engine.timeline import WatermarkTimeline
 from toolkit.metrics.truth import sessionize
 from toolkit.settings import Custom, Session, Setting, SettingError, Sliding, Tumbling
 
@@ -38,52 +39,17 @@ def check_window(config: Setting) -> None:
                            f"session windows; {config.window} is {what}: replay it with toolkit.replay instead")
 
 
-def drive(shard: Shard, config: Setting, timeline: Timeline) -> tuple[list, list]:
-    """Run the shard through a fresh operator: (emitted items in order, state samples).
-
-    A state sample ``(pos, arrival, row, time, open_windows, buffered_records)`` is taken after
-    every record (``pos = 2 * ticks before it``) and every tick ``k`` (``pos = 2k + 1``)."""
-    op = make_operator(config)
-    seg = shard.segs(timeline.shape)
-    tick_t = timeline.shape.time.tolist()
-    tick_w = timeline.watermark.tolist()
-    keys = shard.keys[shard.key_code].tolist() if shard.n else []
-    ts = shard.ts.tolist()
-    arr = shard.arrival.tolist()
-    rows = shard.row.tolist()
-    vals = shard.values.tolist()
-    segs = seg.tolist()
-    out: list = []
-    samples: list = []
-    k = 0
-    nt = len(tick_t)
-
-    def tick(j: int) -> None:
-        op.set_processing_time(tick_t[j])
-        op.process_watermark(tick_w[j])
-        out.extend(op.drain())
-        o, b = op.state_size()
-        samples.append((2 * j + 1, 0, 0, tick_t[j], o, b))
-
-    for i in range(shard.n):
-        while k < segs[i]:
-            tick(k)
-            k += 1
-        op.set_processing_time(arr[i])
-        op.process_element(keys[i], ts[i], vals[i], i)
-        out.extend(op.drain())
-        o, b = op.state_size()
-        samples.append((2 * segs[i], arr[i], rows[i], arr[i], o, b))
-    while k < nt:
-        tick(k)
-        k += 1
-    op.set_processing_time(timeline.end_time)
-    op.end_input()
-    out.extend(op.drain())
-    return out, samples
+def drive(shard: Shard, config: Setting, timeline: WatermarkTimeline) -> tuple[list, list]:
+    """Run the shard through a fresh first-stage operator (``toolkit.engine.pipeline``, the
+    replay's own driver): (emitted items in order, state samples after every record and
+    every change, see ``run_pipeline``'s ``state="exact"``). Record ids are shard positions."""
+    keys = shard.keys[shard.key_code] if shard.n else np.zeros(0, dtype=object)
+    res = run_pipeline(timeline, keys, shard.ts, shard.arrival, shard.values, np.arange(shard.n, dtype=np.int64),
+                       [lambda: make_operator(config)], rows=shard.row, state="exact")
+    return [it for _, _, it in res.outputs], res.state
 
 
-def engine_partial(shard: Shard, config: Setting, timeline: Timeline) -> dict:
+def engine_partial(shard: Shard, config: Setting, timeline: WatermarkTimeline) -> dict:
     """Partial figures of one shard from the reference engine."""
     out, samples = drive(shard, config, timeline)
     return _figures(shard, config, timeline, out, samples)
@@ -169,7 +135,7 @@ def window_arrays(shard: Shard, config: Setting, out: list) -> dict:
     }
 
 
-def _figures(shard: Shard, config: Setting, timeline: Timeline, out: list, samples: list) -> dict:
+def _figures(shard: Shard, config: Setting, timeline: WatermarkTimeline, out: list, samples: list) -> dict:
     w = window_arrays(shard, config, out)
     n = shard.n
     fired, first_count, true_count = w["fired"], w["first_count"], w["true_count"]

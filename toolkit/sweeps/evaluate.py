@@ -7,13 +7,13 @@ import numpy as np
 import pandas as pd
 
 from toolkit.fast.evaluate import FixedWindows, Shard, partial
-from toolkit.fast.timeline import Timeline
+from toolkit.engine.timeline import WatermarkTimeline
 from toolkit.metrics.summary import ROW_COLUMNS, merge_config, partial_arrays
 from toolkit.settings import Setting
 from toolkit.sweeps.engine_path import engine_partial
 
 
-def evaluate_config(shard: Shard, config: Setting, path: str, timeline: Timeline) -> dict:
+def evaluate_config(shard: Shard, config: Setting, path: str, timeline: WatermarkTimeline) -> dict:
     """Partial figures of one shard under one configuration on ``path`` (fast | engine)."""
     if path == "fast":
         return partial(
@@ -26,7 +26,7 @@ def evaluate_config(shard: Shard, config: Setting, path: str, timeline: Timeline
     return engine_partial(shard, config, timeline)
 
 
-def evaluate_shard(shard: Shard, jobs: Iterable[tuple[int, Setting, str, Timeline]], *, on_done=None) -> pd.DataFrame:
+def evaluate_shard(shard: Shard, jobs: Iterable[tuple[int, Setting, str, WatermarkTimeline]], *, on_done=None) -> pd.DataFrame:
     """Partial rows of every (config id, config, path, timeline) job for one shard."""
     parts = []
     for cid, config, path, timeline in jobs:

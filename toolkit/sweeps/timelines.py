@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from toolkit.engine.pipeline import tick_schedule, watermark_timeline
-from toolkit.fast.timeline import INT64_MAX, TickShape, Timeline, from_changes
+from toolkit.engine.pipeline import end_time_of, watermark_timeline
+from toolkit.engine.timeline import INT64_MAX, TickShape, WatermarkTimeline, empty_timeline
 from toolkit.settings import Setting
 
 TICK_TABLE_COLUMNS = ["bucket", "partition", "amin", "amax", "tsmax"]
@@ -63,20 +63,13 @@ def tick_table(arrival: np.ndarray, event_time: np.ndarray, partition: np.ndarra
     )
 
 
-def end_time_of(first: int, last: int, interval: int) -> int:
-    """When the end-of-input watermark comes (the replay's last tick, or the last arrival)."""
-    ticks, _ = tick_schedule(np.array([first, last], dtype=np.int64), interval)
-    return int(ticks[-1]) if interval > 0 and len(ticks) else int(last)
-
-
-def timeline_from_table(table: pd.DataFrame, config: Setting) -> Timeline:
+def timeline_from_table(table: pd.DataFrame, config: Setting) -> WatermarkTimeline:
     """The operator timeline of a periodic configuration from its tick table."""
     interval = config.interval
     if interval <= 0:
         raise ValueError("timeline_from_table needs a periodic interval > 0")
     if not len(table):
-        empty = np.zeros(0, dtype=np.int64)
-        return Timeline(TickShape(empty, empty), empty, 0, 0)
+        return empty_timeline()
     part = table["partition"].to_numpy(dtype=np.int64)
     if not config.partitions_as_sources:
         part = np.zeros(len(table), dtype=np.int64)
@@ -90,30 +83,27 @@ def timeline_from_table(table: pd.DataFrame, config: Setting) -> Timeline:
     )
     first, last = int(arr[0]), int(arr[-1])
     shape = TickShape(tl.change_time.astype(np.int64), np.full(len(tl.change_time), INT64_MAX, dtype=np.int64))
-    return Timeline(shape, tl.change_watermark.astype(np.int64), first, end_time_of(first, last, interval))
+    return WatermarkTimeline(shape, tl.change_watermark.astype(np.int64), first, end_time_of(first, last, interval))
 
 
 def timeline_from_records(
     arrival: np.ndarray, row: np.ndarray, event_time: np.ndarray, partition: np.ndarray, config: Setting,
     last_arrival: int | None = None, marker: np.ndarray | None = None,
-) -> Timeline:
+) -> WatermarkTimeline:
     """The operator timeline from the records themselves (arrays in arrival order).
 
     With ``interval == 0`` and no idleness the arrays may hold only the *candidates*: the
     records that raise their source partition's running max (plus the first record), since
     no other record can move any watermark; ``last_arrival`` then gives the true end."""
     n = len(arrival)
-    if n == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return Timeline(TickShape(empty, empty), empty, 0, 0)
     part = np.asarray(partition, dtype=np.int64) if config.partitions_as_sources else np.zeros(n, dtype=np.int64)
     tl = watermark_timeline(
         np.asarray(event_time, dtype=np.int64), np.asarray(arrival, dtype=np.int64), part, strategy_for(config),
         interval=config.interval, parallelism=config.source_parallelism, with_log=False, marker=marker,
+        rows=np.asarray(row, dtype=np.int64), last_arrival=last_arrival,
     )
-    first, last = int(arrival[0]), int(arrival[-1]) if last_arrival is None else int(last_arrival)
-    return from_changes(tl.change_pos, tl.change_time, tl.change_watermark, arrival, row, first,
-                        end_time_of(first, last, config.interval))
+    # keep what the sweep needs (Spark broadcasts it): not the per-tick arrays or positions
+    return WatermarkTimeline(tl.shape, tl.watermark, tl.start_time, tl.end_time)
 
 
 # ----------------------------------------------------------------------------------------
@@ -164,11 +154,11 @@ def marker_array(table: pd.DataFrame, config: Setting, order: np.ndarray | None 
     return np.fromiter((bool(marker(a, b, c)) for a, b, c in zip(ts, keys, vals)), bool, len(ts))
 
 
-def build_timelines(configs: list[Setting], sources) -> dict[int, Timeline]:
+def build_timelines(configs: list[Setting], sources) -> dict[int, WatermarkTimeline]:
     """Timeline per config index; one per distinct watermark setting, tick tables built once
     per interval, records fetched once per setting that needs them."""
-    out: dict[int, Timeline] = {}
-    cache: dict[tuple, Timeline] = {}
+    out: dict[int, WatermarkTimeline] = {}
+    cache: dict[tuple, WatermarkTimeline] = {}
     tables: dict[int, pd.DataFrame] = {}
     for i, c in enumerate(configs):
         key = c.timeline_key()
@@ -184,7 +174,7 @@ def build_timelines(configs: list[Setting], sources) -> dict[int, Timeline]:
     return _intern_shapes(out)
 
 
-def _intern_shapes(timelines: dict[int, Timeline]) -> dict[int, Timeline]:
+def _intern_shapes(timelines: dict[int, WatermarkTimeline]) -> dict[int, WatermarkTimeline]:
     """Let timelines whose ticks sit at the same places share one TickShape object, so the
     per-shape work (segments, window runs) is done once for every delay of a sweep."""
     seen: dict[tuple, object] = {}
@@ -192,5 +182,5 @@ def _intern_shapes(timelines: dict[int, Timeline]) -> dict[int, Timeline]:
     for i, tl in timelines.items():
         key = (tl.shape.time.tobytes(), tl.shape.after_row.tobytes())
         shape = seen.setdefault(key, tl.shape)
-        out[i] = tl if shape is tl.shape else Timeline(shape, tl.watermark, tl.start_time, tl.end_time, tl.meta)
+        out[i] = tl if shape is tl.shape else tl.with_shape(shape)
     return out

@@ -1,0 +1,174 @@
+"""The operator's watermark over processing time: one type for the replay, the sweep's engine
+path and its closed form.
+
+A timeline lists the *advances* of the window operator's input watermark (Flink's
+``WatermarkEmitter`` and valve drop watermarks that are not strictly higher, so ``watermark``
+is strictly increasing) and where each sits in the processing order. It is small (one entry
+per advance, never per record for periodic emission) and global across keys, so Spark
+broadcasts it and each key shard derives the watermark current at each of its records.
+
+Ordering rule. Change ``k`` happens *after* every record whose arrival order key
+``(arrival_time, row)`` is ``<= (time[k], after_row[k])`` and before the others:
+
+* periodic emission at processing time ``T``: ``after_row = INT64_MAX`` (records with
+  arrival time <= T are processed before the tick, DESIGN "Periodic emission");
+* emission right after record ``r`` (interval 0, a punctuated record): ``time = arrival(r)``,
+  ``after_row = row(r)``.
+
+``start_time`` is the first arrival (start of the state-over-time integral); ``end_time``
+is when the end-of-input MAX watermark fires what is pending (``at_end``). A timeline built
+from the records themselves (``toolkit.engine.pipeline.watermark_timeline``) also carries
+the periodic ticks with the operator watermark after each (``tick_time``,
+``tick_watermark``: where a replay samples its state), the change positions among those
+records (``change_pos``) and, for display, every change at each level (``log``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+INT64_MIN = np.iinfo(np.int64).min
+INT64_MAX = np.iinfo(np.int64).max
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class TickShape:
+    """Where the changes sit in the arrival order (shared by every delay of a sweep)."""
+
+    time: np.ndarray  # int64 processing time of each change, nondecreasing
+    after_row: np.ndarray  # int64, see the module docstring
+
+    def __len__(self) -> int:
+        return len(self.time)
+
+
+@dataclass(frozen=True, eq=False)
+class WatermarkTimeline:
+    """Operator watermark advances, their place in the processing order, start and end."""
+
+    shape: TickShape
+    watermark: np.ndarray  # int64, strictly increasing
+    start_time: int
+    end_time: int
+    tick_time: np.ndarray = field(default_factory=lambda: _EMPTY)
+    tick_watermark: np.ndarray = field(default_factory=lambda: _EMPTY)
+    change_pos: np.ndarray | None = None  # records (arrival order) before each change, when known
+    log: list = field(default_factory=list)  # (level, id, time, watermark, status) per change
+    meta: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.watermark)
+
+    @property
+    def time(self) -> np.ndarray:
+        return self.shape.time
+
+    @property
+    def change_time(self) -> np.ndarray:
+        return self.shape.time
+
+    @property
+    def change_watermark(self) -> np.ndarray:
+        return self.watermark
+
+    def shifted(self, delta: int) -> "WatermarkTimeline":
+        """The same changes with every watermark lowered by ``delta`` (another delay)."""
+        wm = self.watermark.astype(np.int64) - np.int64(delta)
+        return WatermarkTimeline(self.shape, wm, self.start_time, self.end_time, meta=dict(self.meta))
+
+    def with_shape(self, shape: TickShape) -> "WatermarkTimeline":
+        """The same timeline on an equal ``shape`` object (lets timelines share per-shape work)."""
+        return WatermarkTimeline(shape, self.watermark, self.start_time, self.end_time, self.tick_time,
+                                 self.tick_watermark, self.change_pos, self.log, self.meta)
+
+    def ticks_before(self, arrival: np.ndarray, row: np.ndarray) -> np.ndarray:
+        """How many changes precede each record."""
+        return ticks_before(self.shape, arrival, row)
+
+    def watermark_before(self, arrival: np.ndarray, row: np.ndarray) -> np.ndarray:
+        """Operator watermark current when each record is processed (INT64_MIN before any)."""
+        seg = ticks_before(self.shape, arrival, row)
+        out = np.full(len(seg), INT64_MIN, dtype=np.int64)
+        has = seg > 0
+        out[has] = self.watermark[seg[has] - 1]
+        return out
+
+    def record_watermark(self, n: int) -> np.ndarray:
+        """Operator watermark in effect when each of the ``n`` records (arrival order) was
+        processed; needs ``change_pos`` (a timeline built from those records)."""
+        if self.change_pos is None:
+            raise ValueError("this timeline was not built from the records: use watermark_before(arrival, row)")
+        idx = np.searchsorted(self.change_pos, np.arange(n, dtype=np.int64), side="right") - 1
+        out = np.full(n, INT64_MIN, dtype=np.int64)
+        ok = idx >= 0
+        out[ok] = self.watermark[idx[ok]]
+        return out
+
+    def to_frame(self):
+        import pandas as pd
+
+        return pd.DataFrame({"time": self.shape.time, "after_row": self.shape.after_row, "watermark": self.watermark})
+
+
+def ticks_before(shape: TickShape, arrival: np.ndarray, row: np.ndarray) -> np.ndarray:
+    """Number of ticks processed before each record (records given in any order).
+
+    Tick ``(T, q)`` precedes record ``(a, r)`` iff ``T < a`` or ``T == a and q < r``.
+    """
+    arrival = np.asarray(arrival, dtype=np.int64)
+    row = np.asarray(row, dtype=np.int64)
+    t = shape.time
+    q = shape.after_row
+    if len(t) == 0:
+        return np.zeros(len(arrival), dtype=np.int64)
+    if bool((q == INT64_MAX).all()):
+        return np.searchsorted(t, arrival, side="left").astype(np.int64)
+    # general case: merge ticks and records in one lexicographic order; records sort
+    # before a tick with the same (time, row) key (a tick "after row r" follows r).
+    n, k = len(arrival), len(t)
+    key_t = np.concatenate([t, arrival])
+    key_q = np.concatenate([q, row])
+    kind = np.concatenate([np.ones(k, dtype=np.int8), np.zeros(n, dtype=np.int8)])
+    order = np.lexsort((kind, key_q, key_t))
+    is_tick = kind[order] == 1
+    ticks_so_far = np.cumsum(is_tick)
+    out = np.empty(n, dtype=np.int64)
+    rec_pos = ~is_tick
+    out[order[rec_pos] - k] = ticks_so_far[rec_pos]
+    return out
+
+
+
+def change_positions(shape: TickShape, arrival_sorted: np.ndarray, row_sorted: np.ndarray) -> np.ndarray:
+    """For records already in arrival order: how many records precede each change."""
+    seg = ticks_before(shape, arrival_sorted, row_sorted)  # nondecreasing
+    return np.searchsorted(seg, np.arange(len(shape), dtype=np.int64), side="right").astype(np.int64)
+
+
+def from_changes(
+    change_pos: np.ndarray, change_time: np.ndarray, change_watermark: np.ndarray,
+    arrival: np.ndarray, row: np.ndarray, start_time: int, end_time: int, **extra,
+) -> WatermarkTimeline:
+    """A timeline from operator watermark changes placed between records (``change_pos`` =
+    records in arrival order before the change; arrays ``arrival``/``row`` in that order).
+
+    A change at the arrival time of the record just before it sits right after that record
+    (``after_row`` = its row): exact for a watermark emitted after every record or by a
+    punctuated record, and the same as ``INT64_MAX`` for a periodic tick (every record with
+    that arrival time precedes a periodic tick)."""
+    pos = np.asarray(change_pos, dtype=np.int64)
+    time = np.asarray(change_time, dtype=np.int64)
+    arrival = np.asarray(arrival, dtype=np.int64)
+    after = np.full(len(pos), INT64_MAX, dtype=np.int64)
+    if len(arrival):
+        prev = np.maximum(pos - 1, 0)
+        at_rec = (pos > 0) & (time == arrival[prev])
+        after[at_rec] = np.asarray(row, dtype=np.int64)[prev[at_rec]]
+    return WatermarkTimeline(TickShape(time, after), np.asarray(change_watermark, dtype=np.int64), int(start_time),
+                             int(end_time), change_pos=pos, **extra)
+
+
+def empty_timeline() -> WatermarkTimeline:
+    return WatermarkTimeline(TickShape(_EMPTY, _EMPTY), _EMPTY, 0, 0)
