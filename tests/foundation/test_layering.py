@@ -52,7 +52,7 @@ def test_module_and_function_names_both_work():
     import subprocess
 
     code = (
-        "import toolkit.replay, toolkit.sweep.grid, toolkit.report, toolkit\n"
+        "import toolkit.replay, toolkit.sweep.grid, toolkit.apps.report, toolkit\n"
         "assert callable(toolkit.replay) and callable(toolkit.sweep) and callable(toolkit.report)\n"
         "assert toolkit.sweep.frontier is toolkit.frontier\n"
         "print('ok')"

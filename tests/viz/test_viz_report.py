@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _viz_chromium import chromium_path, dump_dom  # noqa: E402
 
 import toolkit  # noqa: E402
-from toolkit.report import render, spec_json  # noqa: E402
+from toolkit.apps.report import render, spec_json  # noqa: E402
 
 XSS = "<script>alert(1)</script>"
 
@@ -109,7 +109,7 @@ def test_report_sections_and_recommendation(report_file, xss_log):
 
 
 def test_report_computes_replay_and_sweep_when_missing(xss_log, tmp_path):
-    from toolkit.report import build
+    from toolkit.apps.report import build
 
     ctx = build(xss_log, grid={"delay": ["0ms", "500ms"], "lateness": ["0ms"], "window": "tumbling:100ms",
                                "interval": "50ms"})

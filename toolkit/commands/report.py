@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     import toolkit
     from toolkit.cli import UserError
     from toolkit.commands.describe import load_from_args
-    from toolkit.report import report
+    from toolkit.apps.report import report
 
     if not 0.0 <= args.completeness <= 1.0:
         raise UserError(f"--completeness must be between 0 and 1, got {args.completeness}")

@@ -229,7 +229,7 @@ def render(context: dict[str, Any]) -> str:
     """The HTML page for a context from :func:`build` (Jinja2, autoescape on, Vega inlined)."""
     import jinja2
 
-    from toolkit.report.template import TEMPLATE
+    from toolkit.apps.report_template import TEMPLATE
 
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     return env.from_string(TEMPLATE).render(vega_bundle=jinja2.utils.markupsafe.Markup(vega_bundle()), **context)
@@ -258,10 +258,3 @@ def report(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, o
 
 
 __all__ = ["report", "build", "render", "vega_bundle", "spec_json", "DEFAULT_SETTINGS", "DEFAULT_GRID"]
-
-
-# ``toolkit.report`` is both this package and the function exported by ``toolkit``: importing a
-# submodule binds the attribute to the package, so the package itself calls :func:`report`.
-from toolkit._callable import make_module_callable  # noqa: E402
-
-make_module_callable(__name__, "report")
