@@ -1,19 +1,16 @@
 """The explorers, driven by changing widget values programmatically."""
 from __future__ import annotations
 
-import sys
 import threading
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from _viz_fakes import fake_sweep  # noqa: E402
+import toolkit
+from toolkit.log import EventLog
 
-import toolkit  # noqa: E402
-from toolkit.log import EventLog  # noqa: E402
+from helpers.fakes import fake_sweep
 
 
 @pytest.fixture(scope="module")

@@ -2,18 +2,16 @@
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from _viz_chromium import chromium_path, dump_dom  # noqa: E402
+import toolkit
+from toolkit.apps.report import render, spec_json
 
-import toolkit  # noqa: E402
-from toolkit.apps.report import render, spec_json  # noqa: E402
+from helpers.chromium import chromium_path, dump_dom
 
 XSS = "<script>alert(1)</script>"
 
