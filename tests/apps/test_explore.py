@@ -9,6 +9,7 @@ import pytest
 
 import toolkit
 from toolkit.log import EventLog
+from toolkit.viz import _format as fmt
 
 from helpers.fakes import fake_sweep
 
@@ -40,6 +41,7 @@ def test_explorer_replays_when_controls_change(log):
     summary0, svg0, drops0 = app.summary.value, _svg(app, "records"), _svg(app, "drops")
     assert app.drawn == {"records", "drops"}
     assert f"{first['dropped']:,}" in summary0 and "delay=0ms" in summary0
+    assert f">{fmt.share(first['dropped'] / first['records'])}</td>" in summary0
 
     app.controls["lateness"].value = "2s"  # every far-behind record is now accepted late
     assert app.runs == 2

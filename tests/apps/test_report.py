@@ -10,6 +10,7 @@ import pytest
 
 import toolkit
 from toolkit.apps.report import render, spec_json
+from toolkit.viz import _format as fmt
 
 from helpers.chromium import chromium_path, dump_dom
 
@@ -104,6 +105,21 @@ def test_report_sections_and_recommendation(report_file, xss_log):
     import html as htmllib
 
     assert htmllib.escape(rec["reason"], quote=False) in html
+
+
+def test_report_shows_figures_in_the_shared_style(report_file, xss_log):
+    """Durations in readable units, other figures as toolkit.viz._format writes them (as the explorer does)."""
+    html = report_file.read_text()
+    sweep = toolkit.sweep(xss_log, window="tumbling:100ms", delay=["0ms", "50ms", "500ms"], lateness=["0ms", "1s"],
+                          interval="50ms", execution="local")
+    rec = toolkit.recommend(sweep, completeness=0.9)["config"]
+    assert (f"Recommended: delay = {fmt.duration(rec['delay_ms'])}, "
+            f"lateness = {fmt.duration(rec['lateness_ms'])}</strong>") in html
+    assert "Setting: generator=bounded_out_of_orderness, delay=0 ms, interval=50 ms" in html
+    assert "window=tumbling(size=100 ms, offset=0 ms), lateness=0 ms" in html
+    for v in sweep["completeness_first"]:
+        assert f'<td class="num">{fmt.number(v)}</td>' in html
+    assert '<tr><th>valid records</th><td class="num">300</td></tr>' in html
 
 
 def test_report_computes_replay_and_sweep_when_missing(xss_log, tmp_path):

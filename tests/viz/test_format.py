@@ -55,6 +55,12 @@ def test_durations_in_readable_units(ms, text):
     assert fmt.duration(ms) == text
 
 
+def test_formatted_figures_are_marked_as_such():
+    for text in (fmt.number(3), fmt.number(0.5), fmt.duration(1500), fmt.share(0.25), fmt.seconds(2)):
+        assert isinstance(text, fmt.Figure) and isinstance(text, str)
+    assert not isinstance(fmt.number("text"), fmt.Figure)
+
+
 def test_seconds_and_shares():
     assert fmt.seconds(0.3412) == "341.2 ms"
     assert fmt.seconds(1.2345) == "1.234 s"
@@ -68,6 +74,14 @@ def test_names_say_what_is_a_duration():
     assert fmt.label("records") == "records" and fmt.label("_ms") == "_ms"
     assert fmt.value("delay_ms", 2000) == "2 s" and fmt.value("records", 2000) == "2,000"
     assert fmt.value("idleness_ms", None) == "" and fmt.value("delay", "500ms") == "500ms"
+
+
+def test_summary_rows():
+    rows = fmt.summary_rows({"records": 29_994, "late_accepted": 249, "completeness_first": 0.991698,
+                             "latency_p99_ms": 39_268, "settings": {"delay": 1}})
+    assert rows == [("records", "29,994"), ("late accepted", "249"), ("completeness first", "0.9917"),
+                    ("latency p99", "39.27 s")]
+    assert all(isinstance(v, fmt.Figure) for _, v in rows)
 
 
 def test_settings_text():
@@ -86,10 +100,11 @@ def _no_markup_from(text: str, page: str) -> None:
 
 
 def test_kv_table_escapes_and_aligns():
-    page = fmt.kv_table([(XSS, 1234), ("delay_ms", 2000), ("window", f"tumbling {XSS}"), ("share", 0.5)],
+    page = fmt.kv_table([(XSS, 1234), ("delay_ms", 2000), ("window", f"tumbling {XSS}"), ("share", fmt.share(0.5))],
                         caption=f"settings {XSS}", durations=True)
     _no_markup_from(XSS, page)
     assert page.count("<tr>") == 4 and page.startswith("<table style=")
+    assert re.search(r"<td style='text-align:right[^>]*>50.00%</td>", page)  # a formatted figure stays right-aligned
     assert re.search(r"<th[^>]*>delay</th><td style='text-align:right[^>]*>2 s</td>", page)
     assert re.search(r"<td style='text-align:right[^>]*>1,234</td>", page)
     assert re.search(r"<td style='text-align:left[^>]*>tumbling &lt;script&gt;", page)  # text is left-aligned

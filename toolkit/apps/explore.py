@@ -17,6 +17,8 @@ from typing import Any, Callable
 import ipywidgets as w
 import pandas as pd
 
+from toolkit.viz import _format as fmt
+
 WINDOW_TYPES = ["tumbling", "sliding", "session"]
 DELAYS = ["0ms", "50ms", "100ms", "200ms", "500ms", "1s", "2s", "5s", "10s"]
 LATENESS = ["0ms", "100ms", "500ms", "1s", "2s", "5s", "10s", "30s"]
@@ -38,25 +40,6 @@ def _with_option(options: list[str], value: Any) -> list[str]:
         return list(options)
     out = list(options) + [value]
     return sorted(out, key=lambda v: -1 if v == "off" else _ms(v))
-
-
-def _table(rows: list[tuple[str, Any]], caption: str = "") -> str:
-    """An HTML table of (name, value) rows; every string escaped."""
-    cells = "".join(
-        f"<tr><th style='text-align:left;padding:2px 8px'>{html.escape(str(k))}</th>"
-        f"<td style='text-align:right;padding:2px 8px'>{html.escape(_fmt(v))}</td></tr>" for k, v in rows)
-    cap = f"<caption style='text-align:left;font-weight:bold'>{html.escape(caption)}</caption>" if caption else ""
-    return f"<table style='border-collapse:collapse;font-size:0.9em'>{cap}{cells}</table>"
-
-
-def _fmt(v: Any) -> str:
-    if isinstance(v, bool) or v is None:
-        return str(v)
-    if isinstance(v, int):
-        return f"{v:,}"
-    if isinstance(v, float):
-        return f"{v:,.4g}"
-    return str(v)
 
 
 def _check_renderer(renderer: str) -> None:
@@ -234,7 +217,7 @@ class Explorer(_App):
             for name, out in self.outputs.items():
                 out.outputs = (entry,) if name == current else ()
             self.summary.value = self._summary_html(result, settings, elapsed)
-            self.busy.value = f"<span style='color:#2e7d32'>&#10003; replayed in {elapsed:.2f} s</span>"
+            self.busy.value = f"<span style='color:#2e7d32'>&#10003; replayed in {fmt.seconds(elapsed)}</span>"
             self._idle.set()
 
     def chart(self, name: str, result: Any = None) -> Any:
@@ -276,13 +259,12 @@ class Explorer(_App):
     @staticmethod
     def _summary_html(result: Any, settings: dict, elapsed: float) -> str:
         s = result.summary()
-        rows = [(k.replace("_", " "), v) for k, v in s.items() if k != "settings"]
+        rows = fmt.summary_rows(s)
         total = max(1, int(s.get("records", 0)))
         for fate in ("on_time", "late_accepted", "dropped"):
             if fate in s:
-                rows.append((f"{fate.replace('_', ' ')} share", f"{s[fate] / total:.2%}"))
-        cfg = ", ".join(f"{k}={v}" for k, v in settings.items())
-        return _table(rows, caption=f"replay: {cfg}")
+                rows.append((f"{fate.replace('_', ' ')} share", fmt.share(s[fate] / total)))
+        return fmt.kv_table(rows, caption=f"replay: {fmt.settings_text(settings)}")
 
 
 def explore(log: Any, **options: Any) -> Explorer:
@@ -374,17 +356,14 @@ class SweepExplorer(_App):
             self.kind = "scatter"
         self.chart = chart
         self.output.outputs = (chart_output(chart, self.renderer),)
-        self.message.value = f"{len(df):,} of {len(self.results):,} configurations"
+        self.message.value = f"{fmt.number(len(df))} of {fmt.number(len(self.results))} configurations"
         ascending = metric not in viz.sweep.HIGHER_IS_BETTER
         top = df.sort_values(metric, ascending=ascending, kind="stable").head(10)
         cols = [c for c in viz.sweep.varying(self.results, self.cfg)] + [m for m in dict.fromkeys(
             [metric, "completeness_first", "latency_p99_ms", "dropped"]) if m in df.columns]
-        head = "".join(f"<th style='padding:2px 8px'>{html.escape(str(c))}</th>" for c in cols)
-        body = "".join("<tr>" + "".join(f"<td style='padding:2px 8px;text-align:right'>{html.escape(_fmt(v))}</td>"
-                                        for v in row) + "</tr>" for row in top[cols].itertuples(index=False))
         order = "lowest" if ascending else "highest"
-        self.table.value = (f"<table style='border-collapse:collapse;font-size:0.9em'><caption style='text-align:left'>"
-                            f"best 10 by {html.escape(metric)} ({order} first)</caption><tr>{head}</tr>{body}</table>")
+        self.table.value = fmt.table(cols, top[cols].itertuples(index=False),
+                                     caption=f"best 10 by {metric} ({order} first)")
 
 
 def explore_sweep(results: pd.DataFrame, **options: Any) -> SweepExplorer:

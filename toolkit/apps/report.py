@@ -17,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+from toolkit.viz import _format as fmt
+
 DEFAULT_SETTINGS: dict[str, Any] = {"window": "tumbling:1s", "delay": "500ms", "lateness": "1s", "interval": "200ms"}
 """Replay settings used when neither a replay result nor a sweep recommendation gives one."""
 
@@ -56,21 +58,6 @@ def _finite(value: Any) -> Any:
 def _json_default(value: Any) -> Any:
     if hasattr(value, "item"):
         return value.item()
-    return str(value)
-
-
-def _fmt(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
-        return ""
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int) or (hasattr(value, "dtype") and getattr(value.dtype, "kind", "") in "iu"):
-        return f"{int(value):,}"
-    if isinstance(value, float) or (hasattr(value, "dtype") and getattr(value.dtype, "kind", "") == "f"):
-        v = float(value)
-        return f"{v:,.0f}" if v.is_integer() and abs(v) >= 1000 else f"{v:,.6g}"
-    if isinstance(value, dict):
-        return ", ".join(f"{k}={_fmt(v)}" for k, v in value.items() if v is not None)
     return str(value)
 
 
@@ -144,7 +131,7 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
                                     for m in HEATMAP_METRICS if m in sweep.columns]})
     if spark_backed:
         sections.append({"anchor": "records", "title": "Record-level charts",
-                         "text": f"This log is Spark-backed: its {getattr(log, 'n_records', 0):,} records stay "
+                         "text": f"This log is Spark-backed: its {fmt.number(getattr(log, 'n_records', 0))} records stay "
                                  "distributed, so the charts of single records (event time vs processing time, "
                                  "lateness, drops by partition and key) are left out. Replay a local sample "
                                  "(log.to_pandas(limit=...)) to see them.",
@@ -171,51 +158,54 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
                          "charts": [chart(viz.drops_by_partition(log, replay)), chart(viz.drops_by_key(log, replay))]})
 
     summary = log.summary() if hasattr(log, "summary") else {}
-    log_rows = [("source", summary.get("source", "")), ("input rows", _fmt(summary.get("input_rows"))),
-                ("valid records", _fmt(summary.get("records"))), ("quarantined rows", _fmt(summary.get("invalid"))),
+    log_rows = [("source", str(summary.get("source", ""))), ("input rows", summary.get("input_rows")),
+                ("valid records", summary.get("records")), ("quarantined rows", summary.get("invalid")),
                 ("arrival times", "yes" if summary.get("has_arrival_time") else "no (replayed in row order)")]
     for reason_name, count in (summary.get("invalid_by_reason") or {}).items():
-        log_rows.append((f"quarantined: {reason_name}", _fmt(count)))
+        log_rows.append((f"quarantined: {reason_name}", count))
     try:
         describe_text = str(log.describe())
     except Exception as exc:  # describe is informative only; the report does not depend on it
         describe_text = f"(describe failed: {exc})"
     rs = replay.summary() if replay is not None else {}
-    replay_rows = [(k.replace("_", " "), _fmt(v)) for k, v in rs.items() if k != "settings"]
+    replay_rows = fmt.summary_rows(rs)
     recommendation = None
     if rec is not None:
         if rec_row is not None:
             shown = [c for c in cfg_cols if c in varying] or cfg_cols
-            headline = "Recommended: " + ", ".join(f"{c} = {_fmt(rec_row[c])}" for c in shown)
-            rows = [(c, _fmt(rec_row[c])) for c in cfg_cols] + [
-                (m, _fmt(rec_row[m])) for m in ("completeness_first", "completeness_final", metric, "dropped")
+            headline = "Recommended: " + ", ".join(f"{fmt.label(c)} = {fmt.value(c, rec_row[c])}" for c in shown)
+            rows = [(c, rec_row[c]) for c in cfg_cols] + [
+                (m, rec_row[m]) for m in ("completeness_first", "completeness_final", metric, "dropped")
                 if m in rec_row.index]
+            rows = [(name, v) for name, v in rows if not fmt.is_missing(v)]
         else:
             headline, rows = f"No setting meets completeness {completeness:g}", []
-        recommendation = {"headline": headline, "reason": reason, "rows": rows}
+        recommendation = {"headline": headline, "reason": reason,
+                          "table": fmt.kv_table(rows, inline=False, durations=True) if rows else ""}
     table_cols = [c for c in cfg_cols if c in varying] + [
         m for m in ("records", "on_time", "late_accepted", "dropped", "completeness_first", "completeness_final",
                     "exact_windows", "latency_p50_ms", "latency_p99_ms", "firings", "late_firings",
                     "peak_state_records") if m in sweep.columns]
-    sweep_table = {"columns": table_cols,
-                   "rows": [[_fmt(v) for v in row] for row in sweep[table_cols].itertuples(index=False)]}
+    sweep_table = fmt.table(table_cols, sweep[table_cols].itertuples(index=False), inline=False) if len(sweep) else ""
     q = getattr(log, "quarantine", None)
     quarantine = None
     if q is not None and len(q):
         head = q.head(50)
-        quarantine = {"total": len(q), "more": max(0, len(q) - len(head)),
-                      "rows": [(_fmt(r.row), str(r.column), str(r.reason), str(r.raw)) for r in head.itertuples(index=False)]}
+        rows = [(r.row, str(r.column), str(r.reason), str(r.raw)) for r in head.itertuples(index=False)]
+        more = len(q) - len(head)
+        quarantine = {"total": fmt.number(len(q)), "more": fmt.number(more) if more else "",
+                      "table": fmt.table(["row", "column", "reason", "raw"], rows, inline=False, code=["raw"])}
     source = summary.get("source", "log")
     return {
         "title": title or f"Watermark Lab report: {source}",
         "version": toolkit.__version__,
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "log_source": source,
-        "log_rows": log_rows,
+        "log_table": fmt.kv_table(log_rows, inline=False),
         "describe_text": describe_text,
-        "replay_settings": "" if replay is None else _fmt({k: v for k, v in replay.settings.items() if v is not None})
+        "replay_settings": "" if replay is None else fmt.settings_text(replay.settings)
         if isinstance(replay.settings, dict) else str(replay.settings),
-        "replay_rows": replay_rows,
+        "replay_table": fmt.kv_table(replay_rows, inline=False) if replay_rows else "",
         "recommendation": recommendation,
         "sections": sections,
         "sweep_table": sweep_table,

@@ -36,6 +36,13 @@ DURATION_NAMES = frozenset({
 """Setting names whose values are durations in ms (besides every name ending in ``_ms``)."""
 
 
+class Figure(str):
+    """Text of a formatted figure (what :func:`number`, :func:`duration` and :func:`share` return):
+    a table aligns it to the right like the number it shows."""
+
+    __slots__ = ()
+
+
 # ---------------------------------------------------------------------------------------- numbers
 def is_missing(value: Any) -> bool:
     """None, NaN, ``pd.NA`` or ``NaT``."""
@@ -81,14 +88,14 @@ def number(value: Any) -> str:
     if _is_bool(value):
         return str(bool(value))
     if isinstance(value, numbers.Integral):
-        return f"{int(value):,}"
+        return Figure(f"{int(value):,}")
     if isinstance(value, numbers.Real):
         x = float(value)
         if math.isinf(x):
-            return "\u221e" if x > 0 else "-\u221e"
+            return Figure("\u221e" if x > 0 else "-\u221e")
         if x.is_integer() or abs(x) >= 1000:
-            return f"{x:,.0f}"
-        return _significant(x)
+            return Figure(f"{x:,.0f}")
+        return Figure(_significant(x))
     return str(value)
 
 
@@ -96,7 +103,7 @@ def share(value: Any, digits: int = 2) -> str:
     """A fraction as a percentage: ``0.1234`` -> ``12.34%``."""
     if is_missing(value):
         return ""
-    return f"{float(value):.{digits}%}"
+    return Figure(f"{float(value):.{digits}%}")
 
 
 # -------------------------------------------------------------------------------------- durations
@@ -111,18 +118,18 @@ def duration(ms: Any) -> str:
         return number(x)
     sign, a = ("-" if x < 0 else ""), abs(x)
     if a < 1000:
-        return f"{sign}{number(int(a) if a.is_integer() else a)} ms"
+        return Figure(f"{sign}{number(int(a) if a.is_integer() else a)} ms")
     if a < 60_000:
-        return f"{sign}{_significant(a / 1000, keep_fraction=False)} s"
+        return Figure(f"{sign}{_significant(a / 1000, keep_fraction=False)} s")
     s = round(a / 1000)
     if s < 3600:
         m, s = divmod(s, 60)
-        return f"{sign}{m} min" + (f" {s} s" if s else "")
+        return Figure(f"{sign}{m} min" + (f" {s} s" if s else ""))
     if s < 86_400:
         h, m = divmod(s // 60, 60)
-        return f"{sign}{h} h" + (f" {m} min" if m else "")
+        return Figure(f"{sign}{h} h" + (f" {m} min" if m else ""))
     d, h = divmod(s // 3600, 24)
-    return f"{sign}{d:,} d" + (f" {h} h" if h else "")
+    return Figure(f"{sign}{d:,} d" + (f" {h} h" if h else ""))
 
 
 def seconds(s: Any) -> str:
@@ -152,6 +159,14 @@ def value(name: Any, v: Any) -> str:
     return number(v)
 
 
+def summary_rows(figures: dict, skip: Iterable[str] = ("settings",)) -> list[tuple[str, str]]:
+    """A dict of figures (``ReplayResult.summary()``) as (name, shown value) rows for a table:
+    ``{"late_accepted": 249, "latency_p99_ms": 39268}`` -> ``[("late accepted", "249"),
+    ("latency p99", "39.27 s")]``."""
+    skip = set(skip)
+    return [(label(k).replace("_", " "), value(k, v)) for k, v in figures.items() if k not in skip]
+
+
 def settings_text(settings: dict, sep: str = ", ") -> str:
     """``{"delay": 2000, "window": {"type": "tumbling", "size": 1000}}`` ->
     ``delay=2 s, window=tumbling(size=1 s)``; None values are left out."""
@@ -178,9 +193,9 @@ _TD_NUM = "text-align:right;padding:2px 8px;font-variant-numeric:tabular-nums"
 
 
 def _cell(name: Any, v: Any, *, durations: bool) -> tuple[str, bool]:
-    """(escaped text, whether it is numeric) of one value; strings are shown as given."""
+    """(escaped text, whether it is a figure) of one value; strings are shown as given."""
     if isinstance(v, str):
-        return html.escape(v), False
+        return html.escape(v), isinstance(v, Figure)
     text = value(name, v) if durations else (settings_text(v) if isinstance(v, dict) else number(v))
     return html.escape(text), is_number(v)
 
@@ -208,7 +223,9 @@ def kv_table(rows: Iterable[tuple[Any, Any]], *, caption: str = "", inline: bool
              durations: bool = False) -> str:
     """An HTML table of ``(name, value)`` rows, names as row headers.
 
-    Values that are strings are shown as given; others through :func:`number` (right-aligned).
+    Values that are strings are shown as given; others through :func:`number`. Figures (numbers,
+    and the :class:`Figure` texts that :func:`number`, :func:`duration`, :func:`share` return) are
+    right-aligned, other text left-aligned.
     With ``durations=True`` a row whose name is a duration (:func:`is_duration`) shows its value
     as one and its name without ``_ms`` (``delay_ms``, 2000 -> ``delay``, ``2 s``)."""
     th = f"<th style='{_TH}'>" if inline else "<th>"
@@ -239,5 +256,5 @@ def table(columns: Sequence[Any], rows: Iterable[Sequence[Any]], *, caption: str
     return _table(_caption(caption, inline) + head + "".join(body), inline)
 
 
-__all__ = ["number", "share", "duration", "seconds", "is_duration", "label", "value", "settings_text",
+__all__ = ["Figure", "number", "share", "duration", "seconds", "is_duration", "label", "value", "summary_rows", "settings_text",
            "kv_table", "table", "is_missing", "is_number", "SIGNIFICANT", "DURATION_NAMES"]
