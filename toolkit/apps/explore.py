@@ -17,6 +17,8 @@ from typing import Any, Callable
 import ipywidgets as w
 import pandas as pd
 
+import toolkit.viz as viz
+from toolkit.durations import parse_duration
 from toolkit.viz import _format as fmt
 
 WINDOW_TYPES = ["tumbling", "sliding", "session"]
@@ -28,8 +30,6 @@ IDLENESS = ["off", "500ms", "1s", "2s", "5s", "10s", "30s", "1min"]
 
 
 def _ms(text: Any) -> int:
-    from toolkit.durations import parse_duration
-
     return parse_duration(text, name="duration")
 
 
@@ -222,8 +222,6 @@ class Explorer(_App):
 
     def chart(self, name: str, result: Any = None) -> Any:
         """The Altair chart of tab ``name`` for ``result`` (default: the latest replay)."""
-        import toolkit.viz as viz
-
         result = result if result is not None else self.result
         if name == "records":
             return viz.event_time_scatter(self.log, result, max_points=self.max_points, interactive=False)
@@ -284,8 +282,6 @@ class SweepExplorer(_App):
 
     def __init__(self, results: pd.DataFrame, *, renderer: str = "svg", completeness: float = 0.99,
                  metric: str = "latency_p99_ms"):
-        import toolkit.viz as viz
-
         _check_renderer(renderer)
         if not len(results):
             raise ValueError("the sweep has no rows to explore")
@@ -328,8 +324,6 @@ class SweepExplorer(_App):
         return df
 
     def update(self) -> None:
-        import toolkit.viz as viz
-
         x, y, metric = (self.controls[k].value for k in ("x", "y", "metric"))
         df = self.selection()
         if x == y:

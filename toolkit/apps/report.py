@@ -17,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+import toolkit.viz as viz
+from toolkit.apps.report_template import TEMPLATE
 from toolkit.viz import _format as fmt
 
 DEFAULT_SETTINGS: dict[str, Any] = {"window": "tumbling:1s", "delay": "500ms", "lateness": "1s", "interval": "200ms"}
@@ -89,7 +91,6 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
           title: str | None = None, max_points: int = 2000) -> dict[str, Any]:
     """Compute what is missing (sweep, recommendation, replay) and return the report's context."""
     import toolkit
-    import toolkit.viz as viz
 
     settings = dict(settings) if settings else None
     if sweep is None:
@@ -218,8 +219,6 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
 def render(context: dict[str, Any]) -> str:
     """The HTML page for a context from :func:`build` (Jinja2, autoescape on, Vega inlined)."""
     import jinja2
-
-    from toolkit.apps.report_template import TEMPLATE
 
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     return env.from_string(TEMPLATE).render(vega_bundle=jinja2.utils.markupsafe.Markup(vega_bundle()), **context)
