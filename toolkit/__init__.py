@@ -27,9 +27,9 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "settings": ("toolkit.settings", None),
     "metrics": ("toolkit.metrics", None),
     "viz": ("toolkit.viz", None),
-    "explore": ("toolkit.widgets", "explore"),
-    "explore_sweep": ("toolkit.widgets", "explore_sweep"),
-    "report": ("toolkit.report", "report"),
+    "explore": ("toolkit.apps.explore", "explore"),
+    "explore_sweep": ("toolkit.apps.explore", "explore_sweep"),
+    "report": ("toolkit.apps.report", "report"),
     "spark_session": ("toolkit.spark", "spark_session"),
 }
 

@@ -16,6 +16,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from toolkit.viz._format import number
+
 MAX_POINTS = 5000
 """Default cap on the rows a chart embeds."""
 
@@ -92,8 +94,8 @@ class Sample:
         for name, n in self.counts.items():
             label = FATE_LABELS.get(name, name)
             k = self.shown.get(name, 0)
-            parts.append(f"all {n:,} {label}" if k == n else f"{k:,} of {n:,} {label}")
-        return (f"Sampled: showing {len(self.index):,} of {self.total:,} {what} "
+            parts.append(f"all {number(n)} {label}" if k == n else f"{number(k)} of {number(n)} {label}")
+        return (f"Sampled: showing {number(len(self.index))} of {number(self.total)} {what} "
                 f"(stratified, seed 0: {', '.join(parts)}); counts are exact.")
 
 

@@ -26,6 +26,7 @@ from toolkit.viz._common import (
     time_y,
     with_note,
 )
+from toolkit.viz._format import number, share
 
 
 def _arrival_x(table: pd.DataFrame, log: Any) -> tuple[np.ndarray, str]:
@@ -203,7 +204,7 @@ def lateness_histogram(log: Any, result: Any = None, *, bins: int = 40, delay_ms
     qs = [("p50", 0.5), ("p95", 0.95), ("p99", 0.99), ("max", 1.0)]
     qv = np.quantile(late, [q for _, q in qs]) if n else np.zeros(len(qs))
     rules = pd.DataFrame({"quantile": [q for q, _ in qs], "lateness": qv.astype(float),
-                          "label": [f"{q} {v:,.0f} ms" for (q, _), v in zip(qs, qv)],
+                          "label": [f"{q} {number(round(float(v)))} ms" for (q, _), v in zip(qs, qv)],
                           "ypos": [2 + 12 * i for i in range(len(qs))]})
     rule = alt.Chart(rules).mark_rule(color="#333333", strokeDash=[4, 3]).encode(
         x="lateness:Q", tooltip=["label:N"])
@@ -211,15 +212,16 @@ def lateness_histogram(log: Any, result: Any = None, *, bins: int = 40, delay_ms
         x="lateness:Q", y=alt.Y("ypos:Q", scale=None), text="label:N")
     layers = [bars, rule, text]
     if delay_ms is not None:
-        share = float((late > delay_ms).mean()) if n else 0.0
+        late_share = float((late > delay_ms).mean()) if n else 0.0
         dl = pd.DataFrame({"delay": [float(delay_ms)],
-                           "label": [f"delay {delay_ms:,} ms: {share:.2%} of records late"]})
+                           "label": [f"delay {number(delay_ms)} ms: {share(late_share)} of records late"]})
         layers.append(alt.Chart(dl).mark_rule(color=FATE_COLORS["dropped"], strokeWidth=2).encode(
             x="delay:Q", tooltip=["label:N"]))
         layers.append(alt.Chart(dl).mark_text(align="left", dx=3, dy=52, color=FATE_COLORS["dropped"],
                                               baseline="top").encode(x="delay:Q", y=alt.value(0), text="label:N"))
     share_in_order = n_in_order / n if n else 0.0
-    note = f"{n_in_order:,} of {n:,} records ({share_in_order:.1%}) arrived in event-time order (lateness 0, not drawn)."
+    note = (f"{number(n_in_order)} of {number(n)} records ({share(share_in_order, 1)}) arrived in event-time order "
+            "(lateness 0, not drawn).")
     chart = alt.layer(*layers).properties(width=width, height=height)
     return chart.properties(title=alt.TitleParams(title, subtitle=[note]))
 
@@ -281,7 +283,7 @@ def drops_by_key(log: Any, result: Any, *, top: int = 20, width: int = 480,
     shown["share"] = shown["count"] / total
     what = "dropped" if n_keys_with_drops else "late"
     n_rank = int((rank > 0).sum())
-    subtitle = (f"{len(chosen)} of {n_rank:,} keys with {what} records (of {len(wide):,} keys)"
+    subtitle = (f"{len(chosen)} of {number(n_rank)} keys with {what} records (of {number(len(wide))} keys)"
                 if n_rank else "no record was late or dropped")
     order = list(chosen)
     chart = alt.Chart(shown).mark_bar().encode(

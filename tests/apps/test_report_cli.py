@@ -44,7 +44,7 @@ def test_report_command_replays_the_given_setting(csv_log, tmp_path):
                  "--replay-delay", "250ms", "--replay-lateness", "1s", "--out", str(out)])
     assert code == 0
     html = out.read_text()
-    assert "delay=250, interval=50" in html and "lateness=1,000" in html
+    assert "delay=250 ms, interval=50 ms" in html and "lateness=1 s" in html
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -1,7 +1,8 @@
 """The report's Jinja2 template (kept in Python so it ships with the package without package data).
 
 Autoescaping is on: every user string (keys, column and file names, settings) placed in
-the page is HTML-escaped by Jinja2. Chart specs go in ``<script type="application/json">``
+the page is HTML-escaped by Jinja2; the tables come ready-made (and escaped) from
+:mod:`toolkit.viz._format`, the explorer's formatting, and are inserted with ``| safe``. Chart specs go in ``<script type="application/json">``
 blocks whose JSON has ``<``, ``>`` and ``&`` written as ``\\u003c`` ... so no string can
 close the block; Vega draws data values as text, never as markup.
 """
@@ -26,6 +27,7 @@ TEMPLATE = r"""<!DOCTYPE html>
   .rec { background: #fff4f0; border-left: 4px solid #e45756; padding: 0.6em 1em; margin: 1em 0; }
   .chart { margin: 1em 0 1.5em; overflow-x: auto; }
   .note { color: #8a5a00; font-size: 0.9em; }
+  .setting { color: #444; font-size: 0.9em; margin: 0.3em 0; }
   pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
   #report-errors { color: #b00020; }
   .scroll { max-height: 28em; overflow: auto; }
@@ -41,25 +43,19 @@ TEMPLATE = r"""<!DOCTYPE html>
 <div id="report-errors"></div>
 
 <h2 id="summary">Summary</h2>
-<table>
-{% for name, value in log_rows %}<tr><th>{{ name }}</th><td>{{ value }}</td></tr>
-{% endfor %}</table>
+{{ log_table | safe }}
 {% if describe_text %}<details><summary>What the log looks like</summary><pre>{{ describe_text }}</pre></details>{% endif %}
 
-{% if replay_rows %}<h3>Replay of one setting</h3>
-<table>
-<tr><th>setting</th><td>{{ replay_settings }}</td></tr>
-{% for name, value in replay_rows %}<tr><th>{{ name }}</th><td class="num">{{ value }}</td></tr>
-{% endfor %}</table>{% endif %}
+{% if replay_table %}<h3>Replay of one setting</h3>
+<p class="setting">Setting: {{ replay_settings }}</p>
+{{ replay_table | safe }}{% endif %}
 
 {% if recommendation %}
 <h2 id="recommendation">Recommendation</h2>
 <div class="rec">
 <p><strong>{{ recommendation.headline }}</strong></p>
 <p>{{ recommendation.reason }}</p>
-{% if recommendation.rows %}<table>
-{% for name, value in recommendation.rows %}<tr><th>{{ name }}</th><td>{{ value }}</td></tr>
-{% endfor %}</table>{% endif %}
+{{ recommendation.table | safe }}
 </div>
 {% endif %}
 
@@ -74,18 +70,12 @@ TEMPLATE = r"""<!DOCTYPE html>
 
 {% if sweep_table %}
 <h2 id="sweep-table">All configurations of the sweep</h2>
-<div class="scroll"><table>
-<tr>{% for c in sweep_table.columns %}<th>{{ c }}</th>{% endfor %}</tr>
-{% for row in sweep_table.rows %}<tr>{% for v in row %}<td class="num">{{ v }}</td>{% endfor %}</tr>
-{% endfor %}</table></div>
+<div class="scroll">{{ sweep_table | safe }}</div>
 {% endif %}
 
 {% if quarantine %}
 <h2 id="quarantine">Quarantined rows ({{ quarantine.total }})</h2>
-<table>
-<tr><th>row</th><th>column</th><th>reason</th><th>raw</th></tr>
-{% for r in quarantine.rows %}<tr><td class="num">{{ r[0] }}</td><td>{{ r[1] }}</td><td>{{ r[2] }}</td><td><code>{{ r[3] }}</code></td></tr>
-{% endfor %}</table>
+{{ quarantine.table | safe }}
 {% if quarantine.more %}<p class="note">{{ quarantine.more }} more not listed.</p>{% endif %}
 {% endif %}
 

@@ -1,19 +1,17 @@
 """The explorers, driven by changing widget values programmatically."""
 from __future__ import annotations
 
-import sys
 import threading
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from _viz_fakes import fake_sweep  # noqa: E402
+import toolkit
+from toolkit.log import EventLog
+from toolkit.viz import _format as fmt
 
-import toolkit  # noqa: E402
-from toolkit.log import EventLog  # noqa: E402
+from helpers.fakes import fake_sweep
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +41,7 @@ def test_explorer_replays_when_controls_change(log):
     summary0, svg0, drops0 = app.summary.value, _svg(app, "records"), _svg(app, "drops")
     assert app.drawn == {"records", "drops"}
     assert f"{first['dropped']:,}" in summary0 and "delay=0ms" in summary0
+    assert f">{fmt.share(first['dropped'] / first['records'])}</td>" in summary0
 
     app.controls["lateness"].value = "2s"  # every far-behind record is now accepted late
     assert app.runs == 2
@@ -70,9 +69,9 @@ def test_explorer_replays_when_controls_change(log):
     assert app.controls["slide"].layout.display == "none"
     assert app.result.settings["window"]["type"] == "session"
 
-    app.controls["parallelism"].value = 2
+    app.controls["source_parallelism"].value = 2
     app.controls["idleness"].value = "1s"
-    assert app.result.settings["parallelism"] == 2
+    assert app.result.settings["source_parallelism"] == 2
     assert app.result.settings["idle_timeout"] == 1000
     assert "replayed in" in app.busy.value
 

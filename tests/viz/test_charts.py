@@ -2,18 +2,15 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from _viz_fakes import MAX, MIN, SMALL_FATES, fake_result, fake_sweep, small_log  # noqa: E402
+import toolkit.viz as viz
+from toolkit.viz._common import reduce_series
 
-import toolkit.viz as viz  # noqa: E402
-from toolkit.viz._common import reduce_series  # noqa: E402
+from helpers.fakes import MAX, MIN, SMALL_FATES, fake_result, fake_sweep, small_log
 
 
 def datasets(spec: dict) -> dict[str, list[dict]]:

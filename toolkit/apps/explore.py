@@ -17,6 +17,10 @@ from typing import Any, Callable
 import ipywidgets as w
 import pandas as pd
 
+import toolkit.viz as viz
+from toolkit.durations import parse_duration
+from toolkit.viz import _format as fmt
+
 WINDOW_TYPES = ["tumbling", "sliding", "session"]
 DELAYS = ["0ms", "50ms", "100ms", "200ms", "500ms", "1s", "2s", "5s", "10s"]
 LATENESS = ["0ms", "100ms", "500ms", "1s", "2s", "5s", "10s", "30s"]
@@ -26,8 +30,6 @@ IDLENESS = ["off", "500ms", "1s", "2s", "5s", "10s", "30s", "1min"]
 
 
 def _ms(text: Any) -> int:
-    from toolkit.durations import parse_duration
-
     return parse_duration(text, name="duration")
 
 
@@ -38,25 +40,6 @@ def _with_option(options: list[str], value: Any) -> list[str]:
         return list(options)
     out = list(options) + [value]
     return sorted(out, key=lambda v: -1 if v == "off" else _ms(v))
-
-
-def _table(rows: list[tuple[str, Any]], caption: str = "") -> str:
-    """An HTML table of (name, value) rows; every string escaped."""
-    cells = "".join(
-        f"<tr><th style='text-align:left;padding:2px 8px'>{html.escape(str(k))}</th>"
-        f"<td style='text-align:right;padding:2px 8px'>{html.escape(_fmt(v))}</td></tr>" for k, v in rows)
-    cap = f"<caption style='text-align:left;font-weight:bold'>{html.escape(caption)}</caption>" if caption else ""
-    return f"<table style='border-collapse:collapse;font-size:0.9em'>{cap}{cells}</table>"
-
-
-def _fmt(v: Any) -> str:
-    if isinstance(v, bool) or v is None:
-        return str(v)
-    if isinstance(v, int):
-        return f"{v:,}"
-    if isinstance(v, float):
-        return f"{v:,.4g}"
-    return str(v)
 
 
 def _check_renderer(renderer: str) -> None:
@@ -96,9 +79,12 @@ class Explorer(_App):
 
     def __init__(self, log: Any, *, debounce_ms: int = 400, renderer: str = "svg", max_points: int = 2000,
                  window: str = "tumbling:1s", delay: Any = "500ms", lateness: Any = "0ms",
-                 interval: Any = "200ms", idleness: Any = None, parallelism: int = 1,
-                 replay_fn: Callable[..., Any] | None = None):
+                 interval: Any = "200ms", idleness: Any = None, source_parallelism: int = 1,
+                 replay_fn: Callable[..., Any] | None = None, parallelism: int | None = None):
         import toolkit
+
+        if parallelism is not None:  # the old spelling
+            source_parallelism = parallelism
 
         _check_renderer(renderer)
         self.log = log
@@ -138,8 +124,8 @@ class Explorer(_App):
                                           description="interval", style=style, continuous_update=False),
             "idleness": w.Dropdown(options=_with_option(IDLENESS, idleness or "off"), value=str(idleness or "off"),
                                    description="idleness", style=style),
-            "parallelism": w.BoundedIntText(value=int(parallelism), min=1, max=max(64, n_parts),
-                                            description="parallelism", style=style),
+            "source_parallelism": w.BoundedIntText(value=int(source_parallelism), min=1, max=max(64, n_parts),
+                                                   description="source parallelism", style=style),
         }
         self.controls["slide"].layout.display = "" if kind == "sliding" else "none"
         self.busy = w.HTML(value="")
@@ -166,7 +152,7 @@ class Explorer(_App):
         else:
             window = f"{c['window']}:{c['size']}"
         out = {"window": window, "delay": c["delay"], "lateness": c["lateness"], "interval": c["interval"],
-               "parallelism": int(c["parallelism"])}
+               "source_parallelism": int(c["source_parallelism"])}
         if c["idleness"] != "off":
             out["idleness"] = c["idleness"]
         return out
@@ -234,13 +220,11 @@ class Explorer(_App):
             for name, out in self.outputs.items():
                 out.outputs = (entry,) if name == current else ()
             self.summary.value = self._summary_html(result, settings, elapsed)
-            self.busy.value = f"<span style='color:#2e7d32'>&#10003; replayed in {elapsed:.2f} s</span>"
+            self.busy.value = f"<span style='color:#2e7d32'>&#10003; replayed in {fmt.seconds(elapsed)}</span>"
             self._idle.set()
 
     def chart(self, name: str, result: Any = None) -> Any:
         """The Altair chart of tab ``name`` for ``result`` (default: the latest replay)."""
-        import toolkit.viz as viz
-
         result = result if result is not None else self.result
         if name == "records":
             return viz.event_time_scatter(self.log, result, max_points=self.max_points, interactive=False)
@@ -276,23 +260,22 @@ class Explorer(_App):
     @staticmethod
     def _summary_html(result: Any, settings: dict, elapsed: float) -> str:
         s = result.summary()
-        rows = [(k.replace("_", " "), v) for k, v in s.items() if k != "settings"]
+        rows = fmt.summary_rows(s)
         total = max(1, int(s.get("records", 0)))
         for fate in ("on_time", "late_accepted", "dropped"):
             if fate in s:
-                rows.append((f"{fate.replace('_', ' ')} share", f"{s[fate] / total:.2%}"))
-        cfg = ", ".join(f"{k}={v}" for k, v in settings.items())
-        return _table(rows, caption=f"replay: {cfg}")
+                rows.append((f"{fate.replace('_', ' ')} share", fmt.share(s[fate] / total)))
+        return fmt.kv_table(rows, caption=f"replay: {fmt.settings_text(settings)}")
 
 
 def explore(log: Any, **options: Any) -> Explorer:
     """An ipywidgets app over ``log``: window type and size, delay, allowed lateness, interval,
-    idleness and parallelism; the replay reruns on change (debounced by ``debounce_ms``, default
+    idleness and source parallelism (``toolkit.settings``' names); the replay reruns on change (debounced by ``debounce_ms``, default
     400, with a busy indicator) and the charts and summary table follow.
 
     Options: ``debounce_ms``, ``renderer`` ("svg" or "altair"), ``max_points`` and the initial
     ``window`` ("tumbling:1s", "sliding:10s/5s", "session:30s"), ``delay``, ``lateness``,
-    ``interval``, ``idleness``, ``parallelism``. The app's ``result`` is the latest replay.
+    ``interval``, ``idleness``, ``source_parallelism``. The app's ``result`` is the latest replay.
     """
     return Explorer(log, **options)
 
@@ -302,8 +285,6 @@ class SweepExplorer(_App):
 
     def __init__(self, results: pd.DataFrame, *, renderer: str = "svg", completeness: float = 0.99,
                  metric: str = "latency_p99_ms"):
-        import toolkit.viz as viz
-
         _check_renderer(renderer)
         if not len(results):
             raise ValueError("the sweep has no rows to explore")
@@ -346,8 +327,6 @@ class SweepExplorer(_App):
         return df
 
     def update(self) -> None:
-        import toolkit.viz as viz
-
         x, y, metric = (self.controls[k].value for k in ("x", "y", "metric"))
         df = self.selection()
         if x == y:
@@ -374,17 +353,14 @@ class SweepExplorer(_App):
             self.kind = "scatter"
         self.chart = chart
         self.output.outputs = (chart_output(chart, self.renderer),)
-        self.message.value = f"{len(df):,} of {len(self.results):,} configurations"
+        self.message.value = f"{fmt.number(len(df))} of {fmt.number(len(self.results))} configurations"
         ascending = metric not in viz.sweep.HIGHER_IS_BETTER
         top = df.sort_values(metric, ascending=ascending, kind="stable").head(10)
         cols = [c for c in viz.sweep.varying(self.results, self.cfg)] + [m for m in dict.fromkeys(
             [metric, "completeness_first", "latency_p99_ms", "dropped"]) if m in df.columns]
-        head = "".join(f"<th style='padding:2px 8px'>{html.escape(str(c))}</th>" for c in cols)
-        body = "".join("<tr>" + "".join(f"<td style='padding:2px 8px;text-align:right'>{html.escape(_fmt(v))}</td>"
-                                        for v in row) + "</tr>" for row in top[cols].itertuples(index=False))
         order = "lowest" if ascending else "highest"
-        self.table.value = (f"<table style='border-collapse:collapse;font-size:0.9em'><caption style='text-align:left'>"
-                            f"best 10 by {html.escape(metric)} ({order} first)</caption><tr>{head}</tr>{body}</table>")
+        self.table.value = fmt.table(cols, top[cols].itertuples(index=False),
+                                     caption=f"best 10 by {metric} ({order} first)")
 
 
 def explore_sweep(results: pd.DataFrame, **options: Any) -> SweepExplorer:

@@ -17,6 +17,10 @@ from typing import Any
 
 import pandas as pd
 
+import toolkit.viz as viz
+from toolkit.apps.report_template import TEMPLATE
+from toolkit.viz import _format as fmt
+
 DEFAULT_SETTINGS: dict[str, Any] = {"window": "tumbling:1s", "delay": "500ms", "lateness": "1s", "interval": "200ms"}
 """Replay settings used when neither a replay result nor a sweep recommendation gives one."""
 
@@ -59,63 +63,26 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
-def _fmt(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
-        return ""
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int) or (hasattr(value, "dtype") and getattr(value.dtype, "kind", "") in "iu"):
-        return f"{int(value):,}"
-    if isinstance(value, float) or (hasattr(value, "dtype") and getattr(value.dtype, "kind", "") == "f"):
-        v = float(value)
-        return f"{v:,.0f}" if v.is_integer() and abs(v) >= 1000 else f"{v:,.6g}"
-    if isinstance(value, dict):
-        return ", ".join(f"{k}={_fmt(v)}" for k, v in value.items() if v is not None)
-    return str(value)
-
-
-def _settings_from_recommendation(rec: Any) -> dict[str, Any] | None:
-    config = rec.get("config") if isinstance(rec, dict) else None
-    if not config:
-        return None
-    out: dict[str, Any] = {}
-    for col, name in (("window", "window"), ("delay_ms", "delay"), ("lateness_ms", "lateness"),
-                      ("interval_ms", "interval"), ("idleness_ms", "idleness"), ("source_parallelism", "parallelism"),
-                      ("partitions_as_sources", "partitions_as_sources"), ("accumulation", "accumulation")):
-        if col in config and config[col] is not None and not pd.isna(config[col]):
-            out[name] = config[col].item() if hasattr(config[col], "item") else config[col]
-    strategy = config.get("strategy")
-    if strategy in _GENERATORS:
-        out["generator"] = _GENERATORS[strategy]
-    if "partitions_as_sources" in out:
-        out["partitions_as_sources"] = bool(out["partitions_as_sources"])
-    return out if "window" in out else None
-
-
-# sweep strategy names -> replay generator names
-_GENERATORS = {"bounded": "bounded_out_of_orderness", "legacy": "legacy_bounded_out_of_orderness",
-               "monotonous": "monotonous"}
-
-
-def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, settings: dict | None = None,
+def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, settings: Any = None,
           grid: dict | None = None, completeness: float = 0.99, metric: str = "latency_p99_ms",
           title: str | None = None, max_points: int = 2000) -> dict[str, Any]:
     """Compute what is missing (sweep, recommendation, replay) and return the report's context."""
     import toolkit
-    import toolkit.viz as viz
 
-    settings = dict(settings) if settings else None
+    from toolkit.settings import Setting
+
+    setting = Setting.parse(settings) if settings is not None else None
     if sweep is None:
-        base = settings or DEFAULT_SETTINGS
+        base = setting or Setting.parse(DEFAULT_SETTINGS)
         g = dict(DEFAULT_GRID, **(grid or {}))
-        g.setdefault("window", base.get("window", DEFAULT_SETTINGS["window"]))
-        g.setdefault("interval", base.get("interval", DEFAULT_SETTINGS["interval"]))
+        g.setdefault("window", str(base.window))
+        g.setdefault("interval", base.interval)
         sweep = toolkit.sweep(log, **g)
     rec = toolkit.recommend(sweep, completeness=completeness, metric=metric) if len(sweep) else None
     spark_backed = bool(getattr(log, "is_spark", False))
     if replay is None and not spark_backed:
-        settings = settings or _settings_from_recommendation(rec) or dict(DEFAULT_SETTINGS)
-        replay = toolkit.replay(log, **settings)
+        setting = setting or (rec or {}).get("setting") or Setting.parse(DEFAULT_SETTINGS)
+        replay = toolkit.replay(log, setting)
 
     rec_row, reason = viz.recommended_row(sweep, rec)
     cfg_cols = viz.config_columns(sweep)
@@ -144,7 +111,7 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
                                     for m in HEATMAP_METRICS if m in sweep.columns]})
     if spark_backed:
         sections.append({"anchor": "records", "title": "Record-level charts",
-                         "text": f"This log is Spark-backed: its {getattr(log, 'n_records', 0):,} records stay "
+                         "text": f"This log is Spark-backed: its {fmt.number(getattr(log, 'n_records', 0))} records stay "
                                  "distributed, so the charts of single records (event time vs processing time, "
                                  "lateness, drops by partition and key) are left out. Replay a local sample "
                                  "(log.to_pandas(limit=...)) to see them.",
@@ -171,51 +138,55 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
                          "charts": [chart(viz.drops_by_partition(log, replay)), chart(viz.drops_by_key(log, replay))]})
 
     summary = log.summary() if hasattr(log, "summary") else {}
-    log_rows = [("source", summary.get("source", "")), ("input rows", _fmt(summary.get("input_rows"))),
-                ("valid records", _fmt(summary.get("records"))), ("quarantined rows", _fmt(summary.get("invalid"))),
+    log_rows = [("source", str(summary.get("source", ""))), ("input rows", summary.get("input_rows")),
+                ("valid records", summary.get("records")), ("quarantined rows", summary.get("invalid")),
                 ("arrival times", "yes" if summary.get("has_arrival_time") else "no (replayed in row order)")]
     for reason_name, count in (summary.get("invalid_by_reason") or {}).items():
-        log_rows.append((f"quarantined: {reason_name}", _fmt(count)))
+        log_rows.append((f"quarantined: {reason_name}", count))
     try:
         describe_text = str(log.describe())
     except Exception as exc:  # describe is informative only; the report does not depend on it
         describe_text = f"(describe failed: {exc})"
     rs = replay.summary() if replay is not None else {}
-    replay_rows = [(k.replace("_", " "), _fmt(v)) for k, v in rs.items() if k != "settings"]
+    replay_rows = fmt.summary_rows(rs)
     recommendation = None
     if rec is not None:
         if rec_row is not None:
             shown = [c for c in cfg_cols if c in varying] or cfg_cols
-            headline = "Recommended: " + ", ".join(f"{c} = {_fmt(rec_row[c])}" for c in shown)
-            rows = [(c, _fmt(rec_row[c])) for c in cfg_cols] + [
-                (m, _fmt(rec_row[m])) for m in ("completeness_first", "completeness_final", metric, "dropped")
+            headline = "Recommended: " + ", ".join(f"{fmt.label(c)} = {fmt.value(c, rec_row[c])}" for c in shown)
+            rows = [(c, rec_row[c]) for c in cfg_cols] + [
+                (m, rec_row[m]) for m in ("completeness_first", "completeness_final", metric, "dropped")
                 if m in rec_row.index]
+            rows = [(name, v) for name, v in rows if not fmt.is_missing(v)]
         else:
             headline, rows = f"No setting meets completeness {completeness:g}", []
-        recommendation = {"headline": headline, "reason": reason, "rows": rows}
+        recommendation = {"headline": headline, "reason": reason,
+                          "table": fmt.kv_table(rows, inline=False, durations=True) if rows else ""}
     table_cols = [c for c in cfg_cols if c in varying] + [
         m for m in ("records", "on_time", "late_accepted", "dropped", "completeness_first", "completeness_final",
                     "exact_windows", "latency_p50_ms", "latency_p99_ms", "firings", "late_firings",
                     "peak_state_records") if m in sweep.columns]
-    sweep_table = {"columns": table_cols,
-                   "rows": [[_fmt(v) for v in row] for row in sweep[table_cols].itertuples(index=False)]}
+    sweep_table = fmt.table(table_cols, sweep[table_cols].itertuples(index=False), inline=False) if len(sweep) else ""
     q = getattr(log, "quarantine", None)
     quarantine = None
     if q is not None and len(q):
         head = q.head(50)
-        quarantine = {"total": len(q), "more": max(0, len(q) - len(head)),
-                      "rows": [(_fmt(r.row), str(r.column), str(r.reason), str(r.raw)) for r in head.itertuples(index=False)]}
+        rows = [(r.row, str(r.column), str(r.reason), str(r.raw)) for r in head.itertuples(index=False)]
+        more = len(q) - len(head)
+        quarantine = {"total": fmt.number(len(q)), "more": fmt.number(more) if more else "",
+                      "table": fmt.table(["row", "column", "reason", "raw"], rows, inline=False, code=["raw"])}
     source = summary.get("source", "log")
     return {
         "title": title or f"Watermark Lab report: {source}",
         "version": toolkit.__version__,
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "log_source": source,
-        "log_rows": log_rows,
+        "log_table": fmt.kv_table(log_rows, inline=False),
         "describe_text": describe_text,
-        "replay_settings": "" if replay is None else _fmt({k: v for k, v in replay.settings.items() if v is not None})
-        if isinstance(replay.settings, dict) else str(replay.settings),
-        "replay_rows": replay_rows,
+        "replay_settings": "" if replay is None else (str(replay.setting) if getattr(replay, "setting", None) is not None
+                                                     else fmt.settings_text(replay.settings)
+                                                     if isinstance(replay.settings, dict) else str(replay.settings)),
+        "replay_table": fmt.kv_table(replay_rows, inline=False) if replay_rows else "",
         "recommendation": recommendation,
         "sections": sections,
         "sweep_table": sweep_table,
@@ -229,19 +200,18 @@ def render(context: dict[str, Any]) -> str:
     """The HTML page for a context from :func:`build` (Jinja2, autoescape on, Vega inlined)."""
     import jinja2
 
-    from toolkit.report.template import TEMPLATE
-
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     return env.from_string(TEMPLATE).render(vega_bundle=jinja2.utils.markupsafe.Markup(vega_bundle()), **context)
 
 
 def report(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, out: str | Path = "report.html",
-           title: str | None = None, settings: dict | None = None, grid: dict | None = None,
+           title: str | None = None, settings: Any = None, grid: dict | None = None,
            completeness: float = 0.99, metric: str = "latency_p99_ms", max_points: int = 2000) -> Path:
     """Write a self-contained HTML report of ``log`` to ``out`` and return its path.
 
-    ``replay``: a :class:`toolkit.replay.ReplayResult` (default: replay ``settings``, else the
-    recommended setting of the sweep, else :data:`DEFAULT_SETTINGS`). ``sweep``: results of
+    ``replay``: a :class:`toolkit.replays.ReplayResult` (default: replay ``settings``, a
+    :class:`toolkit.settings.Setting` or its keywords as a dict, else the recommended setting
+    of the sweep, else :data:`DEFAULT_SETTINGS`). ``sweep``: results of
     :func:`toolkit.sweep` (default: sweep :data:`DEFAULT_GRID`, updated with ``grid``, in
     process unless the log is Spark-backed). The recommendation is
     ``toolkit.recommend(sweep, completeness, metric)``. Record-level charts embed at most
@@ -258,10 +228,3 @@ def report(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, o
 
 
 __all__ = ["report", "build", "render", "vega_bundle", "spec_json", "DEFAULT_SETTINGS", "DEFAULT_GRID"]
-
-
-# ``toolkit.report`` is both this package and the function exported by ``toolkit``: importing a
-# submodule binds the attribute to the package, so the package itself calls :func:`report`.
-from toolkit._callable import make_module_callable  # noqa: E402
-
-make_module_callable(__name__, "report")

@@ -2,18 +2,17 @@
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from _viz_chromium import chromium_path, dump_dom  # noqa: E402
+import toolkit
+from toolkit.apps.report import render, spec_json
+from toolkit.viz import _format as fmt
 
-import toolkit  # noqa: E402
-from toolkit.report import render, spec_json  # noqa: E402
+from helpers.chromium import chromium_path, dump_dom
 
 XSS = "<script>alert(1)</script>"
 
@@ -108,8 +107,23 @@ def test_report_sections_and_recommendation(report_file, xss_log):
     assert htmllib.escape(rec["reason"], quote=False) in html
 
 
+def test_report_shows_figures_in_the_shared_style(report_file, xss_log):
+    """Durations in readable units, other figures as toolkit.viz._format writes them (as the explorer does)."""
+    html = report_file.read_text()
+    sweep = toolkit.sweep(xss_log, window="tumbling:100ms", delay=["0ms", "50ms", "500ms"], lateness=["0ms", "1s"],
+                          interval="50ms", execution="local")
+    rec = toolkit.recommend(sweep, completeness=0.9)["config"]
+    assert (f"Recommended: delay = {fmt.duration(rec['delay_ms'])}, "
+            f"lateness = {fmt.duration(rec['lateness_ms'])}</strong>") in html
+    assert "Setting: generator=bounded_out_of_orderness, delay=0 ms, interval=50 ms" in html
+    assert "window=tumbling(size=100 ms, offset=0 ms), lateness=0 ms" in html
+    for v in sweep["completeness_first"]:
+        assert f'<td class="num">{fmt.number(v)}</td>' in html
+    assert '<tr><th>valid records</th><td class="num">300</td></tr>' in html
+
+
 def test_report_computes_replay_and_sweep_when_missing(xss_log, tmp_path):
-    from toolkit.report import build
+    from toolkit.apps.report import build
 
     ctx = build(xss_log, grid={"delay": ["0ms", "500ms"], "lateness": ["0ms"], "window": "tumbling:100ms",
                                "interval": "50ms"})
