@@ -62,17 +62,17 @@ def test_explorer_replays_when_controls_change(log):
     app.controls["slide"].value = "100ms"
     assert app.controls["slide"].layout.display == ""
     assert app.settings()["window"] == "sliding:200ms/100ms"
-    assert app.result.settings["window"] == {"type": "sliding", "size": 200, "slide": 100, "offset": 0}
+    assert app.result.settings["window"] == "sliding:200ms/100ms"
 
     app.controls["window"].value = "session"
     app.controls["size"].value = "50ms"
     assert app.controls["slide"].layout.display == "none"
-    assert app.result.settings["window"]["type"] == "session"
+    assert app.result.settings["window"] == "session:50ms"
 
     app.controls["source_parallelism"].value = 2
     app.controls["idleness"].value = "1s"
     assert app.result.settings["source_parallelism"] == 2
-    assert app.result.settings["idle_timeout"] == 1000
+    assert app.result.settings["idleness"] == 1000
     assert "replayed in" in app.busy.value
 
 
@@ -83,7 +83,7 @@ def test_explorer_shows_errors_and_keeps_the_last_result(log):
     assert app.result is good
     assert app.error and "error:" in app.busy.value
     app.controls["size"].value = "200ms"
-    assert app.error is None and app.result.settings["window"]["size"] == 200
+    assert app.error is None and app.result.settings["window"] == "tumbling:200ms"
 
 
 def test_explorer_debounces_rapid_changes(log):

@@ -115,8 +115,7 @@ def test_report_shows_figures_in_the_shared_style(report_file, xss_log):
     rec = toolkit.recommend(sweep, completeness=0.9)["config"]
     assert (f"Recommended: delay = {fmt.duration(rec['delay_ms'])}, "
             f"lateness = {fmt.duration(rec['lateness_ms'])}</strong>") in html
-    assert "Setting: generator=bounded_out_of_orderness, delay=0 ms, interval=50 ms" in html
-    assert "window=tumbling(size=100 ms, offset=0 ms), lateness=0 ms" in html
+    assert "Setting: window=tumbling:100ms interval=50ms" in html
     for v in sweep["completeness_first"]:
         assert f'<td class="num">{fmt.number(v)}</td>' in html
     assert '<tr><th>valid records</th><td class="num">300</td></tr>' in html
@@ -131,7 +130,7 @@ def test_report_computes_replay_and_sweep_when_missing(xss_log, tmp_path):
     rec = toolkit.recommend(ctx["sweep"])
     # the replay is the recommended setting's
     assert ctx["replay"].settings["delay"] == int(rec["config"]["delay_ms"])
-    assert ctx["replay"].settings["window"]["size"] == 100
+    assert ctx["replay"].settings["window"] == "tumbling:100ms" and ctx["replay"].setting == rec["setting"]
     assert "<html" in render(ctx)
 
 

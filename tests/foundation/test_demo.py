@@ -12,8 +12,8 @@ def test_demo_writes_the_report(tmp_path, capsys):
     out = tmp_path / "reports" / "demo.html"
     assert main(["demo", "--no-spark", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "[demo] recommendation: window tumbling:1000ms" in printed
-    assert "idleness 2000ms" in printed  # the silent partition makes an idle timeout pay off
+    assert "[demo] recommendation: window=tumbling:1s" in printed
+    assert "idleness=2s" in printed  # the silent partition makes an idle timeout pay off
     html = out.read_text()
     assert html.startswith("<!DOCTYPE html>") or html.lstrip().lower().startswith("<!doctype html>")
     assert "Recommended" in html and "sample.csv" in html

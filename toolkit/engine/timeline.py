@@ -106,11 +106,6 @@ class WatermarkTimeline:
         out[ok] = self.watermark[idx[ok]]
         return out
 
-    def to_frame(self):
-        import pandas as pd
-
-        return pd.DataFrame({"time": self.shape.time, "after_row": self.shape.after_row, "watermark": self.watermark})
-
 
 def ticks_before(shape: TickShape, arrival: np.ndarray, row: np.ndarray) -> np.ndarray:
     """Number of ticks processed before each record (records given in any order).
