@@ -9,8 +9,9 @@ window operator, result frames, record fates).
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
+
+from toolkit.bench._timing import timed
 
 
 def make_log(records: int = 1_000_000, partitions: int = 8, keys: int = 1000, seed: int = 42) -> Any:
@@ -33,20 +34,19 @@ def bench_replay(records: int = 1_000_000, partitions: int = 8, keys: int = 1000
     from toolkit.replay import replay
 
     n = int(records)
-    t0 = time.perf_counter()
-    log = make_log(n, partitions, keys, seed)
-    t1 = time.perf_counter()
-    result = replay(log, window="tumbling:1s", delay="1s", interval="200ms", parallelism=2)
-    t2 = time.perf_counter()
+    log, build = timed(lambda: make_log(n, partitions, keys, seed))
+    result, run_replay = timed(
+        lambda: replay(log, window="tumbling:1s", delay="1s", interval="200ms", parallelism=2)
+    )
     s = result.summary()
     out = {
         "bench": "replay",
         "records": n,
         "partitions": partitions,
         "keys": keys,
-        "build_log_s": round(t1 - t0, 3),
-        "replay_s": round(t2 - t1, 3),
-        "records_per_s": round(n / (t2 - t1)),
+        "build_log_s": round(build.wall, 3),
+        "replay_s": round(run_replay.wall, 3),
+        "records_per_s": round(n / run_replay.wall),
         "firings": s["firings"],
         "late_side_output": s["late_side_output"],
         "on_time": s["on_time"],
@@ -63,7 +63,3 @@ def run(args: Any) -> int:
         seed=getattr(args, "seed", 42),
     )
     return 0
-
-
-if __name__ == "__main__":
-    bench_replay()
