@@ -14,6 +14,13 @@ from __future__ import annotations
 import numpy as np
 
 from toolkit.bench._timing import Timer, timed
+from toolkit.engine import (
+    Count,
+    EventTimeSessionWindows,
+    SlidingEventTimeWindows,
+    TumblingEventTimeWindows,
+    WindowOperator,
+)
 
 _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 
@@ -77,14 +84,6 @@ def calibration_loop(n: int = 1_000_000) -> float:
 
 
 def run(args) -> int:
-    from toolkit.engine import (
-        Count,
-        EventTimeSessionWindows,
-        SlidingEventTimeWindows,
-        TumblingEventTimeWindows,
-        WindowOperator,
-    )
-
     n, nkeys = args.records, args.keys
     (keys, ts), built = timed(lambda: make_stream(n, nkeys, args.seed))
     print(f"stream: {n:,} records, {nkeys} keys, built in {built.wall:.2f} s "

@@ -11,14 +11,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
+
 from toolkit.bench._timing import timed
+from toolkit.log import EventLog
+from toolkit.replay import replay
 
 
 def make_log(records: int = 1_000_000, partitions: int = 8, keys: int = 1000, seed: int = 42) -> Any:
-    import numpy as np
-
-    from toolkit.log import EventLog
-
     rng = np.random.default_rng(seed)
     arrival = 1_700_000_000_000 + np.sort(rng.integers(0, records // 10, records))  # ~10k records/s
     event_time = arrival - rng.integers(0, 2000, records)
@@ -31,8 +31,6 @@ def make_log(records: int = 1_000_000, partitions: int = 8, keys: int = 1000, se
 
 def bench_replay(records: int = 1_000_000, partitions: int = 8, keys: int = 1000, seed: int = 42) -> dict:
     """Run the benchmark, print one JSON line and return it as a dict."""
-    from toolkit.replay import replay
-
     n = int(records)
     log, build = timed(lambda: make_log(n, partitions, keys, seed))
     result, run_replay = timed(

@@ -17,7 +17,15 @@ import time
 import numpy as np
 import pandas as pd
 
+import toolkit
 from toolkit.bench._timing import Timer, timed
+from toolkit.fast.evaluate import Shard, partial
+from toolkit.log import EventLog
+from toolkit.spark import spark_session
+from toolkit.sweep import distribute
+from toolkit.sweep.core import build_timelines
+from toolkit.sweep.grid import build_grid
+from toolkit.sweep.timelines import tick_table
 
 # the oracle's anchor (README "Measured performance"): real Flink 2.3, 2 M records, parallelism 1,
 # process wall 6.4-6.9 s per configuration including start-up; 1,000 records: 3.7-4.9 s.
@@ -46,11 +54,6 @@ def _grid():
 
 def case_a(table: pd.DataFrame) -> float:
     """Fast-path evaluation only (timelines built, pairs shared), one core."""
-    from toolkit.fast.evaluate import Shard, partial
-    from toolkit.sweep.core import build_timelines
-    from toolkit.sweep.grid import build_grid
-    from toolkit.sweep.timelines import tick_table
-
     configs = build_grid(**_grid())
     arr, ts = table["arrival_time"].to_numpy(), table["event_time"].to_numpy()
     part = table["partition"].to_numpy()
@@ -79,12 +82,8 @@ def case_a(table: pd.DataFrame) -> float:
 
 
 def case_b(table: pd.DataFrame, spark) -> tuple[float, float]:
-    import toolkit
-
     local, in_process = timed(lambda: toolkit.sweep(table, progress=False, execution="local", **_grid()))
     print(f"(b) 100-configuration sweep over {len(table):,} records: in-process {in_process.wall:.1f} s")
-    from toolkit.sweep import distribute
-
     shards = spark.sparkContext.defaultParallelism  # one key shard per core: fewest fixed costs
     dist, distributing = timed(lambda: distribute(table, spark=spark, shards=shards))
     _, warm_up = timed(lambda: toolkit.sweep(dist, progress=False, execution="spark", spark=spark, shards=shards,
@@ -101,16 +100,12 @@ def case_b(table: pd.DataFrame, spark) -> tuple[float, float]:
 
 
 def sdf_log(sdf, n):
-    from toolkit.log import EventLog
-
     q = pd.DataFrame({"row": pd.Series(dtype=np.int64), "column": pd.Series(dtype=object),
                       "reason": pd.Series(dtype=object), "raw": pd.Series(dtype=object)})
     return EventLog(None, q, spark_df=sdf, n_records=n, has_arrival_time=True, source="bench")
 
 
 def case_c(table: pd.DataFrame, sweep_s: tuple[float, float] | None) -> None:
-    import toolkit
-
     part = table.iloc[: min(len(table), 50_000)]
     _, engine = timed(lambda: toolkit.sweep(part, path="engine", progress=False, window="tumbling:1s", delay=1000,
                                             lateness=500, interval=200))
@@ -134,8 +129,6 @@ def spark10m(records: int, keys: int, seed: int, spark) -> None:
     import threading
 
     from pyspark.sql import functions as F
-
-    import toolkit
 
     rate, max_delay = 10_000, 2000
     sdf = (
@@ -200,8 +193,6 @@ def run(args) -> int:
     print(f"machine: {os.cpu_count()} cores (shared with other work: treat timings as indicative)")
     spark = None
     if only & {"b", "spark10m"}:
-        from toolkit.spark import spark_session
-
         spark = spark_session()
     if "spark10m" in only:
         spark10m(args.records if args.records != 1_000_000 else 10_000_000, args.keys, args.seed, spark)

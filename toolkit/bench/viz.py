@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+import toolkit.viz as viz
 from toolkit.bench._timing import timed
 from toolkit.errors import UserError
 from toolkit.log import EventLog
@@ -80,8 +81,6 @@ def make_log(records: int, seed: int = 0, delay_ms: int = 300) -> tuple[Any, Any
 
 def chart_timings(records: int = 10_000_000, seed: int = 0, svg: bool = False) -> list[dict[str, Any]]:
     """Time each chart on a generated log; returns rows ``chart, seconds, spec_bytes, rows_embedded``."""
-    import toolkit.viz as viz
-
     (log, result), generation = timed(lambda: make_log(records, seed))
     rows = [{"chart": f"generate {records:,} records (not a chart)", "seconds": generation.wall,
              "spec_bytes": 0, "rows_embedded": 0}]

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from toolkit.errors import UserError
+
 
 def register(subparsers) -> None:
     from toolkit.log.synth import MODELS
@@ -39,7 +41,6 @@ def register(subparsers) -> None:
 def _parse_set(items: list[str]) -> dict:
     from dataclasses import fields
 
-    from toolkit.cli import UserError
     from toolkit.log.synth import SynthConfig
 
     types = {f.name: f.type for f in fields(SynthConfig)}
