@@ -1,27 +1,96 @@
-"""Shared fixtures: one Spark session for the whole run, and paths to fixtures."""
+"""Shared test set-up: paths, and one Spark session for the tests that need Spark.
+
+Spark needs Java. Without a JVM the tests that need Spark are skipped with the install hint
+(``toolkit.spark.JAVA_HELP``) and everything else runs, so the engine, the log and the
+replay can be tested on a machine without Java. With ``WATERMARK_LAB_REQUIRE_SPARK=1`` (set
+by ``.ci/run``) those tests fail instead, so CI still runs the whole suite.
+
+A test needs Spark when it uses the ``spark`` fixture, carries ``@pytest.mark.spark``, or is a
+cell of a notebook that starts Spark (see :data:`SPARK_IN_NOTEBOOK`).
+"""
 from __future__ import annotations
 
+import json
 import os
+import re
+import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+ROOT = Path(__file__).resolve().parent.parent  # the repository
+FIXTURES = ROOT / "tests" / "fixtures"  # oracle scenarios and their Flink outputs, replay logs
+DATA = ROOT / "data"  # the sample logs shipped with the project
 
-os.environ.setdefault("PYSPARK_PYTHON", os.sys.executable)
+REQUIRE_SPARK = "WATERMARK_LAB_REQUIRE_SPARK"
+# a notebook whose code matches this starts Spark: all its cells need Java
+SPARK_IN_NOTEBOOK = re.compile(
+    r"spark_session\(|execution\s*=\s*[\"']spark[\"']|\bspark\s*=(?!=)\s*(?!None\b|False\b)|--spark\b|--master\b"
+)
+
+# Spark's Python workers must run this interpreter (same pandas, pyarrow and toolkit)
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 
-def pytest_configure(config):
+def spark_required() -> bool:
+    """True when a missing Java must fail the Spark tests instead of skipping them (CI)."""
+    return os.environ.get(REQUIRE_SPARK, "").strip().lower() in ("1", "true", "yes")
+
+
+def need_spark() -> None:
+    """Skip the calling test when no JVM is found; fail it when Spark is required."""
     from toolkit.spark import JAVA_HELP, java_available
 
-    if not java_available():
-        raise pytest.UsageError(JAVA_HELP)
+    if java_available():
+        return
+    if spark_required():
+        pytest.fail(f"{JAVA_HELP} ({REQUIRE_SPARK}=1: a test that needs Spark fails without Java)", pytrace=False)
+    pytest.skip(JAVA_HELP)
+
+
+@cache
+def _notebook_starts_spark(path: Path) -> bool:
+    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    code = "\n".join("".join(c.get("source", "")) for c in cells if c.get("cell_type") == "code")
+    return SPARK_IN_NOTEBOOK.search(code) is not None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test that needs Spark with ``spark``, and skip them all when Java is missing.
+
+    This hook sees every collected item, the nbval notebook cells included (``runtest_setup``
+    below only sees the items under ``tests/``). When Spark is required, nothing is skipped:
+    tests under ``tests/`` fail in ``runtest_setup``, and a notebook fails at its own Spark
+    call, whose SetupError carries the same install hint.
+    """
+    from toolkit.spark import JAVA_HELP, java_available
+
+    skip = not java_available() and not spark_required()
+    for item in items:
+        path = Path(str(getattr(item, "path", "")))
+        if path.suffix == ".ipynb":
+            if _notebook_starts_spark(path):
+                item.add_marker(pytest.mark.spark)
+        elif "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
+        if skip and item.get_closest_marker("spark") is not None:
+            item.add_marker(pytest.mark.skip(reason=JAVA_HELP))
+
+
+def pytest_runtest_setup(item):
+    """``@pytest.mark.spark`` tests under tests/ skip or fail like the ``spark`` fixture."""
+    if item.get_closest_marker("spark") is not None:
+        need_spark()
 
 
 @pytest.fixture(scope="session")
 def spark():
-    """One local Spark session shared by every test (starting one costs seconds)."""
+    """One local Spark session shared by every test (starting one costs seconds).
+
+    Skips the test when no JVM is found (fails it with ``WATERMARK_LAB_REQUIRE_SPARK=1``).
+    """
+    need_spark()
     from toolkit.spark import spark_session
 
     session = spark_session("local[2]", shuffle_partitions=4)
@@ -31,3 +100,8 @@ def spark():
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    return DATA

@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, tuple[str, str | None]] = {
     "load_log": ("toolkit.log", "load_log"),
     "EventLog": ("toolkit.log", "EventLog"),
-    "synth": ("toolkit.synth", None),
+    "synth": ("toolkit.log.synth", None),
     "engine": ("toolkit.engine", None),
     "replay": ("toolkit.replays", "replay"),
     "ReplayResult": ("toolkit.replays", "ReplayResult"),

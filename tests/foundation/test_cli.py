@@ -63,11 +63,27 @@ def test_demo_without_java_says_how_to_install(tmp_path):
     assert "Java was not found" in out.stderr and "openjdk-17" in out.stderr
 
 
-def test_pytest_without_java_says_how_to_install(tmp_path):
+def _pytest_without_java(tmp_path, *extra_env: tuple[str, str]):
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "tests/foundation/test_environment.py"],
-                         capture_output=True, text=True, cwd=root, env=_env_without_java(tmp_path))
+    env = _env_without_java(tmp_path)
+    env.pop("WATERMARK_LAB_REQUIRE_SPARK", None)
+    env.update(extra_env)
+    files = ["tests/log/test_log_describe.py", "tests/log/test_log_spark.py"]  # pandas only; Spark only
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:randomly", *files],
+                          capture_output=True, text=True, cwd=root, env=env)
+
+
+def test_pytest_without_java_skips_the_spark_tests_with_the_install_hint(tmp_path):
+    out = _pytest_without_java(tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert " passed" in out.stdout and "7 skipped" in out.stdout
+    assert "Java was not found" in out.stdout and "openjdk-17" in out.stdout
+
+
+def test_pytest_without_java_fails_the_spark_tests_when_spark_is_required(tmp_path):
+    out = _pytest_without_java(tmp_path, ("WATERMARK_LAB_REQUIRE_SPARK", "1"))
     assert out.returncode != 0
+    assert "skipped" not in out.stdout and "7 error" in out.stdout
     assert "Java was not found" in out.stdout + out.stderr

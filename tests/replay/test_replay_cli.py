@@ -44,7 +44,7 @@ def test_replay_command_errors(capsys) -> None:
 
 
 def test_bench_replay_small(capsys) -> None:
-    from toolkit.bench_replay import bench_replay
+    from toolkit.bench.replay import bench_replay
 
     out = bench_replay(records=5000, partitions=8, keys=50)
     assert out["records"] == 5000 and out["records_per_s"] > 0

@@ -5,7 +5,7 @@ import pytest
 
 from toolkit.cli import main
 from toolkit.viz import MAX_POINTS
-from toolkit.viz.bench import make_log, run
+from toolkit.bench.viz import chart_timings as run, make_log
 
 
 @pytest.fixture(scope="module")

@@ -1,18 +1,19 @@
 """``python -m toolkit bench NAME``: benchmarks (not timed tests).
 
-Sub-benchmarks are registered in ``BENCHMARKS`` (name -> ``"module:function"``); each function
-takes the parsed arguments and prints its figures. Add yours with one line.
+Benchmarks live in :mod:`toolkit.bench`, one module per name in ``BENCHMARKS`` (name -> module);
+each module's ``run(args) -> int`` takes the parsed arguments and prints its figures. Add yours
+with a module and one line here.
 """
 from __future__ import annotations
 
 import importlib
 
 BENCHMARKS: dict[str, str] = {
-    "engine": "toolkit.bench_engine:run",
-    "replay": "toolkit.bench_replay:run",
-    "sweep": "toolkit.bench_sweep:run",
-    "log": "toolkit.log.bench:run",
-    "viz": "toolkit.viz.bench_command:run",
+    "engine": "toolkit.bench.engine",
+    "replay": "toolkit.bench.replay",
+    "sweep": "toolkit.bench.sweep",
+    "log": "toolkit.bench.log",
+    "viz": "toolkit.bench.viz",
 }
 
 
@@ -28,5 +29,4 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    module, _, fn = BENCHMARKS[args.name].partition(":")
-    return int(getattr(importlib.import_module(module), fn)(args) or 0)
+    return int(importlib.import_module(BENCHMARKS[args.name]).run(args) or 0)

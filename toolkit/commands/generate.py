@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import argparse
 
+from toolkit.errors import UserError
+
 
 def register(subparsers) -> None:
-    from toolkit.synth import MODELS
+    from toolkit.log.synth import MODELS
 
     p = subparsers.add_parser(
         "generate",
@@ -39,8 +41,7 @@ def register(subparsers) -> None:
 def _parse_set(items: list[str]) -> dict:
     from dataclasses import fields
 
-    from toolkit.cli import UserError
-    from toolkit.synth import SynthConfig
+    from toolkit.log.synth import SynthConfig
 
     types = {f.name: f.type for f in fields(SynthConfig)}
     out: dict = {}
@@ -75,7 +76,7 @@ def _parse_set(items: list[str]) -> dict:
 def run(args: argparse.Namespace) -> int:
     import time
 
-    from toolkit import synth
+    from toolkit.log import synth
 
     params = _parse_set(args.set)
     for name in ("rate", "keys", "zipf", "partitions", "delay", "delay_scale", "delay_shape"):

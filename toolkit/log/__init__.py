@@ -1,8 +1,29 @@
 """Event logs: loading, canonical form, validation and quarantine, describe().
 
-``toolkit.load_log(...)`` returns an :class:`EventLog`; see :mod:`toolkit.log.eventlog`
-for the canonical columns every other part of the toolkit relies on.
+``toolkit.load_log(...)`` returns an :class:`EventLog`; see :mod:`toolkit.log.model` for the
+canonical columns every other part of the toolkit relies on.
+
+The modules import one way (nothing imports a module above it):
+
+- :mod:`~toolkit.log.model` (``EventLog``, a leaf) and :mod:`~toolkit.log.errors`;
+- :mod:`~toolkit.log.formats` (column mapping, formats, part files), :mod:`~toolkit.log.times`,
+  :mod:`~toolkit.log.quarantine`;
+- :mod:`~toolkit.log.load` (pandas loading), :mod:`~toolkit.log.describe` (pandas describe),
+  :mod:`~toolkit.log.synth` (seeded synthetic logs);
+- :mod:`~toolkit.log.spark` (the Spark backend: the same loading and describe in Spark);
+- this package: :func:`load_log` chooses pandas or Spark, and the EventLog methods that need
+  the modules above the model are wired here (:func:`toolkit.log.model.install`).
 """
+from __future__ import annotations
+
+from typing import Any
+
+from toolkit.log import describe as _describe
+from toolkit.log import load as _load
+from toolkit.log import model as _model
+from toolkit.log import spark as _spark
+from toolkit.log import times as _times
+from toolkit.log.describe import LogDescription, PartitionFigures
 from toolkit.log.errors import (
     ColumnTypeError,
     EmptyLogError,
@@ -12,9 +33,8 @@ from toolkit.log.errors import (
     MissingColumnError,
     MixedUnitsError,
 )
-from toolkit.log.describe import LogDescription, PartitionFigures
-from toolkit.log.eventlog import CANONICAL_COLUMNS, EventLog
-from toolkit.log.load import load_log
+from toolkit.log.formats import AUTO
+from toolkit.log.model import CANONICAL_COLUMNS, EventLog
 
 __all__ = [
     "CANONICAL_COLUMNS",
@@ -28,5 +48,67 @@ __all__ = [
     "MissingColumnError",
     "MixedUnitsError",
     "PartitionFigures",
+    "describe_log",
     "load_log",
 ]
+
+
+def load_log(
+    source: Any,
+    *,
+    event_time: str = "event_time",
+    arrival_time: str | None = AUTO,
+    key: str | None = AUTO,
+    partition: str | None = AUTO,
+    value: str | None = AUTO,
+    time_unit: str = "ms",
+    max_invalid_fraction: float = 0.0,
+    format: str | None = None,
+    spark: Any = None,
+) -> EventLog:
+    """Load an event log and return a validated :class:`EventLog`.
+
+    ``source``: a path to a CSV, Parquet or JSON-lines file or to a folder of parts (read
+    in sorted file-name order; files starting with "." or "_" are skipped), a pandas
+    DataFrame, or a Spark DataFrame. ``format`` overrides the file suffix.
+
+    Column mapping: ``event_time`` names the event-time column (required); the others
+    default to "auto" (the column of the canonical name when present) and may be set to
+    None to ignore a column. Times may be epoch numbers in ``time_unit`` ("s", "ms", "us",
+    "ns"), timestamps, or ISO-8601 strings (naive = UTC); they become int64 ms.
+
+    Bad rows go to ``log.quarantine`` (row, column, reason, raw); loading raises
+    :class:`InvalidRecordsError` when their share exceeds ``max_invalid_fraction``
+    (default 0: any bad row is an error that names column, count and sample) and
+    :class:`EmptyLogError` when no valid row is left. Duplicate rows are kept.
+
+    With a Spark DataFrame, or ``spark=`` (a SparkSession, or True for
+    :func:`toolkit.spark.spark_session`) with a path, loading stays in Spark: the log is
+    never collected to the driver (only the quarantined rows are).
+    """
+    if not 0.0 <= float(max_invalid_fraction) <= 1.0:
+        raise ValueError(f"max_invalid_fraction must be between 0 and 1, got {max_invalid_fraction!r}")
+    unit = _times.normalize_unit(time_unit)
+    mapping = dict(event_time=event_time, arrival_time=arrival_time, key=key, partition=partition, value=value)
+    fraction = float(max_invalid_fraction)
+    if _spark.is_spark_dataframe(source) or (spark is not None and spark is not False):
+        return _spark.load_spark(source, mapping, time_unit=unit, max_invalid_fraction=fraction,
+                                 format=format, spark=spark)
+    return _load.load_pandas(source, mapping, time_unit=unit, max_invalid_fraction=fraction, format=format)
+
+
+def describe_log(log: EventLog, **options: Any) -> LogDescription:
+    """``log.describe()``: computed in pandas, or in Spark for a Spark-backed log."""
+    if log.is_spark:
+        return _spark.describe_spark(log, **options)
+    return _describe.describe_pandas(log, **options)
+
+
+_model.install(
+    _model.Operations(
+        from_arrays=_load.from_arrays,
+        describe=describe_log,
+        spark_to_pandas=_spark.spark_to_pandas,
+        pandas_to_spark=_spark.pandas_to_spark,
+    )
+)

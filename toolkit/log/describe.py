@@ -13,10 +13,15 @@ Definitions (the same on the pandas and the Spark path; all times int ms):
   between consecutive records on the time axis (arrival time, else event time); gaps of
   at least ``silence`` are *silences* (where idleness matters). ``silence`` defaults to
   max(1 s, 100 x the median gap over all partitions).
-- **percentiles** are nearest-rank (``numpy`` method "inverted_cdf", Spark
+- **percentiles** (:func:`percentiles`) are nearest-rank (``numpy`` method "inverted_cdf", Spark
   ``percentile_disc``): always a value that occurs in the data.
 - **duplicates**: records equal in every canonical column but ``row`` to an earlier one
   (they are kept: they are real records).
+
+This module computes them in pandas (:func:`describe_pandas`); the Spark backend
+(:mod:`toolkit.log.spark`) computes the same figures in Spark with the public helpers here
+(:func:`percentile_label`, :func:`resolve_silence`, :func:`partition_figures`).
+``log.describe()`` chooses between the two.
 """
 from __future__ import annotations
 
@@ -25,6 +30,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+
+from toolkit.durations import parse_duration
 
 PERCENTILES = (0.5, 0.9, 0.99, 0.999)
 _INT64_MIN = np.iinfo(np.int64).min
@@ -161,7 +168,7 @@ def percentile_label(p: float) -> str:
     return f"p{round(p * 100, 6):g}"
 
 
-def nearest_rank(values: np.ndarray, ps=PERCENTILES) -> dict[str, int]:
+def percentiles(values: np.ndarray, ps=PERCENTILES) -> dict[str, int]:
     """Nearest-rank percentiles (numpy "inverted_cdf") plus min and max, as ints."""
     out = {"min": int(values.min())}
     qs = np.quantile(values, list(ps), method="inverted_cdf")
@@ -172,8 +179,7 @@ def nearest_rank(values: np.ndarray, ps=PERCENTILES) -> dict[str, int]:
 
 
 def resolve_silence(silence, median_gap: int | None) -> int:
-    from toolkit.durations import parse_duration
-
+    """The silence threshold in ms: ``silence`` as given, or the default from the median gap."""
     if silence is None or silence == "auto":
         return max(1000, 100 * int(median_gap or 0))
     ms = parse_duration(silence, name="silence")
@@ -182,16 +188,8 @@ def resolve_silence(silence, median_gap: int | None) -> int:
     return ms
 
 
-def describe(log, *, silence: Any = "auto") -> LogDescription:
-    """Figures about ``log`` (see the module docstring); stays in Spark for Spark-backed logs."""
-    if log.is_spark:
-        from toolkit.log.spark_log import describe_spark
-
-        return describe_spark(log, silence=silence)
-    return describe_pandas(log, silence=silence)
-
-
 def describe_pandas(log, *, silence: Any = "auto") -> LogDescription:
+    """Figures about a pandas-backed ``log`` (see the module docstring)."""
     t = log.table
     n = len(t)
     order = log.arrival_order()
@@ -212,7 +210,7 @@ def describe_pandas(log, *, silence: Any = "auto") -> LogDescription:
     at = t["arrival_time"].to_numpy(dtype=np.int64) if has_arrival else None
     if has_arrival:
         d = at - et
-        delay = nearest_rank(d)
+        delay = percentiles(d)
         arrival_before = int((d < 0).sum())
 
     # keys
@@ -245,7 +243,7 @@ def describe_pandas(log, *, silence: Any = "auto") -> LogDescription:
             max_gap = max_gap_start = None
         long = pg >= threshold
         figures.append(
-            _partition_figures(log, int(p), int(sel.sum()), first, last, max_gap, max_gap_start,
+            partition_figures(log, int(p), int(sel.sum()), first, last, max_gap, max_gap_start,
                                int(long.sum()), int(pg[long].sum()))
         )
     return LogDescription(
@@ -262,7 +260,7 @@ def describe_pandas(log, *, silence: Any = "auto") -> LogDescription:
         duplicates=dup,
         behind=int(behind.sum()),
         behind_share=float(behind.sum()) / n,
-        behind_by=nearest_rank(lag) if len(lag) else None,
+        behind_by=percentiles(lag) if len(lag) else None,
         delay=delay,
         arrival_before_event=arrival_before,
         silence=threshold,
@@ -284,7 +282,8 @@ def _duplicates(t) -> int:
     return int(t.loc[candidates].drop(columns="row").duplicated(keep="first").sum())
 
 
-def _partition_figures(log, p, records, first, last, max_gap, max_gap_start, silences, silent_ms) -> PartitionFigures:
+def partition_figures(log, p, records, first, last, max_gap, max_gap_start, silences, silent_ms) -> PartitionFigures:
+    """One partition's figures from its counts and times (rate and name derived here; both backends)."""
     span = last - first
     return PartitionFigures(
         partition=p,

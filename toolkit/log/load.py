@@ -1,13 +1,13 @@
-"""``load_log``: read an event log from a file, a folder of parts, pandas or Spark.
+"""Loading in pandas: a file, a folder of parts or a pandas DataFrame to an :class:`EventLog`.
 
 Readers are pyarrow (CSV, Parquet) and pandas (JSON lines, whose columns may mix numbers
-and strings). Every source becomes one pandas DataFrame (or stays a Spark DataFrame) that
-:func:`canonicalize` maps to the canonical columns, quarantining bad rows.
+and strings). Every source becomes one pandas DataFrame that :func:`canonicalize` maps to
+the canonical columns, quarantining bad rows. The Spark backend (:mod:`toolkit.log.spark`)
+applies the same rules in Spark; :func:`toolkit.log.load_log` chooses between the two.
 """
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,17 +16,10 @@ import pandas as pd
 
 from toolkit.log import times
 from toolkit.log.errors import ColumnTypeError, EmptyLogError, LogReadError, MissingColumnError
-from toolkit.log.eventlog import EventLog
+from toolkit.log.formats import AUTO, ColumnMap, detect_format, list_parts
+from toolkit.log.model import EventLog
 from toolkit.log.quarantine import Faults, enforce
 
-AUTO = "auto"
-ROLES = ("event_time", "arrival_time", "key", "partition", "value")
-FORMATS = ("csv", "parquet", "jsonl")
-_SUFFIXES = {
-    ".csv": "csv", ".tsv": "csv", ".txt": "csv",
-    ".parquet": "parquet", ".pq": "parquet",
-    ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl",
-}
 NULL = "null"
 NOT_A_NUMBER = "not a number"
 NOT_AN_INTEGER = "not an integer"
@@ -34,89 +27,19 @@ NEGATIVE = "negative"
 NOT_FINITE = "not finite"
 
 
-@dataclass(frozen=True)
-class ColumnMap:
-    """Which source column holds each canonical field (None: not mapped, defaults apply)."""
-
-    event_time: str
-    arrival_time: str | None = None
-    key: str | None = None
-    partition: str | None = None
-    value: str | None = None
-
-    @classmethod
-    def resolve(cls, columns, **given: Any) -> "ColumnMap":
-        """Resolve "auto" (use the column of the canonical name if present) and check names exist."""
-        columns = list(columns)
-        resolved: dict[str, str | None] = {}
-        for role in ROLES:
-            name = given.get(role, AUTO)
-            if name is None:
-                resolved[role] = None
-                continue
-            if name == AUTO:
-                if role == "event_time":
-                    name = "event_time"
-                else:
-                    resolved[role] = role if role in columns else None
-                    continue
-            name = str(name)
-            if name not in columns:
-                shown = ", ".join(repr(str(c)) for c in columns[:20]) or "(none)"
-                raise MissingColumnError(
-                    f"column {name!r} (for {role}) not found; available columns: {shown}"
-                )
-            resolved[role] = name
-        return cls(**resolved)
-
-    def items(self):
-        return [(role, getattr(self, role)) for role in ROLES if getattr(self, role) is not None]
-
-
-def load_log(
+def load_pandas(
     source: Any,
+    mapping: dict[str, Any],
     *,
-    event_time: str = "event_time",
-    arrival_time: str | None = AUTO,
-    key: str | None = AUTO,
-    partition: str | None = AUTO,
-    value: str | None = AUTO,
     time_unit: str = "ms",
     max_invalid_fraction: float = 0.0,
     format: str | None = None,
-    spark: Any = None,
 ) -> EventLog:
-    """Load an event log and return a validated :class:`EventLog`.
+    """Load a path or a pandas DataFrame in pandas (see :func:`toolkit.log.load_log`).
 
-    ``source``: a path to a CSV, Parquet or JSON-lines file or to a folder of parts (read
-    in sorted file-name order; files starting with "." or "_" are skipped), a pandas
-    DataFrame, or a Spark DataFrame. ``format`` overrides the file suffix.
-
-    Column mapping: ``event_time`` names the event-time column (required); the others
-    default to "auto" (the column of the canonical name when present) and may be set to
-    None to ignore a column. Times may be epoch numbers in ``time_unit`` ("s", "ms", "us",
-    "ns"), timestamps, or ISO-8601 strings (naive = UTC); they become int64 ms.
-
-    Bad rows go to ``log.quarantine`` (row, column, reason, raw); loading raises
-    :class:`InvalidRecordsError` when their share exceeds ``max_invalid_fraction``
-    (default 0: any bad row is an error that names column, count and sample) and
-    :class:`EmptyLogError` when no valid row is left. Duplicate rows are kept.
-
-    With a Spark DataFrame, or ``spark=`` (a SparkSession, or True for
-    :func:`toolkit.spark.spark_session`) with a path, loading stays in Spark: the log is
-    never collected to the driver (only the quarantined rows are).
+    ``mapping`` holds ``load_log``'s column arguments (role -> column name, "auto" or None);
+    ``time_unit`` is a normalized unit (:func:`toolkit.log.times.normalize_unit`).
     """
-    if not 0.0 <= float(max_invalid_fraction) <= 1.0:
-        raise ValueError(f"max_invalid_fraction must be between 0 and 1, got {max_invalid_fraction!r}")
-    unit = times.normalize_unit(time_unit)
-    mapping = dict(event_time=event_time, arrival_time=arrival_time, key=key, partition=partition, value=value)
-    from toolkit.log.spark_log import is_spark_dataframe
-
-    if is_spark_dataframe(source) or spark is not None and spark is not False:
-        from toolkit.log.spark_log import load_spark
-
-        return load_spark(source, mapping, time_unit=unit, max_invalid_fraction=float(max_invalid_fraction),
-                          format=format, spark=spark)
     if isinstance(source, pd.DataFrame):
         frame, name = source, "DataFrame"
     elif isinstance(source, (str, os.PathLike)):
@@ -129,7 +52,37 @@ def load_log(
         header = len(frame.columns) and not isinstance(source, pd.DataFrame)
         raise EmptyLogError(f"{name} has no records" + (" (only a header)" if header else ""))
     cmap = ColumnMap.resolve(frame.columns, **mapping)
-    return canonicalize(frame, cmap, time_unit=unit, max_invalid_fraction=float(max_invalid_fraction), source=name)
+    return canonicalize(frame, cmap, time_unit=time_unit, max_invalid_fraction=float(max_invalid_fraction), source=name)
+
+
+def from_arrays(
+    event_time,
+    arrival_time=None,
+    key=None,
+    partition=None,
+    value=None,
+    *,
+    time_unit: str = "ms",
+) -> EventLog:
+    """:meth:`EventLog.from_arrays`: a (small) log from arrays of epoch numbers in ``time_unit``."""
+    event_time = np.asarray(event_time)
+    n = len(event_time)
+    data: dict[str, Any] = {"event_time": event_time}
+    for name, arr in (("arrival_time", arrival_time), ("key", key), ("partition", partition), ("value", value)):
+        if arr is None:
+            continue
+        if np.ndim(arr) == 0:
+            arr = np.repeat(np.asarray([arr], dtype=object if isinstance(arr, str) else None), n)
+        data[name] = arr
+    frame = pd.DataFrame(data)
+    mapping = ColumnMap(
+        event_time="event_time",
+        arrival_time="arrival_time" if arrival_time is not None else None,
+        key="key" if key is not None else None,
+        partition="partition" if partition is not None else None,
+        value="value" if value is not None else None,
+    )
+    return canonicalize(frame, mapping, time_unit=time_unit, max_invalid_fraction=0.0, source="arrays")
 
 
 def _string_columns(mapping: dict) -> list[str]:
@@ -139,31 +92,6 @@ def _string_columns(mapping: dict) -> list[str]:
 
 
 # ---------------------------------------------------------------------- readers
-def detect_format(path: Path, format: str | None = None) -> str:
-    if format is not None:
-        fmt = str(format).lower().replace("json-lines", "jsonl").replace("ndjson", "jsonl").replace("json", "jsonl")
-        fmt = fmt.replace("jsonljsonl", "jsonl")
-        if fmt not in FORMATS:
-            raise ValueError(f"format: unknown {format!r}; use one of {', '.join(FORMATS)}")
-        return fmt
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] in (".gz", ".bz2", ".zst", ".xz"):
-        suffixes = suffixes[:-1]
-    if suffixes and suffixes[-1] in _SUFFIXES:
-        return _SUFFIXES[suffixes[-1]]
-    raise ValueError(
-        f"cannot tell the format of {str(path)!r} from its name; pass format='csv', 'parquet' or 'jsonl'"
-    )
-
-
-def list_parts(folder: Path) -> list[Path]:
-    """Data files of a folder, sorted by name (hidden files and markers like _SUCCESS skipped)."""
-    parts = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith((".", "_")))
-    if not parts:
-        raise EmptyLogError(f"folder {str(folder)!r} holds no data files")
-    return parts
-
-
 def read_path(path: Path, *, format: str | None = None, string_columns: list[str] = ()) -> pd.DataFrame:
     """Read a file, or every part of a folder in name order, into one DataFrame."""
     if not path.exists():
@@ -333,7 +261,7 @@ def _kind(series: pd.Series) -> str:
 
 def key_column(series: pd.Series, *, column: str) -> tuple[np.ndarray, np.ndarray]:
     """Keys as strings; null keys are faults (Flink's keyBy rejects null keys)."""
-    series = times._to_numpy_backed(series.reset_index(drop=True))
+    series = times.to_numpy_backed(series.reset_index(drop=True))
     null = series.isna().to_numpy()
     reason = np.full(len(series), None, dtype=object)
     reason[null] = NULL
@@ -351,7 +279,7 @@ def key_column(series: pd.Series, *, column: str) -> tuple[np.ndarray, np.ndarra
 
 def partition_column(series: pd.Series, *, column: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Integer partitions as int64 (negative ones are faults); string ones returned as labels to factorize."""
-    series = times._to_numpy_backed(series.reset_index(drop=True))
+    series = times.to_numpy_backed(series.reset_index(drop=True))
     n = len(series)
     null = series.isna().to_numpy()
     reason = np.full(n, None, dtype=object)
@@ -373,7 +301,7 @@ def partition_column(series: pd.Series, *, column: str) -> tuple[np.ndarray, np.
         return ints.astype(np.int64), reason, None
     labels = _as_text(series)
     labels[null] = ""
-    digits = pd.Series(labels[~null], dtype=object).str.fullmatch(times._INTEGER_RE)
+    digits = pd.Series(labels[~null], dtype=object).str.fullmatch(times.INTEGER_RE)
     if len(digits) and digits.all():  # "0", "1", "2": numbered partitions written as text
         ints = np.zeros(n, dtype=np.int64)
         ints[~null] = pd.Series(labels[~null]).astype(np.int64).to_numpy()
@@ -384,7 +312,7 @@ def partition_column(series: pd.Series, *, column: str) -> tuple[np.ndarray, np.
 
 def value_column(series: pd.Series, *, column: str) -> tuple[np.ndarray, np.ndarray]:
     """Numeric values: int64 when every valid value is an integer in the source, else float64."""
-    series = times._to_numpy_backed(series.reset_index(drop=True))
+    series = times.to_numpy_backed(series.reset_index(drop=True))
     n = len(series)
     null = series.isna().to_numpy()
     reason = np.full(n, None, dtype=object)
@@ -409,7 +337,7 @@ def value_column(series: pd.Series, *, column: str) -> tuple[np.ndarray, np.ndar
     reason[bad] = NOT_A_NUMBER
     reason[~null & np.isinf(nums)] = NOT_FINITE
     ok = pd.isna(reason)
-    is_int = text.str.fullmatch(times._INTEGER_RE).fillna(False).to_numpy(dtype=bool)
+    is_int = text.str.fullmatch(times.INTEGER_RE).fillna(False).to_numpy(dtype=bool)
     if ok.any() and is_int[ok].all():
         ints = np.zeros(n, dtype=np.int64)
         idx = np.flatnonzero(ok)

@@ -13,7 +13,7 @@ import pandas as pd
 from toolkit.log.errors import EmptyLogError, InvalidRecordsError
 
 QUARANTINE_COLUMNS = ["row", "column", "reason", "raw"]
-_SAMPLE = 3
+SAMPLE = 3
 
 
 def empty_quarantine() -> pd.DataFrame:
@@ -84,7 +84,7 @@ def fault_groups(quarantine: pd.DataFrame) -> list[ColumnFaults]:
     out = []
     for column, group in quarantine.groupby("column", sort=False):
         reasons = [(str(r), int(c)) for r, c in group["reason"].value_counts(sort=False).items()]
-        sample = [(int(r), str(raw)) for r, raw in zip(group["row"].head(_SAMPLE), group["raw"].head(_SAMPLE))]
+        sample = [(int(r), str(raw)) for r, raw in zip(group["row"].head(SAMPLE), group["raw"].head(SAMPLE))]
         out.append((str(column), reasons, sample))
     return out
 
@@ -97,7 +97,7 @@ def summarize(quarantine: pd.DataFrame | list) -> str:
     for column, reasons, sample in groups:
         n = sum(c for _, c in reasons)
         why = ", ".join(f"{r}: {c}" for r, c in reasons)
-        eg = ", ".join(f"row {r} " + (repr(raw) if raw != "" else "null") for r, raw in sample[:_SAMPLE])
+        eg = ", ".join(f"row {r} " + (repr(raw) if raw != "" else "null") for r, raw in sample[:SAMPLE])
         parts.append(f"{column}: {n} row{'s' if n != 1 else ''} ({why}; e.g. {eg})")
     return "; ".join(parts)
 

@@ -39,11 +39,11 @@ _TWO63 = float(2**63)
 # Epoch numbers between 1990-01-01 and 2100-01-01 in each unit: used to detect columns
 # whose values look like two different units (e.g. seconds and milliseconds mixed).
 _EPOCH_S = (631_152_000.0, 4_102_444_800.0)
-_EPOCH_RANGES = {u: (_EPOCH_S[0] * m, _EPOCH_S[1] * m) for u, m in (("s", 1), ("ms", 1e3), ("us", 1e6), ("ns", 1e9))}
+EPOCH_RANGES = {u: (_EPOCH_S[0] * m, _EPOCH_S[1] * m) for u, m in (("s", 1), ("ms", 1e3), ("us", 1e6), ("ns", 1e9))}
 _UNIT_WORDS = {"s": "seconds", "ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}
 
-_NUMERIC_RE = r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?"
-_INTEGER_RE = r"[+-]?\d+"
+NUMERIC_RE = r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?"
+INTEGER_RE = r"[+-]?\d+"
 _ZONE_RE = r".*(Z|z|[+-]\d\d(:?\d\d)?)"
 
 NULL = "null"
@@ -80,7 +80,7 @@ def to_millis(series: pd.Series, *, column: str, unit: str = "ms", rows: np.ndar
     unit = normalize_unit(unit)
     n = len(series)
     rows = np.arange(n, dtype=np.int64) if rows is None else np.asarray(rows)
-    series = _to_numpy_backed(series.reset_index(drop=True))
+    series = to_numpy_backed(series.reset_index(drop=True))
     dtype = series.dtype
     if pd.api.types.is_bool_dtype(dtype):
         raise ColumnTypeError(
@@ -95,7 +95,7 @@ def to_millis(series: pd.Series, *, column: str, unit: str = "ms", rows: np.ndar
     return _objects_to_ms(series, column=column, unit=unit, rows=rows)
 
 
-def _to_numpy_backed(series: pd.Series) -> pd.Series:
+def to_numpy_backed(series: pd.Series) -> pd.Series:
     if isinstance(series.dtype, pd.ArrowDtype):
         import pyarrow as pa
 
@@ -160,7 +160,7 @@ def floats_to_ms(floats: np.ndarray, unit: str) -> tuple[np.ndarray, np.ndarray]
 
 def unit_gaps() -> list[tuple[float, float]]:
     """The magnitude ranges between consecutive units' epoch ranges (s-ms, ms-us, us-ns)."""
-    bounds = list(_EPOCH_RANGES.values())
+    bounds = list(EPOCH_RANGES.values())
     return [(bounds[i][1], bounds[i + 1][0]) for i in range(len(bounds) - 1)]
 
 
@@ -173,7 +173,7 @@ def mixed_units(found_units: list[str], gap_counts: list[int]) -> bool:
     """
     if len(found_units) < 2:
         return False
-    order = list(_EPOCH_RANGES)
+    order = list(EPOCH_RANGES)
     first, last = order.index(found_units[0]), order.index(found_units[-1])
     return sum(gap_counts[first:last]) == 0
 
@@ -189,7 +189,7 @@ def check_units(magnitudes: np.ndarray, rows: np.ndarray, raw: np.ndarray, *, co
     if len(magnitudes) == 0:
         return
     found = []
-    for u, (lo, hi) in _EPOCH_RANGES.items():
+    for u, (lo, hi) in EPOCH_RANGES.items():
         hit = np.flatnonzero((magnitudes >= lo) & (magnitudes <= hi))
         if len(hit):
             found.append((u, len(hit), int(rows[hit[0]]), raw[hit[0]]))
@@ -267,8 +267,8 @@ def strings_to_ms(text: pd.Series, null: np.ndarray, *, column: str, unit: str, 
     ms = np.zeros(n, dtype=np.int64)
     reason = np.full(n, None, dtype=object)
     reason[null] = NULL
-    numeric = text.str.fullmatch(_NUMERIC_RE).to_numpy(dtype=bool) & ~null
-    integer = text.str.fullmatch(_INTEGER_RE).to_numpy(dtype=bool) & numeric
+    numeric = text.str.fullmatch(NUMERIC_RE).to_numpy(dtype=bool) & ~null
+    integer = text.str.fullmatch(INTEGER_RE).to_numpy(dtype=bool) & numeric
     decimal = numeric & ~integer
     if numeric.any():
         mags = np.zeros(n, dtype=np.float64)

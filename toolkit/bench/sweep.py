@@ -17,6 +17,16 @@ import time
 import numpy as np
 import pandas as pd
 
+import toolkit
+from toolkit.bench._timing import Timer, timed
+from toolkit.fast.evaluate import Shard, partial
+from toolkit.log import EventLog
+from toolkit.spark import spark_session
+from toolkit.sweep import distribute
+from toolkit.sweep.core import build_timelines
+from toolkit.sweep.grid import build_grid
+from toolkit.sweep.timelines import tick_table
+
 # the oracle's anchor (README "Measured performance"): real Flink 2.3, 2 M records, parallelism 1,
 # process wall 6.4-6.9 s per configuration including start-up; 1,000 records: 3.7-4.9 s.
 FLINK_S_PER_CONFIG_2M = 6.5
@@ -44,82 +54,64 @@ def _grid():
 
 def case_a(table: pd.DataFrame) -> float:
     """Fast-path evaluation only (timelines built, pairs shared), one core."""
-    from toolkit.fast.evaluate import Shard, partial
-    from toolkit.sweep.core import build_timelines
-    from toolkit.sweep.grid import build_grid
-    from toolkit.sweep.timelines import tick_table
-
     configs = build_grid(**_grid())
     arr, ts = table["arrival_time"].to_numpy(), table["event_time"].to_numpy()
     part = table["partition"].to_numpy()
-    t0 = time.perf_counter()
-    timelines = build_timelines(configs, table_for_interval=lambda i: tick_table(arr, ts, part, i))
-    t1 = time.perf_counter()
-    shard = Shard(table["key"].to_numpy(), ts, arr, table["row"].to_numpy())
-    spec = configs[0].window_obj
-    shard.runs(spec, timelines[0].shape)
-    t2 = time.perf_counter()
-    c2 = time.process_time()
-    for i, c in enumerate(configs):
-        partial(shard, spec, timelines[i], c.lateness_ms)
-    t3 = time.perf_counter()
-    cpu = time.process_time() - c2
+    timelines, build = timed(
+        lambda: build_timelines(configs, table_for_interval=lambda i: tick_table(arr, ts, part, i))
+    )
+    with Timer() as setup:
+        shard = Shard(table["key"].to_numpy(), ts, arr, table["row"].to_numpy())
+        spec = configs[0].window_obj
+        shard.runs(spec, timelines[0].shape)
+    with Timer() as evaluation:
+        for i, c in enumerate(configs):
+            partial(shard, spec, timelines[i], c.lateness_ms)
+    wall, cpu = evaluation.wall, evaluation.cpu
+    total = build.wall + setup.wall + wall
     n = len(table) * len(configs)
     print(f"(a) fast path, {len(configs)} configurations x {len(table):,} records, one process:")
-    print(f"    timelines (tick table + {len({(c.delay_ms) for c in configs})} delays): {t1 - t0:.2f} s")
-    print(f"    shared setup (arrival sort, window pairs, runs): {t2 - t1:.2f} s")
-    print(f"    per-configuration evaluation: {t3 - t2:.2f} s = {(t3 - t2) / len(configs) * 1000:.1f} ms/config")
+    print(f"    timelines (tick table + {len({(c.delay_ms) for c in configs})} delays): {build.wall:.2f} s")
+    print(f"    shared setup (arrival sort, window pairs, runs): {setup.wall:.2f} s")
+    print(f"    per-configuration evaluation: {wall:.2f} s = {wall / len(configs) * 1000:.1f} ms/config")
     print(f"    CPU time of the evaluation: {cpu:.2f} s = {cpu / len(configs) * 1000:.1f} ms/config "
           f"=> {n / cpu / 1e6:.1f} M record-configurations per CPU-second")
-    print(f"    => {n / (t3 - t2) / 1e6:.1f} M record-configurations/s (evaluation, wall), "
-          f"{n / (t3 - t0) / 1e6:.1f} M/s including timelines and setup")
-    return n / (t3 - t0)
+    print(f"    => {n / wall / 1e6:.1f} M record-configurations/s (evaluation, wall), "
+          f"{n / total / 1e6:.1f} M/s including timelines and setup")
+    return n / total
 
 
 def case_b(table: pd.DataFrame, spark) -> tuple[float, float]:
-    import toolkit
-
-    t0 = time.perf_counter()
-    local = toolkit.sweep(table, progress=False, execution="local", **_grid())
-    t1 = time.perf_counter()
-    print(f"(b) 100-configuration sweep over {len(table):,} records: in-process {t1 - t0:.1f} s")
-    from toolkit.sweep import distribute
-
-    tp = time.perf_counter()
+    local, in_process = timed(lambda: toolkit.sweep(table, progress=False, execution="local", **_grid()))
+    print(f"(b) 100-configuration sweep over {len(table):,} records: in-process {in_process.wall:.1f} s")
     shards = spark.sparkContext.defaultParallelism  # one key shard per core: fewest fixed costs
-    dist = distribute(table, spark=spark, shards=shards)
-    tw = time.perf_counter()
-    toolkit.sweep(dist, progress=False, execution="spark", spark=spark, shards=shards, window="tumbling:1s")
-    t2 = time.perf_counter()
-    remote = toolkit.sweep(dist, progress=False, execution="spark", spark=spark, shards=shards, **_grid())
-    t3 = time.perf_counter()
-    print(f"    on local Spark ({spark.sparkContext.master}, {shards} key shards, session started): {t3 - t2:.1f} s "
-          f"(before it, once: {tw - tp:.1f} s to distribute the log by key and cache it, "
-          f"{t2 - tw:.1f} s for a 1-configuration warm-up that starts the Python workers)")
+    dist, distributing = timed(lambda: distribute(table, spark=spark, shards=shards))
+    _, warm_up = timed(lambda: toolkit.sweep(dist, progress=False, execution="spark", spark=spark, shards=shards,
+                                             window="tumbling:1s"))
+    remote, on_spark = timed(lambda: toolkit.sweep(dist, progress=False, execution="spark", spark=spark,
+                                                   shards=shards, **_grid()))
+    print(f"    on local Spark ({spark.sparkContext.master}, {shards} key shards, session started): {on_spark.wall:.1f} s "
+          f"(before it, once: {distributing.wall:.1f} s to distribute the log by key and cache it, "
+          f"{warm_up.wall:.1f} s for a 1-configuration warm-up that starts the Python workers)")
     same = local.equals(remote)
     print(f"    identical results in-process and on Spark: {same}")
     dist.spark_df.unpersist()
-    return t1 - t0, t3 - t2
+    return in_process.wall, on_spark.wall
 
 
 def sdf_log(sdf, n):
-    from toolkit.log import EventLog
-
     q = pd.DataFrame({"row": pd.Series(dtype=np.int64), "column": pd.Series(dtype=object),
                       "reason": pd.Series(dtype=object), "raw": pd.Series(dtype=object)})
     return EventLog(None, q, spark_df=sdf, n_records=n, has_arrival_time=True, source="bench")
 
 
 def case_c(table: pd.DataFrame, sweep_s: tuple[float, float] | None) -> None:
-    import toolkit
-
     part = table.iloc[: min(len(table), 50_000)]
-    t0 = time.perf_counter()
-    toolkit.sweep(part, path="engine", progress=False, window="tumbling:1s", delay=1000, lateness=500, interval=200)
-    t1 = time.perf_counter()
-    per_config = (t1 - t0) * len(table) / len(part)
+    _, engine = timed(lambda: toolkit.sweep(part, path="engine", progress=False, window="tumbling:1s", delay=1000,
+                                            lateness=500, interval=200))
+    per_config = engine.wall * len(table) / len(part)
     engine_total = per_config * len(DELAYS) * len(LATENESS)
-    print(f"(c) engine path: {t1 - t0:.2f} s for one configuration over {len(part):,} records "
+    print(f"(c) engine path: {engine.wall:.2f} s for one configuration over {len(part):,} records "
           f"=> ~{per_config:.0f} s per configuration over {len(table):,}, ~{engine_total:.0f} s for 100")
     # real Flink per configuration, interpolated between the oracle's 1k and 2M runs (linear in records)
     flink = FLINK_S_PER_CONFIG_1K + (FLINK_S_PER_CONFIG_2M - FLINK_S_PER_CONFIG_1K) * len(table) / 2_000_000
@@ -137,8 +129,6 @@ def spark10m(records: int, keys: int, seed: int, spark) -> None:
     import threading
 
     from pyspark.sql import functions as F
-
-    import toolkit
 
     rate, max_delay = 10_000, 2000
     sdf = (
@@ -163,14 +153,13 @@ def spark10m(records: int, keys: int, seed: int, spark) -> None:
 
     th = threading.Thread(target=watch, daemon=True)
     th.start()
-    t0 = time.perf_counter()
-    r = toolkit.sweep(sdf_log(sdf, records), progress=True, execution="spark", spark=spark,
-                      window="tumbling:1s", delay=[0, 500, 1000, 2000, 5000], lateness=[0, 1000], interval=200)
-    t1 = time.perf_counter()
+    r, swept = timed(lambda: toolkit.sweep(sdf_log(sdf, records), progress=True, execution="spark", spark=spark,
+                                           window="tumbling:1s", delay=[0, 500, 1000, 2000, 5000],
+                                           lateness=[0, 1000], interval=200))
     stop.set()
     th.join()
     py_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"spark10m: {records:,} generated records, {len(r)} configurations on {spark.sparkContext.master}: {t1 - t0:.1f} s")
+    print(f"spark10m: {records:,} generated records, {len(r)} configurations on {spark.sparkContext.master}: {swept.wall:.1f} s")
     print(f"    driver memory: Python driver peak RSS {py_peak:.0f} MiB; JVM (driver, and executors in local mode) "
           f"peak RSS {peak['jvm'] / 1024:.0f} MiB, heap capped by spark.driver.memory="
           f"{spark.sparkContext.getConf().get('spark.driver.memory', '?')}")
@@ -204,8 +193,6 @@ def run(args) -> int:
     print(f"machine: {os.cpu_count()} cores (shared with other work: treat timings as indicative)")
     spark = None
     if only & {"b", "spark10m"}:
-        from toolkit.spark import spark_session
-
         spark = spark_session()
     if "spark10m" in only:
         spark10m(args.records if args.records != 1_000_000 else 10_000_000, args.keys, args.seed, spark)

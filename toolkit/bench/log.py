@@ -7,21 +7,19 @@ shared machine trust CPU seconds more.
 from __future__ import annotations
 
 import tempfile
-import time
 from pathlib import Path
+
+from toolkit.bench._timing import timed
+from toolkit.log import load_log, synth
 
 
 def _timed(label: str, fn):
-    w, c = time.perf_counter(), time.process_time()
-    out = fn()
-    print(f"{label:<34} wall {time.perf_counter() - w:7.2f} s   cpu {time.process_time() - c:7.2f} s", flush=True)
+    out, t = timed(fn)
+    print(f"{label:<34} wall {t.wall:7.2f} s   cpu {t.cpu:7.2f} s", flush=True)
     return out
 
 
 def run(args) -> int:
-    import toolkit
-    from toolkit import synth
-
     n = int(args.records)
     only = set(args.only.split(",")) if args.only else {"synth", "load", "describe"}
     print(f"log benchmark: {n:,} records, seed {args.seed}")
@@ -34,7 +32,7 @@ def run(args) -> int:
             for suffix in ("parquet", "csv"):
                 path = Path(tmp) / f"log.{suffix}"
                 _timed(f"write {suffix}", lambda: synth.write(log, path))
-                _timed(f"load_log {suffix}", lambda: toolkit.load_log(path))
+                _timed(f"load_log {suffix}", lambda: load_log(path))
     if "describe" in only:
         _timed("describe (pandas)", lambda: log.describe())
     return 0

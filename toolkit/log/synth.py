@@ -29,12 +29,16 @@ every machine (numpy's PCG64 ``default_rng``).
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from toolkit.durations import parse_duration
+from toolkit.log.formats import detect_format
+from toolkit.log.model import EventLog
+from toolkit.log.quarantine import empty_quarantine
 
 DEFAULT_START = 1_700_000_000_000  # 2023-11-14T22:13:20Z
 DELAYS = ("exponential", "lognormal", "pareto", "constant")
@@ -149,9 +153,6 @@ def generate(model: str = "steady", records: int | None = None, *, seed: int = 0
 
 def synthesize(cfg: SynthConfig, *, name: str = "custom"):
     """Generate the log described by ``cfg`` (vectorized)."""
-    from toolkit.log.eventlog import EventLog
-    from toolkit.log.quarantine import empty_quarantine
-
     table = _table(cfg)
     return EventLog(table, empty_quarantine(), source=f"synth:{name}(records={cfg.records}, seed={cfg.seed})")
 
@@ -286,10 +287,6 @@ def iso_strings(ms: np.ndarray) -> np.ndarray:
 
 def write(log_or_frame, path, *, format: str | None = None, **frame_options: Any) -> None:
     """Write a log (via :func:`to_frame`) or a frame to CSV, Parquet or JSON lines, deterministically."""
-    from pathlib import Path
-
-    from toolkit.log.load import detect_format
-
     path = Path(path)
     frame = log_or_frame if isinstance(log_or_frame, pd.DataFrame) else to_frame(log_or_frame, **frame_options)
     fmt = detect_format(path, format)

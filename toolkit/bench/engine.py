@@ -11,9 +11,16 @@ given by wall time and by the process's CPU time (the fairer figure on a shared 
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
+
+from toolkit.bench._timing import Timer, timed
+from toolkit.engine import (
+    Count,
+    EventTimeSessionWindows,
+    SlidingEventTimeWindows,
+    TumblingEventTimeWindows,
+    WindowOperator,
+)
 
 _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 
@@ -44,26 +51,24 @@ def _run_case(make_op, keys, ts, wm_every=1000, wm_lag=1000):
     pe = op.process_element
     pw = op.process_watermark
     n = len(ts)
-    fired = late = 0
+    fired = 0
     max_ts = -(2**63)
-    c0 = time.process_time()
-    t0 = time.perf_counter()
-    for start in range(0, n, wm_every):
-        stop = min(start + wm_every, n)
-        chunk_ts = ts[start:stop]
-        for k, t in zip(keys[start:stop], chunk_ts):
-            pe(k, t, 1)
-        m = max(chunk_ts)
-        if m > max_ts:
-            max_ts = m
-        pw(max_ts - wm_lag)
+    with Timer() as timer:
+        for start in range(0, n, wm_every):
+            stop = min(start + wm_every, n)
+            chunk_ts = ts[start:stop]
+            for k, t in zip(keys[start:stop], chunk_ts):
+                pe(k, t, 1)
+            m = max(chunk_ts)
+            if m > max_ts:
+                max_ts = m
+            pw(max_ts - wm_lag)
+            out = op.drain()
+            fired += len(out)
+        op.end_input()
         out = op.drain()
         fired += len(out)
-    op.end_input()
-    out = op.drain()
-    fired += len(out)
-    dt = time.perf_counter() - t0
-    return dt, time.process_time() - c0, fired
+    return timer.wall, timer.cpu, fired
 
 
 def calibration_loop(n: int = 1_000_000) -> float:
@@ -71,26 +76,17 @@ def calibration_loop(n: int = 1_000_000) -> float:
     with the figures: on a shared machine, records/s fall roughly in proportion to it, so
     compare runs by records/s x calibration seconds."""
     d: dict = {}
-    t0 = time.perf_counter()
-    for i in range(n):
-        k = (i & 1023, 5)
-        d[k] = d.get(k, 0) + 1
-    return time.perf_counter() - t0
+    with Timer() as timer:
+        for i in range(n):
+            k = (i & 1023, 5)
+            d[k] = d.get(k, 0) + 1
+    return timer.wall
 
 
 def run(args) -> int:
-    from toolkit.engine import (
-        Count,
-        EventTimeSessionWindows,
-        SlidingEventTimeWindows,
-        TumblingEventTimeWindows,
-        WindowOperator,
-    )
-
     n, nkeys = args.records, args.keys
-    t0 = time.perf_counter()
-    keys, ts = make_stream(n, nkeys, args.seed)
-    print(f"stream: {n:,} records, {nkeys} keys, built in {time.perf_counter() - t0:.2f} s "
+    (keys, ts), built = timed(lambda: make_stream(n, nkeys, args.seed))
+    print(f"stream: {n:,} records, {nkeys} keys, built in {built.wall:.2f} s "
           "(not timed below); one core, pure Python")
     cases = {
         "tumbling": lambda: WindowOperator(TumblingEventTimeWindows(1000), function=Count()),

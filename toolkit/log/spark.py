@@ -1,6 +1,7 @@
-"""The Spark edge of event logs: loading and describe() stay distributed.
+"""The Spark backend of event logs: loading and describe() stay distributed.
 
-The same rules as the pandas path (:mod:`toolkit.log.load`, :mod:`toolkit.log.times`),
+The same rules as the pandas path (:mod:`toolkit.log.load`, :mod:`toolkit.log.times`,
+:mod:`toolkit.log.describe`),
 written as Spark SQL expressions; only small things come back to the driver: row counts
 per input split (to number rows), fault counts per column and reason, the quarantined
 rows, partition names, and describe()'s aggregates.
@@ -12,6 +13,10 @@ computed from ``monotonically_increasing_id`` and per-split counts (no global so
 Times: Spark parses ISO-8601 strings itself (``try_to_timestamp``); naive strings are
 read in the session time zone, so loading requires ``spark.sql.session.timeZone`` = UTC
 (which :func:`toolkit.spark.spark_session` sets).
+
+This module imports the pandas side; only ``toolkit/log/__init__.py`` imports it (the
+``load_log`` dispatcher and the EventLog operations). pyspark is imported inside the
+functions that run work on it, so importing this module does not import Spark.
 """
 from __future__ import annotations
 
@@ -22,8 +27,19 @@ import numpy as np
 import pandas as pd
 
 from toolkit.log import times
+from toolkit.log.describe import (
+    PERCENTILES,
+    TOP_KEYS,
+    LogDescription,
+    partition_figures,
+    percentile_label,
+    resolve_silence,
+)
 from toolkit.log.errors import ColumnTypeError, EmptyLogError, LogError, LogReadError
-from toolkit.log.quarantine import _SAMPLE, empty_quarantine, enforce
+from toolkit.log.formats import ColumnMap, detect_format, list_parts
+from toolkit.log.model import EventLog
+from toolkit.log.quarantine import SAMPLE, empty_quarantine, enforce
+from toolkit.spark import spark_session
 
 _UTC_NAMES = {"UTC", "ETC/UTC", "Z", "+00:00", "GMT", "ETC/GMT", "UCT", "ZULU"}
 _INT64_MAX = np.iinfo(np.int64).max
@@ -38,8 +54,6 @@ def is_spark_dataframe(obj: Any) -> bool:
 
 def _session(spark):
     if spark is None or spark is True:
-        from toolkit.spark import spark_session
-
         return spark_session()
     return spark
 
@@ -48,8 +62,6 @@ def _session(spark):
 def read_spark(session, path: Path, format: str | None):
     """Spark DataFrame of a file or folder of parts (all CSV/JSON fields read as text), plus format."""
     from pyspark.sql import functions as F
-
-    from toolkit.log.load import detect_format, list_parts
 
     if not path.exists():
         raise FileNotFoundError(f"no such file or folder: {str(path)!r}")
@@ -146,8 +158,8 @@ class _TimeExpr:
             self.ms = _div_floor(F.unix_micros(ts), 1000)
         elif isinstance(dtype, T.StringType):
             s = F.trim(c)
-            numeric = s.rlike("^" + times._NUMERIC_RE + "$")
-            integer = s.rlike("^" + times._INTEGER_RE + "$")
+            numeric = s.rlike("^" + times.NUMERIC_RE + "$")
+            integer = s.rlike("^" + times.INTEGER_RE + "$")
             iv = F.expr(f"try_cast(trim(`{column}`) as bigint)")
             dv = F.expr(f"try_cast(trim(`{column}`) as double)")
             int_ms, int_over = _ints_to_ms(iv, unit)
@@ -186,13 +198,13 @@ def _text(df, column: str):
 
 # ---------------------------------------------------------------------- loading
 def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: float, format=None, spark=None):
-    """Load into a Spark-backed :class:`EventLog` (see :func:`toolkit.log.load_log`)."""
+    """Load into a Spark-backed :class:`EventLog` (see :func:`toolkit.log.load_log`).
+
+    ``mapping`` and ``time_unit`` as for :func:`toolkit.log.load.load_pandas`.
+    """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
-
-    from toolkit.log.eventlog import EventLog
-    from toolkit.log.load import ColumnMap
 
     if isinstance(source, pd.DataFrame):  # pandas data, loaded in Spark as asked
         source = _session(spark).createDataFrame(source)
@@ -339,7 +351,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
     aggs = [F.count(F.lit(1)).alias("_n")]
     for te in time_exprs:
         mag = F.col(f"`_wl_mag_{te.column}`")
-        for u, (lo, hi) in times._EPOCH_RANGES.items():
+        for u, (lo, hi) in times.EPOCH_RANGES.items():
             hit = mag.isNotNull() & (mag >= F.lit(lo)) & (mag <= F.lit(hi))
             aggs.append(F.sum(F.when(hit, 1).otherwise(0)).alias(f"n|{te.column}|{u}"))
             aggs.append(F.min_by(F.col(f"`_wl_rawt_{te.column}`"), F.when(hit, F.col("row"))).alias(f"raw|{te.column}|{u}"))
@@ -353,12 +365,12 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
         aggs.append(F.sum(F.when(hit, 1).otherwise(0)).alias(f"fault_n_{i}"))
         aggs.append(F.min(F.when(hit, F.col("row"))).alias(f"fault_first_{i}"))
     if value_is_text:
-        not_int = F.col("_wl_reason").isNull() & ~F.col("value").rlike("^" + times._INTEGER_RE + "$")
+        not_int = F.col("_wl_reason").isNull() & ~F.col("value").rlike("^" + times.INTEGER_RE + "$")
         aggs.append(F.sum(F.when(not_int, 1).otherwise(0)).alias("_value_not_int"))
     agg = base.agg(*aggs).collect()[0].asDict()
     for te in time_exprs:
         found = []
-        for u in times._EPOCH_RANGES:
+        for u in times.EPOCH_RANGES:
             count = agg[f"n|{te.column}|{u}"] or 0
             if count:
                 found.append((u, int(count), int(agg[f"row|{te.column}|{u}"]), agg[f"raw|{te.column}|{u}"]))
@@ -384,7 +396,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
             firsts[r["_wl_column"]] = min(firsts.get(r["_wl_column"], r["first"]), r["first"])
         ranked = fault_rows.withColumn(
             "_wl_rank", F.row_number().over(Window.partitionBy("_wl_column").orderBy("row"))
-        ).where(F.col("_wl_rank") <= _SAMPLE)
+        ).where(F.col("_wl_rank") <= SAMPLE)
         samples: dict[str, list] = {}
         for r in sorted(ranked.select("_wl_column", "row", "_wl_raw").collect(), key=lambda r: r["row"]):
             samples.setdefault(r["_wl_column"], []).append((int(r["row"]), r["_wl_raw"]))
@@ -408,7 +420,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
     part = F.col("partition")
     if part_is_text:
         labels = sorted(r[0] for r in valid.select("partition").distinct().collect())
-        if all(pd.Series(labels, dtype=object).str.fullmatch(times._INTEGER_RE)):
+        if all(pd.Series(labels, dtype=object).str.fullmatch(times.INTEGER_RE)):
             negatives = valid.where(part.cast("long") < 0).select("row").limit(1).collect()
             if negatives:
                 raise LogError(f"column {cmap.partition!r}: negative partition numbers are not supported in Spark text columns")
@@ -486,8 +498,6 @@ def _pdisc(expr: str, p: float):
 
 
 def _ranks(row, prefix: str, ps) -> dict[str, int]:
-    from toolkit.log.describe import percentile_label
-
     out = {"min": int(row[f"{prefix}_min"])}
     for i, p in enumerate(ps):
         out[percentile_label(p)] = int(row[f"{prefix}_p{i}"])
@@ -496,7 +506,7 @@ def _ranks(row, prefix: str, ps) -> dict[str, int]:
 
 
 def describe_spark(log, *, silence: Any = "auto"):
-    """:func:`toolkit.log.describe.describe` computed in Spark: only aggregates reach the driver.
+    """:func:`toolkit.log.describe.describe_pandas`'s figures computed in Spark: only aggregates reach the driver.
 
     Out-of-orderness needs the running maximum of event time in arrival order. Rather than
     a window over the whole log (one partition), the log is range-partitioned by arrival
@@ -507,8 +517,6 @@ def describe_spark(log, *, silence: Any = "auto"):
     from pyspark import StorageLevel
     from pyspark.sql import Window
     from pyspark.sql import functions as F
-
-    from toolkit.log.describe import PERCENTILES, TOP_KEYS, LogDescription, _partition_figures, resolve_silence
 
     df = log.spark_df
     session = df.sparkSession
@@ -584,7 +592,7 @@ def describe_spark(log, *, silence: Any = "auto"):
     figures = []
     for r in per:
         mx = r["mx"]
-        figures.append(_partition_figures(
+        figures.append(partition_figures(
             log, int(r["partition"]), int(r["n"]), int(r["first"]), int(r["last"]),
             int(mx["gap"]) if mx is not None else None, int(-mx["neg"]) if mx is not None else None,
             int(r["sil"]), int(r["sil_ms"]),

@@ -9,15 +9,16 @@ window operator, result frames, record fates).
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
+
+import numpy as np
+
+from toolkit.bench._timing import timed
+from toolkit.log import EventLog
+from toolkit.replay import replay
 
 
 def make_log(records: int = 1_000_000, partitions: int = 8, keys: int = 1000, seed: int = 42) -> Any:
-    import numpy as np
-
-    from toolkit.log import EventLog
-
     rng = np.random.default_rng(seed)
     arrival = 1_700_000_000_000 + np.sort(rng.integers(0, records // 10, records))  # ~10k records/s
     event_time = arrival - rng.integers(0, 2000, records)
@@ -30,23 +31,20 @@ def make_log(records: int = 1_000_000, partitions: int = 8, keys: int = 1000, se
 
 def bench_replay(records: int = 1_000_000, partitions: int = 8, keys: int = 1000, seed: int = 42) -> dict:
     """Run the benchmark, print one JSON line and return it as a dict."""
-    from toolkit.replay import replay
-
     n = int(records)
-    t0 = time.perf_counter()
-    log = make_log(n, partitions, keys, seed)
-    t1 = time.perf_counter()
-    result = replay(log, window="tumbling:1s", delay="1s", interval="200ms", parallelism=2)
-    t2 = time.perf_counter()
+    log, build = timed(lambda: make_log(n, partitions, keys, seed))
+    result, run_replay = timed(
+        lambda: replay(log, window="tumbling:1s", delay="1s", interval="200ms", parallelism=2)
+    )
     s = result.summary()
     out = {
         "bench": "replay",
         "records": n,
         "partitions": partitions,
         "keys": keys,
-        "build_log_s": round(t1 - t0, 3),
-        "replay_s": round(t2 - t1, 3),
-        "records_per_s": round(n / (t2 - t1)),
+        "build_log_s": round(build.wall, 3),
+        "replay_s": round(run_replay.wall, 3),
+        "records_per_s": round(n / run_replay.wall),
         "firings": s["firings"],
         "late_side_output": s["late_side_output"],
         "on_time": s["on_time"],
@@ -63,7 +61,3 @@ def run(args: Any) -> int:
         seed=getattr(args, "seed", 42),
     )
     return 0
-
-
-if __name__ == "__main__":
-    bench_replay()

@@ -1,4 +1,4 @@
-"""Benchmark of the charts on a large generated log (``python -m toolkit bench viz --records 10000000``).
+"""``python -m toolkit bench viz [--records N] [--svg]``: time the charts on a large generated log.
 
 Generates ``records`` records with numpy (arrival times 1 ms apart on average, log-normal
 transport delays, 2% held back up to 5 s, Zipf-like keys, 4 partitions) and a replay-shaped
@@ -8,22 +8,25 @@ tick, per partition and at the operator), one emission per key and 1 s window, a
 series. Then it times every record-level chart (building the Altair chart and its JSON
 spec) and reports the spec sizes: the charts must take seconds and embed thousands of rows,
 never millions. The replay itself is not timed here (see the engine and sweep benchmarks).
+Prints seconds, spec size and rows embedded per chart.
 """
 from __future__ import annotations
 
 import json
-import time
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+import toolkit.viz as viz
+from toolkit.bench._timing import timed
+from toolkit.errors import UserError
+from toolkit.log import EventLog
+
 
 def make_log(records: int, seed: int = 0, delay_ms: int = 300) -> tuple[Any, Any]:
     """A generated EventLog of ``records`` rows and a matching replay-shaped result."""
-    from toolkit.log.eventlog import EventLog
-
     rng = np.random.default_rng(seed)
     n = int(records)
     arrival = np.cumsum(rng.integers(0, 3, n, dtype=np.int64)) + 1_700_000_000_000
@@ -76,13 +79,10 @@ def make_log(records: int, seed: int = 0, delay_ms: int = 300) -> tuple[Any, Any
     return log, result
 
 
-def run(records: int = 10_000_000, seed: int = 0, svg: bool = False) -> list[dict[str, Any]]:
+def chart_timings(records: int = 10_000_000, seed: int = 0, svg: bool = False) -> list[dict[str, Any]]:
     """Time each chart on a generated log; returns rows ``chart, seconds, spec_bytes, rows_embedded``."""
-    import toolkit.viz as viz
-
-    t0 = time.perf_counter()
-    log, result = make_log(records, seed)
-    rows = [{"chart": f"generate {records:,} records (not a chart)", "seconds": time.perf_counter() - t0,
+    (log, result), generation = timed(lambda: make_log(records, seed))
+    rows = [{"chart": f"generate {records:,} records (not a chart)", "seconds": generation.wall,
              "spec_bytes": 0, "rows_embedded": 0}]
     charts = {
         "event_time_scatter": lambda: viz.event_time_scatter(log, result),
@@ -94,16 +94,29 @@ def run(records: int = 10_000_000, seed: int = 0, svg: bool = False) -> list[dic
         "drops_by_key": lambda: viz.drops_by_key(log, result),
     }
     for name, make in charts.items():
-        t = time.perf_counter()
-        spec = make().to_dict()
-        text = json.dumps(spec)
-        row = {"chart": name, "seconds": time.perf_counter() - t, "spec_bytes": len(text),
+        (spec, text), t = timed(lambda: _spec_and_text(make))
+        row = {"chart": name, "seconds": t.wall, "spec_bytes": len(text),
                "rows_embedded": sum(len(v) for v in spec.get("datasets", {}).values())}
         if svg:
             import vl_convert
 
-            t = time.perf_counter()
-            vl_convert.vegalite_to_svg(spec)
-            row["svg_seconds"] = time.perf_counter() - t
+            _, t = timed(lambda: vl_convert.vegalite_to_svg(spec))
+            row["svg_seconds"] = t.wall
         rows.append(row)
     return rows
+
+
+def _spec_and_text(make) -> tuple[dict, str]:
+    spec = make().to_dict()
+    return spec, json.dumps(spec)
+
+
+def run(args) -> int:
+    if args.records < 1:
+        raise UserError(f"--records must be positive, got {args.records}")
+    rows = chart_timings(args.records, args.seed, svg=getattr(args, "svg", False))
+    for r in rows:
+        extra = f"  svg {r['svg_seconds']:.2f} s" if "svg_seconds" in r else ""
+        print(f"{r['chart']:<44} {r['seconds']:7.2f} s  spec {r['spec_bytes'] / 1e3:8.1f} kB  "
+              f"rows {r['rows_embedded']:>6,}{extra}")
+    return 0
