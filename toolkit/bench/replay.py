@@ -15,7 +15,7 @@ import numpy as np
 
 from toolkit.bench._timing import timed
 from toolkit.log import EventLog
-from toolkit.replay import replay
+from toolkit.replays import replay
 
 
 def make_log(records: int = 1_000_000, partitions: int = 8, keys: int = 1000, seed: int = 42) -> Any:
@@ -34,7 +34,7 @@ def bench_replay(records: int = 1_000_000, partitions: int = 8, keys: int = 1000
     n = int(records)
     log, build = timed(lambda: make_log(n, partitions, keys, seed))
     result, run_replay = timed(
-        lambda: replay(log, window="tumbling:1s", delay="1s", interval="200ms", parallelism=2)
+        lambda: replay(log, window="tumbling:1s", delay="1s", interval="200ms", source_parallelism=2)
     )
     s = result.summary()
     out = {

@@ -22,10 +22,10 @@ from toolkit.bench._timing import Timer, timed
 from toolkit.fast.evaluate import Shard, partial
 from toolkit.log import EventLog
 from toolkit.spark import spark_session
-from toolkit.sweep import distribute
-from toolkit.sweep.core import build_timelines
-from toolkit.sweep.grid import build_grid
-from toolkit.sweep.timelines import tick_table
+from toolkit.fast.evaluate import FixedWindows
+from toolkit.settings import grid
+from toolkit.sweeps import distribute
+from toolkit.sweeps.timelines import build_timelines, local_sources
 
 # the oracle's anchor (README "Measured performance"): real Flink 2.3, 2 M records, parallelism 1,
 # process wall 6.4-6.9 s per configuration including start-up; 1,000 records: 3.7-4.9 s.
@@ -54,24 +54,21 @@ def _grid():
 
 def case_a(table: pd.DataFrame) -> float:
     """Fast-path evaluation only (timelines built, pairs shared), one core."""
-    configs = build_grid(**_grid())
+    configs = grid(**_grid())
     arr, ts = table["arrival_time"].to_numpy(), table["event_time"].to_numpy()
-    part = table["partition"].to_numpy()
-    timelines, build = timed(
-        lambda: build_timelines(configs, table_for_interval=lambda i: tick_table(arr, ts, part, i))
-    )
+    timelines, build = timed(lambda: build_timelines(configs, local_sources(table)))
     with Timer() as setup:
         shard = Shard(table["key"].to_numpy(), ts, arr, table["row"].to_numpy())
-        spec = configs[0].window_obj
+        spec = FixedWindows.of(configs[0].window)
         shard.runs(spec, timelines[0].shape)
     with Timer() as evaluation:
         for i, c in enumerate(configs):
-            partial(shard, spec, timelines[i], c.lateness_ms)
+            partial(shard, spec, timelines[i], c.lateness)
     wall, cpu = evaluation.wall, evaluation.cpu
     total = build.wall + setup.wall + wall
     n = len(table) * len(configs)
     print(f"(a) fast path, {len(configs)} configurations x {len(table):,} records, one process:")
-    print(f"    timelines (tick table + {len({(c.delay_ms) for c in configs})} delays): {build.wall:.2f} s")
+    print(f"    timelines (tick table + {len({c.delay for c in configs})} delays): {build.wall:.2f} s")
     print(f"    shared setup (arrival sort, window pairs, runs): {setup.wall:.2f} s")
     print(f"    per-configuration evaluation: {wall:.2f} s = {wall / len(configs) * 1000:.1f} ms/config")
     print(f"    CPU time of the evaluation: {cpu:.2f} s = {cpu / len(configs) * 1000:.1f} ms/config "

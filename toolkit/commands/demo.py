@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
     import toolkit
     from toolkit.spark import require_java
 
-    require_java()
+    if not getattr(args, "no_spark", False):
+        require_java()
     if args.log is None:  # shown relative, so reports name no folder of this machine
         args.log = os.path.relpath(SAMPLE) if SAMPLE.is_relative_to(Path.cwd()) else str(SAMPLE)
     t0 = _step(f"loading {args.log}")
