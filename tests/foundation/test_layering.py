@@ -69,11 +69,13 @@ def _edges(module: str, modules: set[str]) -> set[str]:
                 for _ in range(node.level - 1):
                     anchor = anchor.rpartition(".")[0]
                 base = f"{anchor}.{base}" if base else anchor
-            targets = [f"{base}.{a.name}" for a in node.names] + [base]
+            # ``from pkg import sub`` names the submodule; ``from pkg import name`` the package
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
         for t in targets:
             if t.startswith("toolkit"):
                 r = _resolve(t, modules)
-                if r and r != module and r != "toolkit":
+                # a module's own packages are loaded before it anyway: not an edge
+                if r and r != module and not module.startswith(r + "."):
                     out.add(r)
     return out
 
