@@ -81,6 +81,15 @@ def test_from_python(csv, tmp_path):
     assert path.stat().st_size > 0
 
 
+def test_unmapped_columns_are_named_not_ignored(csv, capsys):
+    assert main(["describe", str(csv), "--event-time", "ts"]) == 0
+    assert "columns not used: ingest, user, part, amount" in capsys.readouterr().out
+    assert main(["replay", str(csv), "--event-time", "ts", "--arrival-time", "ingest"]) == 0
+    assert "note: columns not used: user, part, amount" in capsys.readouterr().err
+    log = toolkit.load_log(str(csv), event_time="ts", arrival_time="ingest", key="user")
+    assert log.unused_columns == ["part", "amount"]
+
+
 def test_misspelled_option_gets_a_suggestion(csv, capsys):
     with pytest.raises(SystemExit):
         main(["sweep", str(csv), *COLUMNS, "--dealy", "1s"])
@@ -90,3 +99,5 @@ def test_misspelled_option_gets_a_suggestion(csv, capsys):
     assert "--window" in err and "did you mean 'tumbling'" in err
     assert main(["sweep", str(csv), *COLUMNS, "--delay", "0,1x"]) == 2
     assert "--delay" in capsys.readouterr().err
+    assert main(["replay", str(csv), "--event-time", "ts", "--key", "usr"]) == 2
+    assert "--key: column 'usr'" in capsys.readouterr().err

@@ -22,7 +22,13 @@ def add_log_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--spark", action="store_true", help="load and describe in Spark (local[*] or $SPARK_MASTER)")
 
 
-def load_from_args(args: argparse.Namespace):
+UNUSED_HINT = "map them with --event-time, --arrival-time, --key, --partition or --value"
+
+
+def load_from_args(args: argparse.Namespace, *, note: bool = True):
+    """Load the log the column options describe; columns no option mapped are named on stderr."""
+    import sys
+
     import toolkit
 
     def col(v):
@@ -33,18 +39,27 @@ def load_from_args(args: argparse.Namespace):
         from toolkit.spark import spark_session
 
         spark = spark_session()
-    return toolkit.load_log(
-        args.log,
-        event_time=args.event_time,
-        arrival_time=col(args.arrival_time),
-        key=col(args.key),
-        partition=col(args.partition),
-        value=col(args.value),
-        time_unit=args.time_unit,
-        max_invalid_fraction=args.max_invalid_fraction,
-        format=args.format,
-        spark=spark,
-    )
+    from toolkit.log.errors import MissingColumnError
+
+    try:
+        log = toolkit.load_log(
+            args.log,
+            event_time=args.event_time,
+            arrival_time=col(args.arrival_time),
+            key=col(args.key),
+            partition=col(args.partition),
+            value=col(args.value),
+            time_unit=args.time_unit,
+            max_invalid_fraction=args.max_invalid_fraction,
+            format=args.format,
+            spark=spark,
+        )
+    except MissingColumnError as exc:  # name the option the user typed
+        role = getattr(exc, "role", None)
+        raise MissingColumnError(f"--{role.replace('_', '-')}: {exc}" if role else str(exc)) from None
+    if note and log.unused_columns:
+        print(f"note: columns not used: {', '.join(log.unused_columns)} ({UNUSED_HINT})", file=sys.stderr)
+    return log
 
 
 def register(subparsers) -> None:
@@ -66,13 +81,15 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    log = load_from_args(args)
+    log = load_from_args(args, note=False)
     desc = log.describe(silence=args.silence)
     if args.json:
-        print(json.dumps(desc.to_dict(), indent=2))
+        print(json.dumps({**desc.to_dict(), "unused_columns": log.unused_columns}, indent=2))
         return 0
     print(f"{args.log}")
     print(desc)
+    if log.unused_columns:
+        print(f"columns not used: {', '.join(log.unused_columns)} ({UNUSED_HINT})")
     if log.n_invalid and args.quarantine > 0:
         q = log.quarantine.head(args.quarantine)
         print(f"quarantined rows (first {len(q)} of {log.n_invalid}):")

@@ -50,14 +50,19 @@ class ColumnMap:
             name = str(name)
             if name not in columns:
                 shown = ", ".join(repr(str(c)) for c in columns[:20]) or "(none)"
-                raise MissingColumnError(
-                    f"column {name!r} (for {role}) not found; available columns: {shown}"
-                )
+                err = MissingColumnError(f"column {name!r} (for {role}) not found; available columns: {shown}")
+                err.role = role
+                raise err
             resolved[role] = name
         return cls(**resolved)
 
     def items(self):
         return [(role, getattr(self, role)) for role in ROLES if getattr(self, role) is not None]
+
+    def unused(self, columns) -> list[str]:
+        """The source's columns no role was mapped to (a load reports them, never silently)."""
+        used = {name for _, name in self.items()}
+        return [str(c) for c in columns if str(c) not in used]
 
 
 def detect_format(path: Path, format: str | None = None) -> str:

@@ -52,7 +52,9 @@ def load_pandas(
         header = len(frame.columns) and not isinstance(source, pd.DataFrame)
         raise EmptyLogError(f"{name} has no records" + (" (only a header)" if header else ""))
     cmap = ColumnMap.resolve(frame.columns, **mapping)
-    return canonicalize(frame, cmap, time_unit=time_unit, max_invalid_fraction=float(max_invalid_fraction), source=name)
+    log = canonicalize(frame, cmap, time_unit=time_unit, max_invalid_fraction=float(max_invalid_fraction), source=name)
+    log.unused_columns = cmap.unused(frame.columns)
+    return log
 
 
 def from_arrays(

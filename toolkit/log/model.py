@@ -91,6 +91,8 @@ class EventLog:
                 bool(has_arrival_time) if has_arrival_time is not None else "arrival_time" in spark_df.columns
             )
         self.n_input = int(n_input) if n_input is not None else self._n_records + len(quarantine)
+        #: columns of the source that no role was mapped to (set by ``load_log``)
+        self.unused_columns: list[str] = []
 
     # ------------------------------------------------------------------ construction
     @classmethod

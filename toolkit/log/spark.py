@@ -440,7 +440,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
     from pyspark import StorageLevel
 
     canonical = canonical.persist(StorageLevel.MEMORY_AND_DISK)
-    return EventLog(
+    log = EventLog(
         None,
         quarantine,
         partition_names=names,
@@ -450,6 +450,8 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
         n_records=n_total - n_bad,
         has_arrival_time=cmap.arrival_time is not None,
     )
+    log.unused_columns = cmap.unused(user_columns)
+    return log
 
 
 def _read_error(exc: Exception, name: str, fmt: str | None, files: list[str]) -> Exception:
