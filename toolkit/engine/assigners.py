@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+from .triggers import EndOfStreamTrigger, EventTimeTrigger, NeverTrigger, ProcessingTimeTrigger
 from .windows import GlobalWindow, TimeWindow, get_window_start_with_offset, MIN_TIMESTAMP
 
 
@@ -78,8 +79,6 @@ class TumblingEventTimeWindows(WindowAssigner):
         return [TimeWindow(start, start + self.size)]
 
     def default_trigger(self):
-        from .triggers import EventTimeTrigger
-
         return EventTimeTrigger()
 
 
@@ -94,8 +93,6 @@ class TumblingProcessingTimeWindows(TumblingEventTimeWindows):
         return [TimeWindow(start, start + self.size)]
 
     def default_trigger(self):
-        from .triggers import ProcessingTimeTrigger
-
         return ProcessingTimeTrigger()
 
 
@@ -139,8 +136,6 @@ class SlidingEventTimeWindows(WindowAssigner):
         return self._windows(timestamp)
 
     def default_trigger(self):
-        from .triggers import EventTimeTrigger
-
         return EventTimeTrigger()
 
 
@@ -153,8 +148,6 @@ class SlidingProcessingTimeWindows(SlidingEventTimeWindows):
         return self._windows(current_processing_time)
 
     def default_trigger(self):
-        from .triggers import ProcessingTimeTrigger
-
         return ProcessingTimeTrigger()
 
 
@@ -208,8 +201,6 @@ class EventTimeSessionWindows(MergingWindowAssigner):
         return [TimeWindow(timestamp, timestamp + self.gap)]
 
     def default_trigger(self):
-        from .triggers import EventTimeTrigger
-
         return EventTimeTrigger()
 
 
@@ -222,8 +213,6 @@ class ProcessingTimeSessionWindows(EventTimeSessionWindows):
         return [TimeWindow(current_processing_time, current_processing_time + self.gap)]
 
     def default_trigger(self):
-        from .triggers import ProcessingTimeTrigger
-
         return ProcessingTimeTrigger()
 
 
@@ -251,8 +240,6 @@ class DynamicEventTimeSessionWindows(MergingWindowAssigner):
         return [TimeWindow(timestamp, timestamp + self._gap(element))]
 
     def default_trigger(self):
-        from .triggers import EventTimeTrigger
-
         return EventTimeTrigger()
 
 
@@ -265,8 +252,6 @@ class DynamicProcessingTimeSessionWindows(DynamicEventTimeSessionWindows):
         return [TimeWindow(current_processing_time, current_processing_time + self._gap(element))]
 
     def default_trigger(self):
-        from .triggers import ProcessingTimeTrigger
-
         return ProcessingTimeTrigger()
 
 
@@ -293,8 +278,6 @@ class GlobalWindows(WindowAssigner):
         return [GlobalWindow()]
 
     def default_trigger(self):
-        from .triggers import EndOfStreamTrigger, NeverTrigger
-
         return EndOfStreamTrigger() if self.end_of_stream else NeverTrigger()
 
 
