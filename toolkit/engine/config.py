@@ -360,7 +360,7 @@ def function_to_name(function: WindowFunction | None) -> str:
     if scenario_name in SCENARIO_FUNCTIONS:
         return scenario_name
     name = _ENGINE_FUNCTION_NAMES.get(type(function))
-    if name is None or getattr(function, "process", None) is not None:
+    if name is None or (function.incremental and function.process is not None):
         raise ValueError(f"the function {function!r} has no name")
     return name
 

@@ -1,4 +1,6 @@
-"""Flink's ``WindowOperator`` (and ``EvictingWindowOperator``), keyed or window-all.
+"""Flink's ``WindowOperator`` (and ``EvictingWindowOperator``), keyed or window-all: the
+general path, for every configuration. (``operator_fast`` holds specialised subclasses for
+common event-time configurations; ``config.build_operator`` picks the class.)
 
 Per element (``process_element``): the assigner gives the windows; for merging assigners
 each window goes through the key's ``MergingWindowSet``. A window is *late* when
@@ -10,7 +12,8 @@ window accepted goes to the late side output (or is counted in
 
 ``cleanup_time = max_timestamp + allowed_lateness`` for event time (``MAX_TIMESTAMP`` on
 overflow, and no timer is registered at ``MAX_TIMESTAMP``), ``max_timestamp`` for
-processing time. A timer runs the trigger (fire, then purge), then, at the cleanup time,
+processing time. These rules are module functions here (``cleanup_time``,
+``is_element_late``, ``check_merge_not_late``, ``merge_panes``), used by every class. A timer runs the trigger (fire, then purge), then, at the cleanup time,
 clears all window state.
 
 Timers fire in timestamp order; ``process_watermark`` sets the watermark first, then fires

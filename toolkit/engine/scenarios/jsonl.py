@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-__all__ = ["read", "read_lines", "dumps", "discover", "is_scenario_file", "output_name", "as_int"]
+__all__ = ["read", "read_lines", "dumps", "write", "discover", "is_scenario_file", "output_name", "as_int"]
 
 
 def read_lines(lines: Iterable[str], where: str = "scenario", *, allow_empty: bool = False) -> list[Any]:
@@ -42,6 +42,11 @@ def read(path: str | Path, *, allow_empty: bool = False) -> list[Any]:
 def dumps(obj: Any) -> str:
     """One output line, formatted like the oracle (compact JSON, keys in insertion order)."""
     return json.dumps(obj, separators=(",", ":"))
+
+
+def write(path: str | Path, objs: Iterable[Any]) -> None:
+    """Write ``objs`` as JSON lines (:func:`dumps`, one per line) to ``path``."""
+    Path(path).write_text("".join(dumps(o) + "\n" for o in objs))
 
 
 def is_scenario_file(path: str | Path) -> bool:
