@@ -6,6 +6,7 @@ All parameters are validated when the assigner is built (``ValueError`` with a c
 """
 from __future__ import annotations
 
+from operator import index
 from typing import Any, Callable, Iterable
 
 from .triggers import EndOfStreamTrigger, EventTimeTrigger, NeverTrigger, ProcessingTimeTrigger
@@ -13,16 +14,13 @@ from .windows import GlobalWindow, TimeWindow, get_window_start_with_offset, MIN
 
 
 def _check_int(name: str, value: Any, owner: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    """An integer (Python or numpy: anything with ``__index__``), not a bool."""
+    if not isinstance(value, bool):
         try:
-            import numpy as np
-
-            if isinstance(value, np.integer):
-                return int(value)
-        except ImportError:  # pragma: no cover
+            return index(value)
+        except TypeError:
             pass
-        raise ValueError(f"{owner}: {name} must be an integer number of milliseconds, got {value!r}")
-    return value
+    raise ValueError(f"{owner}: {name} must be an integer number of milliseconds, got {value!r}")
 
 
 class WindowAssigner:

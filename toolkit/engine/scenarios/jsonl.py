@@ -9,6 +9,7 @@ taken as it is; a path that does not exist is a ``FileNotFoundError``.
 from __future__ import annotations
 
 import json
+from operator import index
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -77,6 +78,9 @@ def discover(paths: Iterable[str | Path]) -> list[Path]:
 def as_int(v: Any, where: str) -> int:
     """The one integer rule of the scenario formats: an integer (Python or numpy); bools,
     floats (``1.7`` is not truncated), strings and the rest are a ``ValueError``."""
-    if isinstance(v, bool) or not hasattr(type(v), "__index__"):
-        raise ValueError(f"{where}: expected an integer, got {v!r}")
-    return int(v)
+    if not isinstance(v, bool):
+        try:
+            return index(v)
+        except TypeError:
+            pass
+    raise ValueError(f"{where}: expected an integer, got {v!r}")
