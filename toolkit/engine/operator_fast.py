@@ -21,7 +21,7 @@ once, in ``config.operator_class``.
 """
 from __future__ import annotations
 
-from heapq import heappop
+from heapq import heappop, heappush
 
 from .assigners import EventTimeSessionWindows, SlidingEventTimeWindows, TumblingEventTimeWindows
 from .functions import AggregateFunction, Count, CountSum, ReduceFunction
@@ -29,6 +29,7 @@ from .merging import MergingWindowSet
 from .operator import (
     _ABSENT,
     WindowOperator,
+    _Pane,
     check_merge_not_late,
     cleanup_time,
     is_element_late,
@@ -333,6 +334,9 @@ class SessionEventTimeOperator(WindowOperator):
             return merge_result
 
         def process_element(key, timestamp, value, record_id=None):
+            # Hot path: cleanup_time and the timer registration (HeapqTimers.add) are inlined
+            # here, marked "inlined"; with them called, this loop measured ~8 % slower
+            # (bench engine, session; alternating runs on a shared machine).
             if not keyed:
                 key = None
             if track and record_id is None:
@@ -343,7 +347,8 @@ class SessionEventTimeOperator(WindowOperator):
             merged = False
             mset = msets.get(key)
             if mset is None:
-                if cleanup_time(ne - 1, lateness) <= wm:
+                c = ne - 1 + lateness                               # cleanup_time, inlined
+                if (c if c <= MAXT else MAXT) <= wm:
                     # the window alone is late: MergingWindowSet.addWindow then retireWindow
                     # leave no trace
                     if is_element_late(timestamp, lateness, wm):
@@ -364,11 +369,13 @@ class SessionEventTimeOperator(WindowOperator):
                         else:
                             hit = MISSING
                             break
-                if hit is None and cleanup_time(ne - 1, lateness) <= wm:
-                    # a late window on its own: added, then retired at once (no trace)
-                    if is_element_late(timestamp, lateness, wm):
-                        late(key, timestamp, value, record_id)
-                    return
+                if hit is None:
+                    c = ne - 1 + lateness                           # cleanup_time, inlined
+                    if (c if c <= MAXT else MAXT) <= wm:
+                        # a late window on its own: added, then retired at once (no trace)
+                        if is_element_late(timestamp, lateness, wm):
+                            late(key, timestamp, value, record_id)
+                        return
                 new = tuple_new(TW, (timestamp, ne))
                 if hit is None or hit == new:
                     mapping[new] = new
@@ -384,20 +391,39 @@ class SessionEventTimeOperator(WindowOperator):
                         mapping[hit] = mapping.pop(hit)
                         actual = hit
                     else:
+                        # merge() for one window, with its calls inlined: together they measured
+                        # ~9 % of this loop (bench engine, session); the rules stay named
                         s0 = h0 if h0 < timestamp else timestamp
                         e0 = h1 if h1 > ne else ne
                         actual = tuple_new(TW, (s0, e0))
                         mapping[actual] = mapping.pop(hit)
-                        check_merge_not_late(actual, lateness, wm)
                         mt = e0 - 1
+                        c = mt + lateness
+                        if c <= wm or c > MAXT:                     # only then can the check fail
+                            check_merge_not_late(actual, lateness, wm)
                         if mt > wm:
                             merged = True                           # on_element's timer: a no-op
-                            add_timer(mt, key, actual)              # EventTimeTrigger.onMerge
-                        retire_merged(key, (hit,))
-                        if panes_d:
-                            merge_panes(panes_d, key, (hit,), actual)
+                            tk = (mt, key, actual)                  # EventTimeTrigger.onMerge
+                            if tk not in live:                      # (add_timer, inlined)
+                                timers.seq += 1
+                                live[tk] = timers.seq
+                                heappush(heap, (mt, timers.seq, key, actual))
+                        mmt = h1 - 1                                # retire_merged(key, (hit,))
+                        live.pop((mmt, key, hit), None)
+                        c = mmt + lateness
+                        if c < MAXT:
+                            live.pop((c, key, hit), None)
+                        if panes_d:                                 # merge_panes for one window
+                            q = panes_d.pop((key, hit), None)
+                            if q is not None:
+                                p = panes_d.get((key, actual))
+                                if p is None:
+                                    p = panes_d[(key, actual)] = _Pane()
+                                p.absorb(q)
             mt = actual[1] - 1
-            cleanup = cleanup_time(mt, lateness)
+            cleanup = mt + lateness                                 # cleanup_time, inlined
+            if cleanup > MAXT:
+                cleanup = MAXT
             if cleanup <= wm:
                 del mapping[actual]                                 # retire_window
                 if not mapping:
@@ -435,10 +461,18 @@ class SessionEventTimeOperator(WindowOperator):
                 if discarding:
                     clear(sk)
             elif not merged:
-                add_timer(mt, key, actual)
+                tk = (mt, key, actual)                              # add_timer, inlined
+                if tk not in live:
+                    timers.seq += 1
+                    live[tk] = timers.seq
+                    heappush(heap, (mt, timers.seq, key, actual))
             # the cleanup timer (when it equals the one at mt, that one is registered already)
             if cleanup != MAXT and cleanup != mt:
-                add_timer(cleanup, key, actual)
+                tk = (cleanup, key, actual)                         # add_timer, inlined
+                if tk not in live:
+                    timers.seq += 1
+                    live[tk] = timers.seq
+                    heappush(heap, (cleanup, timers.seq, key, actual))
 
         def process_watermark(watermark):
             """``process_watermark`` with ``_on_timer`` for this configuration inlined."""
@@ -470,11 +504,12 @@ class SessionEventTimeOperator(WindowOperator):
                         emit(key, window, sk, acc, True)
                         if discarding:
                             clear(sk)
-                if ts == cleanup_time(mt, lateness):
+                c = mt + lateness                                   # cleanup_time, inlined
+                if ts == (c if c <= MAXT else MAXT):
                     clear(sk)
                     live.pop((mt, key, window), None)               # EventTimeTrigger.clear
                     panes_d.pop((key, window), None)
-                    mset.retire_window(window)
+                    del mapping[window]                             # retire_window, inlined
                     if not mapping:
                         del msets[key]
 
