@@ -71,7 +71,8 @@ def cleanup_time(max_timestamp: int, allowed_lateness: int) -> int:
 
 def is_element_late(timestamp: int, allowed_lateness: int, watermark: int) -> bool:
     """Flink's ``isElementLate`` in Java ``long`` arithmetic: the sum may wrap (fixture edge10)."""
-    return wrap_long(timestamp + allowed_lateness) <= watermark
+    x = timestamp + allowed_lateness
+    return (x if MIN_TIMESTAMP <= x <= MAX_TIMESTAMP else wrap_long(x)) <= watermark
 
 
 def check_merge_not_late(merge_result, allowed_lateness: int, watermark: int) -> None:
