@@ -276,7 +276,6 @@ class SessionEventTimeOperator(WindowOperator):
         timers = self._et
         heap, live = timers.heap, timers.live
         add_timer = timers.add
-        remove_timer = timers.remove
         fn = self.function
         create, add = _incremental_steps(fn)
         is_count = type(fn) is Count
@@ -297,13 +296,14 @@ class SessionEventTimeOperator(WindowOperator):
         tuple_new = tuple.__new__
 
         def retire_merged(key, merged):
-            """``EventTimeTrigger.clear`` and the cleanup timer of each merged window."""
+            """``EventTimeTrigger.clear`` and the cleanup timer of each merged window
+            (``HeapqTimers.remove`` is ``live.pop``: written so, it saves four calls a merge)."""
             for m in merged:
                 mmt = m[1] - 1
-                remove_timer(mmt, key, m)
+                live.pop((mmt, key, m), None)
                 c = cleanup_time(mmt, lateness)
                 if c != MAXT:
-                    remove_timer(c, key, m)
+                    live.pop((c, key, m), None)
 
         def merge(key, mapping, hits, new, ns):
             """A merge of ``new`` with the windows ``hits`` (>= 2, none equal to ``new``);
