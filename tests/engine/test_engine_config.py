@@ -120,6 +120,11 @@ def test_parts_round_trip_and_refuse_what_the_format_cannot_express():
     with pytest.raises(ValueError, match="no name"):
         function_to_name(ReduceFunction(max))
 
+    assert WindowConfig(TumblingEventTimeWindows(10)).to_dict()["function"] == "aggregate"
+    assert WindowConfig(TumblingEventTimeWindows(10), function=CollectValues()).to_dict()["function"] == "process"
+    with pytest.raises(ValueError, match="no function"):
+        WindowConfig(TumblingEventTimeWindows(10), function=Count()).to_dict()
+
     class MyWindows(TumblingEventTimeWindows):
         pass
 

@@ -365,6 +365,20 @@ def function_to_name(function: WindowFunction | None) -> str:
     return name
 
 
+# the engine functions whose results the oracle's functions compute too (replay exports them so)
+_AS_SCENARIO_FUNCTION = {"count_sum": "aggregate", "values": "process"}
+
+
+def _scenario_function_name(function: WindowFunction | None) -> str:
+    """The scenario format's ``function`` for ``function`` (``ValueError`` if it has none)."""
+    name = function_to_name(function)
+    if name in SCENARIO_FUNCTIONS:
+        return name
+    if name in _AS_SCENARIO_FUNCTION:
+        return _AS_SCENARIO_FUNCTION[name]
+    raise ValueError(f"the scenario format has no function for {function!r} (it has {', '.join(SCENARIO_FUNCTIONS)})")
+
+
 # ---------------------------------------------------------------------- the configuration
 
 
@@ -458,7 +472,9 @@ class WindowConfig:
 
     def to_dict(self) -> dict:
         """The window-scenario config line (``ValueError`` when a part has no scenario form:
-        a custom assigner, trigger, evictor or function, or a setting the format lacks)."""
+        a custom assigner, trigger, evictor or function, or a setting the format lacks).
+        ``CountSum`` is written as the oracle's ``aggregate`` (count and sum), ``CollectValues``
+        as ``process``."""
         a = assigner_to_dict(self.assigner)
         if a is None:
             raise ValueError(f"the scenario format cannot express the assigner {self.assigner!r}")
@@ -466,7 +482,7 @@ class WindowConfig:
             raise ValueError("the scenario format has no evict_after, accumulation or keyed setting")
         out = {"assigner": a, "trigger": trigger_to_dict(self.trigger), "evictor": evictor_to_dict(self.evictor),
                "allowed_lateness": self.allowed_lateness, "side_output_late": self.side_output_late,
-               "function": function_to_name(self.function)}
+               "function": _scenario_function_name(self.function)}
         if getattr(self.function, "with_timestamps", False):
             out["emit_timestamps"] = True
         return out
