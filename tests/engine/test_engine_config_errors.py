@@ -23,7 +23,7 @@ from toolkit.engine import (
     WindowOperator,
     trigger_from_name,
 )
-from toolkit.engine.scenario import build_operator
+from toolkit.engine.scenarios.window import build_operator
 
 
 @pytest.mark.parametrize("make, match", [

@@ -213,7 +213,7 @@ def test_count_trigger_leftovers_are_dropped_by_cleanup():
         h.process_element("a", v, v)
     h.process_watermark(9)
     assert [(r.value, r.timing) for r in h.results()] == [([1, 2], "early")]
-    assert op.state_size() == (0, 0) and op._tstate == {}
+    assert op.state_size() == (0, 0) and op.num_keyed_state_entries() == 0
 
 
 # ------------------------------------------------------------------ outputs
@@ -303,4 +303,4 @@ def test_after_watermark_late_firings():
     h.set_processing_time(20)
     assert [(r.value, r.pane, r.timing, r.processing_time) for r in h.results()] == [
         ([1], 0, "on_time", 0), ([1, 2, 3], 1, "late", 7)]
-    assert op.state_size() == (0, 0) and len(op._ptq) == 0
+    assert op.state_size() == (0, 0) and op.num_processing_time_timers() == 0

@@ -76,7 +76,7 @@ def test_continuous_processing_time_trigger_fires_every_interval_and_at_the_end(
         (w, [1, 2], 30, "on_time", 2),  # the timer at 16 fires while advancing to 30: the first
         (w, [1, 2], 30, "late", 3),     # timer firing with max ts <= processing time; then 19
     ]
-    assert op.state_size() == (0, 0) and len(op._ptq) == 0 and op._tstate == {}
+    assert op.state_size() == (0, 0) and op.num_processing_time_timers() == 0 and op.num_keyed_state_entries() == 0
 
 
 def test_processing_time_sessions_merge():
@@ -133,7 +133,7 @@ def test_after_watermark_early_firings_after_a_processing_time_delay():
     h.set_processing_time(20)
     w = TimeWindow(0, 10)
     assert _fires(h) == [(w, [1, 2], 5, "early", 0), (w, [1, 2, 3], 8, "on_time", 1)]
-    assert op.state_size() == (0, 0) and len(op._ptq) == 0
+    assert op.state_size() == (0, 0) and op.num_processing_time_timers() == 0
 
 
 def test_continuous_processing_time_trigger_on_global_windows():

@@ -18,7 +18,9 @@ from toolkit.engine import (
     Sum,
     TumblingEventTimeWindows,
     WindowOperator,
+    build_operator,
 )
+from toolkit.engine.operator_fast import SessionEventTimeOperator, TimeWindowEventTimeOperator
 from toolkit.engine.windows import get_window_start_with_offset
 
 events = st.lists(
@@ -73,8 +75,10 @@ def _run(op, evs, per_call=None):
 
 def _assert_no_state(op):
     assert op.state_size() == (0, 0)
-    assert len(op._et) == 0 and len(op._ptq) == 0
-    assert op._tstate == {} and op._panes == {} and op._msets == {} and op._contents == {} and op._nrec == {}
+    assert op.num_event_time_timers() == 0 and op.num_processing_time_timers() == 0
+    assert op.num_keyed_state_entries() == 0
+    state = op._internal_state()
+    assert state["panes"] == {} and state["nrec"] == {}
 
 
 @settings(max_examples=150, deadline=None)
@@ -138,7 +142,8 @@ def test_last_firing_equals_batch_result_over_accepted_records(kind, size, slide
         assigner = SlidingEventTimeWindows(size, slide)
     results = {}
     for fn in (CollectValues(), Count()):     # Count takes the specialised loop, CollectValues the general one
-        op = WindowOperator(assigner, allowed_lateness=lateness, function=fn)
+        op = build_operator(assigner, allowed_lateness=lateness, function=fn)
+        assert isinstance(op, TimeWindowEventTimeOperator) == isinstance(fn, Count)
         last = {}
         for r in _run(op, evs):
             if r.kind == "fire":
@@ -167,11 +172,11 @@ def test_last_firing_equals_batch_result_over_accepted_records(kind, size, slide
 @given(assigners(), st.integers(0, 10), events, st.sampled_from(["accumulating", "discarding"]),
        st.sampled_from(["count", "sum", "count_sum"]), st.booleans())
 def test_specialised_and_general_paths_agree(assigner, lateness, evs, mode, fn, track):
-    """EventTimeTrigger (heapq timers, specialised loop for tumbling/sliding) and a subclass of
-    it (general path, Flink's exact timer heap) give the same outputs, key by key."""
+    """EventTimeTrigger (heapq timers, specialised loop) and a subclass of it (general path,
+    Flink's exact timer heap) give the same outputs, key by key."""
     runs = []
     for trig in (EventTimeTrigger(), RecordingTrigger([])):
-        op = WindowOperator(assigner, trigger=trig, allowed_lateness=lateness, accumulation=mode,
+        op = build_operator(assigner, trigger=trig, allowed_lateness=lateness, accumulation=mode,
                             function={"count": Count, "sum": Sum, "count_sum": CountSum}[fn](), track_records=track)
         per_key = defaultdict(list)
         for r in _run(op, evs):
@@ -250,13 +255,12 @@ def test_specialised_session_path_equals_general_path(gap, lateness, evs, mode, 
            "reduce_list": lambda: ReduceFunction(lambda a, b: (a if isinstance(a, tuple) else (a,)) + (b,)),
            "count_then_process": lambda: Count(process=CollectValues())}
     ops = []
-    for general in (False, True):
-        op = WindowOperator(EventTimeSessionWindows(gap), allowed_lateness=lateness, accumulation=mode,
-                            function=fns[fn](), track_records=track, side_output_late=side)
-        assert "process_element" in vars(op)                  # the specialised loop
-        if general:
-            del op.process_element, op.process_watermark      # back to the class's general path
-        ops.append(op)
+    for make in (build_operator, WindowOperator):
+        # the same (heapq) timer queue for both: exact_timer_order=False
+        ops.append(make(EventTimeSessionWindows(gap), allowed_lateness=lateness, accumulation=mode,
+                        function=fns[fn](), track_records=track, side_output_late=side,
+                        exact_timer_order=False))
+    assert type(ops[0]) is SessionEventTimeOperator and type(ops[1]) is WindowOperator
     fast, gen = ops
     for i, e in enumerate(evs):
         errors = []
@@ -274,18 +278,42 @@ def test_specialised_session_path_equals_general_path(gap, lateness, evs, mode, 
             return
         assert fast.drain() == gen.drain()
         assert fast.state_size() == gen.state_size() == gen._recount_state() == fast._recount_state()
-        assert fast._contents == gen._contents and fast._nrec == gen._nrec and fast._ids == gen._ids
-        assert {k: m.mapping for k, m in fast._msets.items()} == {k: m.mapping for k, m in gen._msets.items()}
-        assert fast._et.live.keys() == gen._et.live.keys()
-        assert {k: (p.next, p.passed) for k, p in fast._panes.items()} == \
-            {k: (p.next, p.passed) for k, p in gen._panes.items()}
-        assert fast.num_late_records_dropped == gen.num_late_records_dropped
+        assert fast._internal_state() == gen._internal_state()
+        assert fast.num_event_time_timers() == gen.num_event_time_timers()
+        assert fast.num_keyed_state_entries() == gen.num_keyed_state_entries()
     if end:
         for op in ops:
             op.end_input()
         assert fast.drain() == gen.drain()
         assert fast.state_size() == gen.state_size()
-        assert {k: m.mapping for k, m in fast._msets.items()} == {k: m.mapping for k, m in gen._msets.items()}
-        assert fast._panes.keys() == gen._panes.keys() and fast._et.live.keys() == gen._et.live.keys()
+        assert fast._internal_state() == gen._internal_state()
         if lateness <= 12:      # (a cleanup time past Long.MAX_VALUE has no timer: state stays, as in Flink)
-            assert fast.state_size() == (0, 0) and fast._msets == {} and fast._panes == {}
+            assert fast.state_size() == (0, 0) and fast.num_keyed_state_entries() == 0
+            assert fast._internal_state()["panes"] == {}
+
+
+@settings(max_examples=150, deadline=None)
+@given(assigners(), st.integers(0, 12), sessions_events, st.sampled_from(["accumulating", "discarding"]),
+       st.sampled_from(["count", "sum", "count_sum"]), st.booleans(), st.booleans())
+def test_every_specialised_class_equals_the_general_path_step_by_step(assigner, lateness, evs, mode, fn, track, side):
+    """Tumbling, sliding and session windows: the class ``build_operator`` picks and the
+    general ``WindowOperator`` (same heapq timer queue) emit the same list and hold the same
+    state, timers and keyed-state entries after every step."""
+    fns = {"count": Count, "sum": Sum, "count_sum": CountSum}
+    ops = [make(assigner, allowed_lateness=lateness, accumulation=mode, function=fns[fn](),
+                track_records=track, side_output_late=side, exact_timer_order=False)
+           for make in (build_operator, WindowOperator)]
+    fast, gen = ops
+    assert type(fast) in (TimeWindowEventTimeOperator, SessionEventTimeOperator)
+    for i, e in enumerate(evs + [("end",)]):
+        for op in ops:
+            if e[0] == "r":
+                op.process_element(e[1], e[2], e[2] * 100 + i)
+            elif e[0] == "w":
+                op.process_watermark(e[1])
+            else:
+                op.end_input()
+        assert fast.drain() == gen.drain()
+        assert fast._internal_state() == gen._internal_state()
+        assert fast.num_event_time_timers() == gen.num_event_time_timers()
+        assert fast.num_keyed_state_entries() == gen.num_keyed_state_entries()

@@ -1,10 +1,10 @@
 """``python -m toolkit valve FILE...``: run StatusWatermarkValve scenarios (oracle format)."""
 from __future__ import annotations
 
-from toolkit.commands import _wmconformance
+from toolkit.commands import _conformance
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("valve", help="run StatusWatermarkValve scenarios and print what the valve emits")
-    _wmconformance.add_arguments(p)
-    p.set_defaults(func=lambda args: _wmconformance.run("valve", args))
+    _conformance.register_command(
+        subparsers, "valve", "valve", help="run StatusWatermarkValve scenarios and print what the valve emits",
+    )

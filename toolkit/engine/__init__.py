@@ -1,8 +1,11 @@
 """The reference engine: Flink's event-time windowing, event by event (stdlib + numpy only).
 
 Window-operator side: ``windows``, ``assigners``, ``triggers``, ``evictors``, ``functions``,
-``merging``, ``operator`` (``WindowOperator``), ``harness``, ``scenario``. Watermark side:
-``watermarks``, ``valve``, ``sources``, ``pipeline``, ``wm_scenario``.
+``merging``, ``results`` (``WindowResult``, ``LateRecord``), ``operator`` (the general
+``WindowOperator``), ``operator_fast`` (specialised subclasses), ``config`` (``WindowConfig``
+and ``build_operator``, the one place that picks an operator class), ``harness``.
+Watermark side: ``watermarks``, ``valve``, ``sources``, ``pipeline``. The oracle's scenario
+formats: ``scenarios`` (``jsonl``, ``window``, ``watermarks``, ``valve``).
 
 Names are exported lazily from ``_EXPORTS`` (public name -> module) so that importing one
 part does not import the rest; add a line here to export a new name.
@@ -39,10 +42,12 @@ _EXPORTS: dict[str, str] = {
     "CountSumResult": "functions", "Count": "functions", "Sum": "functions",
     "CollectValues": "functions",
     # operator
-    "MergingWindowSet": "merging", "WindowOperator": "operator", "WindowResult": "operator",
-    "LateRecord": "operator", "ACCUMULATION_MODES": "operator",
+    "MergingWindowSet": "merging", "WindowOperator": "operator", "WindowResult": "results",
+    "LateRecord": "results", "ACCUMULATION_MODES": "operator",
+    "TimeWindowEventTimeOperator": "operator_fast", "SessionEventTimeOperator": "operator_fast",
+    "WindowConfig": "config", "build_operator": "config",
     "WindowOperatorTestHarness": "harness",
-    "run_scenario": "scenario",
+    "run_scenario": "scenarios.window",
     # watermark side: generators, emitter, source subtasks, valve, pipeline
     "WatermarkStrategy": "watermarks", "BoundedOutOfOrderness": "watermarks", "Monotonous": "watermarks",
     "TimeLag": "watermarks", "Punctuated": "watermarks", "IdleAdvance": "watermarks", "Adaptive": "watermarks",

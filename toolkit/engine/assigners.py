@@ -6,22 +6,21 @@ All parameters are validated when the assigner is built (``ValueError`` with a c
 """
 from __future__ import annotations
 
+from operator import index
 from typing import Any, Callable, Iterable
 
+from .triggers import EndOfStreamTrigger, EventTimeTrigger, NeverTrigger, ProcessingTimeTrigger
 from .windows import GlobalWindow, TimeWindow, get_window_start_with_offset, MIN_TIMESTAMP
 
 
 def _check_int(name: str, value: Any, owner: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    """An integer (Python or numpy: anything with ``__index__``), not a bool."""
+    if not isinstance(value, bool):
         try:
-            import numpy as np
-
-            if isinstance(value, np.integer):
-                return int(value)
-        except ImportError:  # pragma: no cover
+            return index(value)
+        except TypeError:
             pass
-        raise ValueError(f"{owner}: {name} must be an integer number of milliseconds, got {value!r}")
-    return value
+    raise ValueError(f"{owner}: {name} must be an integer number of milliseconds, got {value!r}")
 
 
 class WindowAssigner:
@@ -78,8 +77,6 @@ class TumblingEventTimeWindows(WindowAssigner):
         return [TimeWindow(start, start + self.size)]
 
     def default_trigger(self):
-        from .triggers import EventTimeTrigger
-
         return EventTimeTrigger()
 
 
@@ -94,8 +91,6 @@ class TumblingProcessingTimeWindows(TumblingEventTimeWindows):
         return [TimeWindow(start, start + self.size)]
 
     def default_trigger(self):
-        from .triggers import ProcessingTimeTrigger
-
         return ProcessingTimeTrigger()
 
 
@@ -139,8 +134,6 @@ class SlidingEventTimeWindows(WindowAssigner):
         return self._windows(timestamp)
 
     def default_trigger(self):
-        from .triggers import EventTimeTrigger
-
         return EventTimeTrigger()
 
 
@@ -153,8 +146,6 @@ class SlidingProcessingTimeWindows(SlidingEventTimeWindows):
         return self._windows(current_processing_time)
 
     def default_trigger(self):
-        from .triggers import ProcessingTimeTrigger
-
         return ProcessingTimeTrigger()
 
 
@@ -208,8 +199,6 @@ class EventTimeSessionWindows(MergingWindowAssigner):
         return [TimeWindow(timestamp, timestamp + self.gap)]
 
     def default_trigger(self):
-        from .triggers import EventTimeTrigger
-
         return EventTimeTrigger()
 
 
@@ -222,8 +211,6 @@ class ProcessingTimeSessionWindows(EventTimeSessionWindows):
         return [TimeWindow(current_processing_time, current_processing_time + self.gap)]
 
     def default_trigger(self):
-        from .triggers import ProcessingTimeTrigger
-
         return ProcessingTimeTrigger()
 
 
@@ -251,8 +238,6 @@ class DynamicEventTimeSessionWindows(MergingWindowAssigner):
         return [TimeWindow(timestamp, timestamp + self._gap(element))]
 
     def default_trigger(self):
-        from .triggers import EventTimeTrigger
-
         return EventTimeTrigger()
 
 
@@ -265,8 +250,6 @@ class DynamicProcessingTimeSessionWindows(DynamicEventTimeSessionWindows):
         return [TimeWindow(current_processing_time, current_processing_time + self._gap(element))]
 
     def default_trigger(self):
-        from .triggers import ProcessingTimeTrigger
-
         return ProcessingTimeTrigger()
 
 
@@ -293,8 +276,6 @@ class GlobalWindows(WindowAssigner):
         return [GlobalWindow()]
 
     def default_trigger(self):
-        from .triggers import EndOfStreamTrigger, NeverTrigger
-
         return EndOfStreamTrigger() if self.end_of_stream else NeverTrigger()
 
 

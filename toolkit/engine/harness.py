@@ -5,13 +5,19 @@
     h.process_watermark(13)
     h.end_input()
     h.output          # every WindowResult / LateRecord so far, in emission order
+    h.num_event_time_timers(), h.num_processing_time_timers(), h.num_keyed_state_entries()
+
+Works with every operator class (``config.build_operator`` picks one).
 """
 from __future__ import annotations
 
-from .operator import LateRecord, WindowOperator, WindowResult
+from .operator import WindowOperator
+from .results import LateRecord, WindowResult
 
 
 class WindowOperatorTestHarness:
+    """Feeds one operator and collects everything it emits in ``output``."""
+
     def __init__(self, operator: WindowOperator):
         self.operator = operator
         self.output: list = []
@@ -53,3 +59,15 @@ class WindowOperatorTestHarness:
 
     def state_size(self) -> tuple[int, int]:
         return self.operator.state_size()
+
+    def num_event_time_timers(self) -> int:
+        """Registered event-time timers (Flink's ``numEventTimeTimers``)."""
+        return self.operator.num_event_time_timers()
+
+    def num_processing_time_timers(self) -> int:
+        """Registered processing-time timers (Flink's ``numProcessingTimeTimers``)."""
+        return self.operator.num_processing_time_timers()
+
+    def num_keyed_state_entries(self) -> int:
+        """Keyed state entries (Flink's ``numKeyedStateEntries``; see ``WindowOperator``)."""
+        return self.operator.num_keyed_state_entries()

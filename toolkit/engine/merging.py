@@ -13,19 +13,27 @@ from __future__ import annotations
 
 from typing import Callable
 
+from .assigners import MergingWindowAssigner
 from .windows import java_hash_set_order
 
 
+def uses_builtin_merge(assigner) -> bool:
+    """True when the assigner merges windows exactly as Flink's ``TimeWindow.mergeWindows``."""
+    return type(assigner).merge_windows is MergingWindowAssigner.merge_windows
+
+
 class MergingWindowSet:
+    """Per key: window -> state window; ``add_window`` merges, ``retire_window`` forgets."""
+
     __slots__ = ("mapping", "_assigner", "_builtin")
 
-    def __init__(self, assigner):
-        from .assigners import MergingWindowAssigner
-
+    def __init__(self, assigner, builtin: bool | None = None, mapping: dict | None = None):
+        """``builtin``: the assigner merges with ``TimeWindow.mergeWindows`` unchanged (then
+        ``add_window`` takes a shortcut); ``None`` finds out with :func:`uses_builtin_merge`.
+        ``mapping``: the initial window -> state window mapping (taken, not copied)."""
         self._assigner = assigner
-        self.mapping: dict = {}
-        # the built-in sessions use TimeWindow.mergeWindows unchanged: take the shortcut below
-        self._builtin = type(assigner).merge_windows is MergingWindowAssigner.merge_windows
+        self.mapping: dict = {} if mapping is None else mapping
+        self._builtin = uses_builtin_merge(assigner) if builtin is None else builtin
 
     def get_state_window(self, window):
         return self.mapping.get(window)

@@ -1,4 +1,6 @@
-"""Flink's ``WindowOperator`` (and ``EvictingWindowOperator``), keyed or window-all.
+"""Flink's ``WindowOperator`` (and ``EvictingWindowOperator``), keyed or window-all: the
+general path, for every configuration. (``operator_fast`` holds specialised subclasses for
+common event-time configurations; ``config.build_operator`` picks the class.)
 
 Per element (``process_element``): the assigner gives the windows; for merging assigners
 each window goes through the key's ``MergingWindowSet``. A window is *late* when
@@ -10,7 +12,8 @@ window accepted goes to the late side output (or is counted in
 
 ``cleanup_time = max_timestamp + allowed_lateness`` for event time (``MAX_TIMESTAMP`` on
 overflow, and no timer is registered at ``MAX_TIMESTAMP``), ``max_timestamp`` for
-processing time. A timer runs the trigger (fire, then purge), then, at the cleanup time,
+processing time. These rules are module functions here (``cleanup_time``,
+``is_element_late``, ``check_merge_not_late``, ``merge_panes``), used by every class. A timer runs the trigger (fire, then purge), then, at the cleanup time,
 clears all window state.
 
 Timers fire in timestamp order; ``process_watermark`` sets the watermark first, then fires
@@ -37,115 +40,79 @@ the previous pane's value is emitted for every pane it supersedes).
 """
 from __future__ import annotations
 
-from heapq import heappop, heappush
 
-from .assigners import (
-    EventTimeSessionWindows,
-    GlobalWindows,
-    MergingWindowAssigner,
-    SlidingEventTimeWindows,
-    TumblingEventTimeWindows,
-    WindowAssigner,
-)
+from .assigners import GlobalWindows, WindowAssigner
 from .evictors import Evictor, TimestampedValue, _AfterOnly, _OneSidedEvictor
-from .functions import (
-    AggregateFunction,
-    Count,
-    CountSum,
-    ProcessContext,
-    ReduceFunction,
-    WindowFunction,
-    fold,
-)
+from .functions import AggregateFunction, CountSum, ProcessContext, WindowFunction, fold
 from .merging import MergingWindowSet
+from .results import LateRecord, WindowResult
+from .sorting import flink_sort, key_sort_key
 from .timers import FlinkTimerHeap, HeapqTimers
-from .triggers import EventTimeTrigger, Trigger
-from .windows import MAX_TIMESTAMP, MIN_TIMESTAMP, TimeWindow, java_hash_set_order, wrap_long
+from .triggers import EndOfStreamTrigger, EventTimeTrigger, Trigger
+from .windows import MAX_TIMESTAMP, MIN_TIMESTAMP, wrap_long
+
+__all__ = ["ACCUMULATION_MODES", "WindowOperator", "WindowResult", "LateRecord", "check_config",
+           "cleanup_time", "is_element_late"]
 
 ACCUMULATION_MODES = ("accumulating", "discarding", "accumulating_and_retracting")
 
 _ABSENT = object()
 
 
-class WindowResult:
-    """One emitted firing (``kind="fire"``) or retraction (``kind="retract"``)."""
-
-    __slots__ = ("kind", "key", "window", "timestamp", "value", "pane", "timing", "watermark",
-                 "processing_time", "record_ids")
-
-    def __init__(self, kind, key, window, timestamp, value, pane, timing, watermark, processing_time,
-                 record_ids=None):
-        self.kind = kind
-        self.key = key
-        self.window = window
-        self.timestamp = timestamp
-        self.value = value
-        self.pane = pane
-        self.timing = timing
-        self.watermark = watermark
-        self.processing_time = processing_time
-        self.record_ids = record_ids
-
-    @property
-    def start(self):
-        return self.window.start
-
-    @property
-    def end(self):
-        return self.window.end
-
-    @property
-    def max_timestamp(self) -> int:
-        return self.timestamp
-
-    def as_dict(self) -> dict:
-        return {s: getattr(self, s) for s in self.__slots__}
-
-    def __repr__(self) -> str:
-        return ("WindowResult(kind=%r, key=%r, window=%r, timestamp=%r, value=%r, pane=%r, timing=%r, "
-                "watermark=%r, processing_time=%r%s)" % (
-                    self.kind, self.key, self.window, self.timestamp, self.value, self.pane, self.timing,
-                    self.watermark, self.processing_time,
-                    "" if self.record_ids is None else ", record_ids=%r" % (self.record_ids,)))
-
-    def __eq__(self, other):
-        return isinstance(other, WindowResult) and self.as_dict() == other.as_dict()
+# ---------------------------------------------------------------------- rules written once
 
 
-class LateRecord:
-    """A record sent to the late side output."""
+def cleanup_time(max_timestamp: int, allowed_lateness: int) -> int:
+    """Flink's ``cleanupTime`` for event time: ``max_timestamp + allowed_lateness``, or
+    ``MAX_TIMESTAMP`` when the sum overflows (no cleanup timer is registered then)."""
+    c = max_timestamp + allowed_lateness
+    return c if c <= MAX_TIMESTAMP else MAX_TIMESTAMP
 
-    __slots__ = ("key", "timestamp", "value", "record_id", "watermark", "processing_time")
-    kind = "late"
 
-    def __init__(self, key, timestamp, value, record_id, watermark, processing_time):
-        self.key = key
-        self.timestamp = timestamp
-        self.value = value
-        self.record_id = record_id
-        self.watermark = watermark
-        self.processing_time = processing_time
+def is_element_late(timestamp: int, allowed_lateness: int, watermark: int) -> bool:
+    """Flink's ``isElementLate`` in Java ``long`` arithmetic: the sum may wrap (fixture edge10)."""
+    x = timestamp + allowed_lateness
+    return (x if MIN_TIMESTAMP <= x <= MAX_TIMESTAMP else wrap_long(x)) <= watermark
 
-    def as_dict(self) -> dict:
-        d = {s: getattr(self, s) for s in self.__slots__}
-        d["kind"] = "late"
-        return d
 
-    def __repr__(self) -> str:
-        return "LateRecord(key=%r, timestamp=%r, value=%r, record_id=%r, watermark=%r, processing_time=%r)" % (
-            self.key, self.timestamp, self.value, self.record_id, self.watermark, self.processing_time)
-
-    def __eq__(self, other):
-        return isinstance(other, LateRecord) and self.as_dict() == other.as_dict()
+def check_merge_not_late(merge_result, allowed_lateness: int, watermark: int) -> None:
+    """Flink's merge check for event time: a merge may not move a window's end behind the
+    watermark (in Java ``long`` arithmetic: with a huge lateness the sum wraps negative and
+    Flink throws; checked with the oracle, fixture edge09)."""
+    if wrap_long(merge_result.max_timestamp() + allowed_lateness) <= watermark:
+        raise RuntimeError(
+            "The end timestamp of an event-time window cannot become earlier than the current "
+            f"watermark by merging. Current watermark: {watermark} window: {merge_result}")
 
 
 class _Pane:
+    """Per (key, window) firing bookkeeping (ours, not Flink's state)."""
+
     __slots__ = ("next", "passed", "emitted")
 
     def __init__(self):
         self.next = 0          # index of the next pane
         self.passed = False    # a firing happened with max_timestamp <= time
         self.emitted = None    # [(window, value, pane)] to retract before the next pane
+
+    def absorb(self, other: "_Pane") -> None:
+        """Take over a merged window's panes: numbering continues after the highest one."""
+        if other.next > self.next:
+            self.next = other.next
+        self.passed = self.passed or other.passed
+        if other.emitted:
+            self.emitted = (self.emitted or []) + other.emitted
+
+
+def merge_panes(panes: dict, key, merged_windows, merge_result) -> None:
+    """Move the panes of ``merged_windows`` (of ``key``) onto ``merge_result``."""
+    taken = [panes.pop((key, m)) for m in merged_windows if (key, m) in panes]
+    if taken:
+        p = panes.get((key, merge_result))
+        if p is None:
+            p = panes[(key, merge_result)] = _Pane()
+        for q in taken:
+            p.absorb(q)
 
 
 class _TriggerContext:
@@ -207,7 +174,9 @@ class _TriggerContext:
         ts[k] = merged if cur is _ABSENT else fn(cur, merged)
 
 
-def _check_config(assigner, trigger, evictor, allowed_lateness, function, accumulation):
+def check_config(assigner, trigger, evictor, allowed_lateness, function, accumulation) -> None:
+    """Validate a window operator's configuration (``ValueError`` naming the problem); the
+    checks Flink makes when the job is built."""
     if not isinstance(assigner, WindowAssigner):
         raise ValueError(f"WindowOperator: assigner must be a WindowAssigner, got {assigner!r}")
     if not isinstance(trigger, Trigger):
@@ -248,7 +217,13 @@ class WindowOperator:
 
     Runtime: ``process_element(key, timestamp, value, record_id=None)``,
     ``process_watermark(wm)``, ``set_processing_time(t)``, ``end_input()``, ``drain()``,
-    ``state_size()``, ``current_watermark``, ``current_processing_time``.
+    ``state_size()``, ``current_watermark``, ``current_processing_time``; for tests, as
+    Flink's harness: ``num_event_time_timers()``, ``num_processing_time_timers()``,
+    ``num_keyed_state_entries()``.
+
+    This class is the general path, for every configuration. ``operator_fast`` holds
+    subclasses with specialised loops for the common event-time configurations;
+    ``config.build_operator`` picks the fastest class that applies.
     """
 
     def __init__(
@@ -272,7 +247,7 @@ class WindowOperator:
             function = CountSum()
         if hasattr(allowed_lateness, "__index__") and not isinstance(allowed_lateness, (int, bool)):
             allowed_lateness = int(allowed_lateness)
-        _check_config(assigner, trigger, evictor, allowed_lateness, function, accumulation)
+        check_config(assigner, trigger, evictor, allowed_lateness, function, accumulation)
         if evict_after and evictor is not None:
             if not isinstance(evictor, _OneSidedEvictor):
                 raise ValueError("evict_after=True needs a built-in evictor (Count/Time/DeltaEvictor); "
@@ -292,8 +267,6 @@ class WindowOperator:
         # stream": its whole input is sorted by (key, timestamp) with Flink's QuickSort (not
         # stable) before the window sees it. The operator keeps every element and applies
         # that order when the window fires (see sorting.py).
-        from .triggers import EndOfStreamTrigger
-
         self._sorted_input = isinstance(assigner, GlobalWindows) and type(trigger) is EndOfStreamTrigger
         self._arrivals: list = []      # sorted-input mode: (key, timestamp, index in the key's list)
         self._flink_order: dict | None = None
@@ -326,30 +299,6 @@ class WindowOperator:
         self._out: list = []
         self.num_late_records_dropped = 0
 
-        fn = function
-        self._use_fast = (
-            not self._exact_timers
-            and type(trigger) is EventTimeTrigger
-            and not self._merging
-            and self._event_time
-            and not self._full
-            and isinstance(fn, (AggregateFunction, ReduceFunction))
-            and not self._retracting
-            and isinstance(assigner, (TumblingEventTimeWindows, SlidingEventTimeWindows))
-            and type(assigner) in (TumblingEventTimeWindows, SlidingEventTimeWindows)
-        )
-        if self._use_fast:
-            self.process_element, self.process_watermark = self._make_fast_process_element()
-        elif (
-            not self._exact_timers
-            and type(trigger) is EventTimeTrigger
-            and type(assigner) is EventTimeSessionWindows
-            and type(assigner).merge_windows is MergingWindowAssigner.merge_windows
-            and not self._full
-            and isinstance(fn, (AggregateFunction, ReduceFunction))
-            and not self._retracting
-        ):
-            self.process_element, self.process_watermark = self._make_fast_session()
 
     # ------------------------------------------------------------------ public API
 
@@ -386,8 +335,6 @@ class WindowOperator:
         if self._sorted_input:
             # In sorted-input mode Flink registers the timers while it reads the sorted input,
             # i.e. in the sort's key order, and fires them from its timer heap: replay that.
-            from .sorting import key_sort_key
-
             due = []
             while True:
                 ts = q.peek_timestamp()
@@ -437,13 +384,38 @@ class WindowOperator:
             return len(self._contents), sum(map(len, self._contents.values()))
         return len(self._contents), sum(self._nrec.values())
 
+    def num_event_time_timers(self) -> int:
+        """Registered event-time timers (trigger and cleanup timers), as Flink's harness counts them."""
+        return len(self._et)
+
+    def num_processing_time_timers(self) -> int:
+        """Registered processing-time timers."""
+        return len(self._ptq)
+
+    def num_keyed_state_entries(self) -> int:
+        """Entries in keyed state, as Flink's harness counts them: one per (key, state window)
+        holding window contents, one per (key, window, name) of trigger state, and one per
+        key holding a merging-window set (the pane bookkeeping is ours, not Flink state)."""
+        return len(self._contents) + len(self._tstate) + len(self._msets)
+
+    def _internal_state(self) -> dict:
+        """Every piece of internal state in comparable form (for tests that check that two
+        operator classes evolve identically)."""
+        et = self._et
+        return {
+            "contents": dict(self._contents), "nrec": dict(self._nrec), "ids": dict(self._ids),
+            "trigger_state": dict(self._tstate),
+            "windows": {k: dict(m.mapping) for k, m in self._msets.items()},
+            "event_time_timers": set(et.live) if isinstance(et, HeapqTimers) else set(et._index),
+            "panes": {k: (p.next, p.passed) for k, p in self._panes.items()},
+            "buffered": self._buffered, "late_dropped": self.num_late_records_dropped,
+        }
+
     # ------------------------------------------------------------------ helpers
 
     def _cleanup_time(self, window) -> int:
         if self._event_time:
-            mt = window.max_timestamp()
-            c = mt + self.allowed_lateness
-            return c if c <= MAX_TIMESTAMP else MAX_TIMESTAMP
+            return cleanup_time(window.max_timestamp(), self.allowed_lateness)
         return window.max_timestamp()
 
     def _is_window_late(self, window) -> bool:
@@ -492,8 +464,6 @@ class WindowOperator:
 
     def _apply_flink_sort_order(self, sk, elements: list) -> None:
         """Reorder a window's elements as Flink's sorted input would deliver them."""
-        from .sorting import flink_sort, key_sort_key
-
         if self._flink_order is None:
             arr = [(key_sort_key(k[0]), ts, k, i) for k, ts, i in self._arrivals]
             flink_sort(arr, lambda x, y: (x[:2] > y[:2]) - (x[:2] < y[:2]))
@@ -534,19 +504,17 @@ class WindowOperator:
             mset = self._msets.get(key)
             if mset is None:
                 mset = self._msets[key] = MergingWindowSet(self.assigner)
-            self._merge_key = key
-            event_time = self._event_time
-            lateness = self.allowed_lateness
+            merge = self._merge
+
+            def merge_fn(merge_result, merged_windows, state_window_result, merged_state_windows):
+                # Flink's anonymous MergeFunction: it captures the key
+                merge(key, merge_result, merged_windows, state_window_result, merged_state_windows)
+
             for window in windows:
-                actual = mset.add_window(window, self._merge_current_key)
-                if event_time:
-                    # isWindowLate (inlined): cleanup time, overflow-guarded, <= watermark
-                    cleanup = actual.end - 1 + lateness
-                    if cleanup > MAX_TIMESTAMP:
-                        cleanup = MAX_TIMESTAMP
-                    if cleanup <= self._wm:
-                        mset.retire_window(actual)
-                        continue
+                actual = mset.add_window(window, merge_fn)
+                if self._is_window_late(actual):
+                    mset.retire_window(actual)
+                    continue
                 skipped = False
                 sw = mset.get_state_window(actual)
                 if sw is None:
@@ -588,8 +556,7 @@ class WindowOperator:
                 if r & 2:
                     self._clear_contents(sk)
                 self._register_cleanup_timer(key, window)
-        if skipped and self._event_time and wrap_long(timestamp + self.allowed_lateness) <= self._wm:
-            # Flink's isElementLate, in Java long arithmetic (fixture edge10)
+        if skipped and self._event_time and is_element_late(timestamp, self.allowed_lateness, self._wm):
             self._late(key, timestamp, value, record_id)
 
     def _late(self, key, timestamp, value, record_id):
@@ -598,535 +565,11 @@ class WindowOperator:
         else:
             self.num_late_records_dropped += 1
 
-    def _make_fast_process_element(self):
-        """Tumbling/sliding event-time windows + ``EventTimeTrigger`` + an incremental function
-        (aggregate or reduce), accumulating or discarding: the steps of the general path with
-        the assigner and trigger inlined (results are identical, the conformance and property
-        tests run both). Windows are shared ``TimeWindow`` objects from a small cache; a
-        window's timers are registered when it gets its first element (later registrations
-        of the same timers are no-ops in Flink)."""
-        op = self
-        assigner = self.assigner
-        tumbling = isinstance(assigner, TumblingEventTimeWindows)
-        size = assigner.size
-        off = assigner._eff_offset if tumbling else assigner.offset
-        slide = size if tumbling else assigner.slide
-        lateness = self.allowed_lateness
-        contents = self._contents
-        nrec = self._nrec
-        timers = self._et
-        heap, live = timers.heap, timers.live
-        fn = self.function
-        if isinstance(fn, AggregateFunction):
-            create, add = fn.create_accumulator, fn.add
-        else:
-            reduce = fn.reduce
-            FIRST = object()
-
-            def create():
-                return FIRST
-
-            def add(value, acc):
-                return value if acc is FIRST else reduce(acc, value)
-        is_count = type(fn) is Count
-        is_count_sum = type(fn) is CountSum
-        track = self.track_records
-        ids = self._ids
-        keyed = self.keyed
-        discarding = self._discarding
-        emit = self._emit
-        clear = self._clear_contents
-        late = self._late
-        wcache: dict = {}
-        MAXT = MAX_TIMESTAMP
-        MISSING = _ABSENT
-
-        def process_element(key, timestamp, value, record_id=None):
-            if not keyed:
-                key = None
-            if track and record_id is None:
-                record_id = op._next_id
-                op._next_id += 1
-            wm = op._wm
-            start = timestamp - (timestamp - off) % slide
-            skipped = True
-            lower = timestamp - size
-            while start > lower:
-                window = wcache.get(start)
-                if window is None:
-                    if len(wcache) > 65536:
-                        wcache.clear()
-                    window = wcache[start] = TimeWindow(start, start + size)
-                start -= slide
-                mt = window[1] - 1
-                cleanup = mt + lateness
-                if cleanup > MAXT:
-                    cleanup = MAXT
-                if cleanup <= wm:
-                    continue
-                skipped = False
-                sk = (key, window)
-                acc = contents.get(sk, MISSING)
-                op._buffered += 1
-                if acc is MISSING:
-                    contents[sk] = add(value, create())
-                    nrec[sk] = 1
-                    if track:
-                        ids[sk] = [record_id]
-                    if mt > wm:
-                        tk = (mt, key, window)
-                        if tk not in live:
-                            timers.seq += 1
-                            live[tk] = timers.seq
-                            heappush(heap, (mt, timers.seq, key, window))
-                    if cleanup != MAXT and cleanup != mt:
-                        tk = (cleanup, key, window)
-                        if tk not in live:
-                            timers.seq += 1
-                            live[tk] = timers.seq
-                            heappush(heap, (cleanup, timers.seq, key, window))
-                else:
-                    if is_count:
-                        contents[sk] = acc + 1
-                    elif is_count_sum:
-                        acc[0] += 1
-                        acc[1] += value
-                    else:
-                        contents[sk] = add(value, acc)
-                    nrec[sk] += 1
-                    if track:
-                        ids[sk].append(record_id)
-                if mt <= wm:
-                    # EventTimeTrigger.onElement: the watermark is past the window: FIRE now
-                    emit(key, window, sk, contents[sk], False)
-                    if discarding:
-                        clear(sk)
-            if skipped and wrap_long(timestamp + lateness) <= wm:
-                late(key, timestamp, value, record_id)
-
-        def process_element_tumbling(key, timestamp, value, record_id=None):
-            # the same steps for the single window of a tumbling assigner
-            if not keyed:
-                key = None
-            if track and record_id is None:
-                record_id = op._next_id
-                op._next_id += 1
-            wm = op._wm
-            start = timestamp - (timestamp - off) % size
-            window = wcache.get(start)
-            if window is None:
-                if len(wcache) > 65536:
-                    wcache.clear()
-                window = wcache[start] = TimeWindow(start, start + size)
-            mt = start + size - 1
-            cleanup = mt + lateness
-            if cleanup > MAXT:
-                cleanup = MAXT
-            if cleanup <= wm:
-                if wrap_long(timestamp + lateness) <= wm:
-                    late(key, timestamp, value, record_id)
-                return
-            sk = (key, window)
-            acc = contents.get(sk, MISSING)
-            op._buffered += 1
-            if acc is MISSING:
-                contents[sk] = add(value, create())
-                nrec[sk] = 1
-                if track:
-                    ids[sk] = [record_id]
-                if mt > wm:
-                    tk = (mt, key, window)
-                    if tk not in live:
-                        timers.seq += 1
-                        live[tk] = timers.seq
-                        heappush(heap, (mt, timers.seq, key, window))
-                if cleanup != MAXT and cleanup != mt:
-                    tk = (cleanup, key, window)
-                    if tk not in live:
-                        timers.seq += 1
-                        live[tk] = timers.seq
-                        heappush(heap, (cleanup, timers.seq, key, window))
-            else:
-                # the built-in Count/CountSum inlined (their add, exactly)
-                if is_count:
-                    contents[sk] = acc + 1
-                elif is_count_sum:
-                    acc[0] += 1
-                    acc[1] += value
-                else:
-                    contents[sk] = add(value, acc)
-                nrec[sk] += 1
-                if track:
-                    ids[sk].append(record_id)
-            if mt <= wm:
-                emit(key, window, sk, contents[sk], False)
-                if discarding:
-                    clear(sk)
-
-        def process_watermark(watermark):
-            """``process_watermark`` with ``EventTimeTrigger.onEventTime`` and the cleanup inlined."""
-            if watermark <= op._wm:
-                return
-            op._wm = watermark
-            ctx.current_watermark = watermark
-            panes = op._panes
-            while heap:
-                ts, seq, key, window = heap[0]
-                if ts > watermark:
-                    break
-                heappop(heap)
-                tk = (ts, key, window)
-                if live.get(tk) != seq:
-                    continue
-                del live[tk]
-                sk = (key, window)
-                mt = window[1] - 1
-                if ts == mt:
-                    acc = contents.get(sk, MISSING)
-                    if acc is not MISSING:
-                        emit(key, window, sk, acc, True)
-                        if discarding:
-                            clear(sk)
-                cleanup = mt + lateness
-                if cleanup > MAXT:
-                    cleanup = MAXT
-                if ts == cleanup:
-                    clear(sk)
-                    live.pop((mt, key, window), None)   # EventTimeTrigger.clear
-                    panes.pop(sk, None)
-
-        ctx = self._ctx
-        return (process_element_tumbling if tumbling else process_element), process_watermark
-
-    def _make_fast_session(self):
-        """``EventTimeSessionWindows`` + ``EventTimeTrigger`` + an incremental function
-        (aggregate or reduce), accumulating or discarding: the general merging path
-        (``MergingWindowSet.add_window``'s built-in branch, ``_merge``, the trigger and the
-        timer callbacks) inlined step for step, with the same timer registrations and removals
-        in the same order, so outputs, their order and all state are identical (a property
-        test runs both paths)."""
-        op = self
-        gap = self.assigner.gap
-        lateness = self.allowed_lateness
-        contents = self._contents
-        nrec = self._nrec
-        ids = self._ids
-        msets = self._msets
-        timers = self._et
-        heap, live = timers.heap, timers.live
-        fn = self.function
-        is_agg = isinstance(fn, AggregateFunction)
-        if is_agg:
-            create, add, merge_acc = fn.create_accumulator, fn.add, fn.merge
-        else:
-            reduce = merge_acc = fn.reduce
-            FIRST = object()
-
-            def create():
-                return FIRST
-
-            def add(value, acc):
-                return value if acc is FIRST else reduce(acc, value)
-        is_count = type(fn) is Count
-        is_count_sum = type(fn) is CountSum
-        track = self.track_records
-        keyed = self.keyed
-        discarding = self._discarding
-        emit = self._emit
-        clear = self._clear_contents
-        late = self._late
-        panes_d = self._panes
-        assigner = self.assigner
-        MAXT = MAX_TIMESTAMP
-        MISSING = _ABSENT
-        TW = TimeWindow
-        tuple_new = tuple.__new__
-        MINT = MIN_TIMESTAMP
-        new_mset = object.__new__       # a MergingWindowSet without re-inspecting the assigner
-
-        def add_timer(ts, key, window):
-            tk = (ts, key, window)
-            if tk not in live:
-                timers.seq += 1
-                live[tk] = timers.seq
-                heappush(heap, (ts, timers.seq, key, window))
-
-        def merge(key, mapping, hits, new, ns):
-            """A merge of ``new`` with the windows ``hits`` (>= 1, none equal to ``new``);
-            returns the window the element belongs to."""
-            if len(hits) == 1:
-                h = hits[0]
-                ordered = hits
-                s0 = h[0] if h[0] < ns else ns
-                e0 = h[1] if h[1] > new[1] else new[1]
-            else:
-                members = sorted(hits, key=_start)
-                i = 0
-                for w in members:
-                    if w[0] > ns:
-                        break
-                    i += 1
-                members.insert(i, new)
-                s0 = min(w[0] for w in members)
-                e0 = max(w[1] for w in members)
-                ordered = java_hash_set_order(members)
-                ordered.remove(new)
-            merge_result = TW(s0, e0)
-            msws = [mapping.pop(w) for w in ordered]
-            sw_result = msws[0]
-            mapping[merge_result] = sw_result
-            if len(ordered) == 1 and ordered[0] == merge_result:
-                return merge_result
-            del msws[0]
-            # WindowOperator._merge, inlined
-            mt = e0 - 1
-            wm = op._wm
-            if wrap_long(mt + lateness) <= wm:
-                raise RuntimeError(
-                    "The end timestamp of an event-time window cannot become earlier than the current "
-                    f"watermark by merging. Current watermark: {wm} window: {merge_result}")
-            if mt > wm:
-                add_timer(mt, key, merge_result)                    # EventTimeTrigger.onMerge
-            for m in ordered:
-                mmt = m[1] - 1
-                live.pop((mmt, key, m), None)                       # EventTimeTrigger.clear
-                c = mmt + lateness
-                if c < MAXT:
-                    live.pop((c, key, m), None)                     # the cleanup timer
-            target = (key, sw_result)
-            for sw in msws:
-                sk = (key, sw)
-                src = contents.pop(sk, MISSING)
-                if src is MISSING:
-                    continue
-                cur = contents.get(target, MISSING)
-                n = nrec.pop(sk, 0)
-                rids = ids.pop(sk, None)
-                contents[target] = src if cur is MISSING else merge_acc(cur, src)
-                nrec[target] = nrec.get(target, 0) + n
-                if rids is not None:
-                    ids.setdefault(target, []).extend(rids)
-            if panes_d:
-                panes = [panes_d.pop((key, m)) for m in ordered if (key, m) in panes_d]
-                if panes:
-                    p = panes_d.get((key, merge_result))
-                    if p is None:
-                        p = panes_d[(key, merge_result)] = _Pane()
-                    for q in panes:
-                        p.next = max(p.next, q.next)
-                        p.passed = p.passed or q.passed
-                        if q.emitted:
-                            p.emitted = (p.emitted or []) + q.emitted
-            return merge_result
-
-        def process_element(key, timestamp, value, record_id=None):
-            if not keyed:
-                key = None
-            if track and record_id is None:
-                record_id = op._next_id
-                op._next_id += 1
-            ne = timestamp + gap
-            wm = op._wm
-            merged = False
-            mset = msets.get(key)
-            if mset is None:
-                cleanup = ne - 1 + lateness
-                if cleanup > MAXT:
-                    cleanup = MAXT
-                if cleanup <= wm:
-                    # the window alone is late: MergingWindowSet.addWindow then retireWindow
-                    # leave no trace
-                    x = timestamp + lateness                          # Java long sum
-                    if (x if MINT <= x <= MAXT else wrap_long(x)) <= wm:
-                        late(key, timestamp, value, record_id)
-                    return
-                mset = msets[key] = new_mset(MergingWindowSet)
-                mset._assigner = assigner
-                mset._builtin = True
-                mapping = mset.mapping = {}
-                actual = new = tuple_new(TW, (timestamp, ne))
-                mapping[new] = new
-            else:
-                mapping = mset.mapping
-                hit = None
-                for w in mapping:
-                    if w[0] <= ne and w[1] >= timestamp:
-                        if hit is None:
-                            hit = w
-                        else:
-                            hit = MISSING
-                            break
-                if hit is None:
-                    cleanup = ne - 1 + lateness
-                    if cleanup > MAXT:
-                        cleanup = MAXT
-                    if cleanup <= wm:
-                        # a late window on its own: added, then retired at once (no trace)
-                        x = timestamp + lateness                          # Java long sum
-                        if (x if MINT <= x <= MAXT else wrap_long(x)) <= wm:
-                            late(key, timestamp, value, record_id)
-                        return
-                new = tuple_new(TW, (timestamp, ne))
-                if hit is None or hit == new:
-                    mapping[new] = new
-                    actual = new
-                elif hit is MISSING:
-                    actual = merge(key, mapping, [w for w in mapping if w[0] <= ne and w[1] >= timestamp],
-                                   new, timestamp)
-                else:
-                    # one intersecting window: the merge of two, inlined
-                    h0, h1 = hit
-                    if h0 <= timestamp and h1 >= ne:
-                        # inside it: the set is unchanged (Flink re-puts the window)
-                        mapping[hit] = mapping.pop(hit)
-                        actual = hit
-                    else:
-                        s0 = h0 if h0 < timestamp else timestamp
-                        e0 = h1 if h1 > ne else ne
-                        actual = tuple_new(TW, (s0, e0))
-                        mapping[actual] = mapping.pop(hit)
-                        mt = e0 - 1
-                        x = mt + lateness
-                        if (x if x <= MAXT else wrap_long(x)) <= wm:
-                            raise RuntimeError(
-                                "The end timestamp of an event-time window cannot become earlier than the "
-                                f"current watermark by merging. Current watermark: {wm} window: {actual}")
-                        if mt > wm:
-                            merged = True                           # on_element's timer: a no-op
-                            tk = (mt, key, actual)                  # EventTimeTrigger.onMerge
-                            if tk not in live:
-                                timers.seq += 1
-                                live[tk] = timers.seq
-                                heappush(heap, (mt, timers.seq, key, actual))
-                        mmt = h1 - 1
-                        live.pop((mmt, key, hit), None)             # EventTimeTrigger.clear
-                        c = mmt + lateness
-                        if c < MAXT:
-                            live.pop((c, key, hit), None)           # the cleanup timer
-                        if panes_d:
-                            q = panes_d.pop((key, hit), None)
-                            if q is not None:
-                                pk = (key, actual)
-                                p = panes_d.get(pk)
-                                if p is None:
-                                    p = panes_d[pk] = _Pane()
-                                if q.next > p.next:
-                                    p.next = q.next
-                                p.passed = p.passed or q.passed
-                                if q.emitted:
-                                    p.emitted = (p.emitted or []) + q.emitted
-            mt = actual[1] - 1
-            cleanup = mt + lateness
-            if cleanup > MAXT:
-                cleanup = MAXT
-            if cleanup <= wm:
-                del mapping[actual]                                 # retire_window
-                if not mapping:
-                    del msets[key]
-                x = timestamp + lateness                          # Java long sum
-                if (x if MINT <= x <= MAXT else wrap_long(x)) <= wm:
-                    late(key, timestamp, value, record_id)
-                return
-            sk = (key, mapping[actual])
-            acc = contents.get(sk, MISSING)
-            op._buffered += 1
-            if acc is MISSING:
-                contents[sk] = add(value, create())
-                nrec[sk] = 1
-                if track:
-                    ids[sk] = [record_id]
-            else:
-                if is_count:
-                    contents[sk] = acc + 1
-                elif is_count_sum:
-                    acc[0] += 1
-                    acc[1] += value
-                else:
-                    contents[sk] = add(value, acc)
-                nrec[sk] += 1
-                if track:
-                    rids = ids.get(sk)
-                    if rids is None:
-                        ids[sk] = [record_id]
-                    else:
-                        rids.append(record_id)
-            if mt <= wm:
-                # EventTimeTrigger.onElement: the watermark is past the window: FIRE now
-                emit(key, actual, sk, contents[sk], False)
-                if discarding:
-                    clear(sk)
-            elif not merged:
-                tk = (mt, key, actual)
-                if tk not in live:
-                    timers.seq += 1
-                    live[tk] = timers.seq
-                    heappush(heap, (mt, timers.seq, key, actual))
-            # the cleanup timer (when it equals the one at mt, that one is registered already)
-            if cleanup != MAXT and cleanup != mt:
-                tk = (cleanup, key, actual)
-                if tk not in live:
-                    timers.seq += 1
-                    live[tk] = timers.seq
-                    heappush(heap, (cleanup, timers.seq, key, actual))
-
-        def process_watermark(watermark):
-            """``process_watermark`` with ``_on_timer`` for this configuration inlined."""
-            if watermark <= op._wm:
-                return
-            op._wm = watermark
-            ctx.current_watermark = watermark
-            while heap:
-                ts, seq, key, window = heap[0]
-                if ts > watermark:
-                    break
-                heappop(heap)
-                tk = (ts, key, window)
-                if live.get(tk) != seq:
-                    continue
-                del live[tk]
-                mset = msets.get(key)
-                if mset is None:
-                    continue
-                mapping = mset.mapping
-                sw = mapping.get(window)
-                if sw is None:
-                    continue
-                sk = (key, sw)
-                mt = window[1] - 1
-                if ts == mt:
-                    acc = contents.get(sk, MISSING)
-                    if acc is not MISSING:
-                        emit(key, window, sk, acc, True)
-                        if discarding:
-                            clear(sk)
-                cleanup = mt + lateness
-                if cleanup > MAXT:
-                    cleanup = MAXT
-                if ts == cleanup:
-                    clear(sk)
-                    live.pop((mt, key, window), None)               # EventTimeTrigger.clear
-                    panes_d.pop((key, window), None)
-                    del mapping[window]                             # retire_window
-                    if not mapping:
-                        del msets[key]
-
-        ctx = self._ctx
-        return process_element, process_watermark
-
-
     # ------------------------------------------------------------------ merging
-
-    def _merge_current_key(self, merge_result, merged_windows, state_window_result, merged_state_windows):
-        self._merge(self._merge_key, merge_result, merged_windows, state_window_result, merged_state_windows)
 
     def _merge(self, key, merge_result, merged_windows, state_window_result, merged_state_windows):
         if self._event_time:
-            # Java long arithmetic, as in Flink: with a huge lateness the sum wraps negative and
-            # Flink throws here (checked with the oracle, fixture edge09)
-            if wrap_long(merge_result.max_timestamp() + self.allowed_lateness) <= self._wm:
-                raise RuntimeError(
-                    "The end timestamp of an event-time window cannot become earlier than the current "
-                    f"watermark by merging. Current watermark: {self._wm} window: {merge_result}")
+            check_merge_not_late(merge_result, self.allowed_lateness, self._wm)
         elif merge_result.max_timestamp() <= self._pt:
             raise RuntimeError(
                 "The end timestamp of a processing-time window cannot become earlier than the current "
@@ -1143,7 +586,12 @@ class WindowOperator:
             ctx.window = m
             self.trigger.clear(m, ctx)
             self._delete_cleanup_timer(key, m)
-        # fold the merged state windows into the kept one (target first, then sources in order)
+        self._merge_state_windows(key, state_window_result, merged_state_windows)
+        merge_panes(self._panes, key, merged_windows, merge_result)
+
+    def _merge_state_windows(self, key, state_window_result, merged_state_windows) -> None:
+        """Fold the merged state windows' contents into the kept one (target first, then the
+        sources in order), with their record counts and ids."""
         target = (key, state_window_result)
         for sw in merged_state_windows:
             sk = (key, sw)
@@ -1167,17 +615,6 @@ class WindowOperator:
                 self._nrec[target] = self._nrec.get(target, 0) + n
                 if ids is not None:
                     self._ids.setdefault(target, []).extend(ids)
-        # pane bookkeeping follows the windows
-        panes = [self._panes.pop((key, m)) for m in merged_windows if (key, m) in self._panes]
-        if panes:
-            p = self._panes.get((key, merge_result))
-            if p is None:
-                p = self._panes[(key, merge_result)] = _Pane()
-            for q in panes:
-                p.next = max(p.next, q.next)
-                p.passed = p.passed or q.passed
-                if q.emitted:
-                    p.emitted = (p.emitted or []) + q.emitted
 
     # ------------------------------------------------------------------ timers
 
@@ -1285,6 +722,3 @@ class WindowOperator:
         out.append(WindowResult("fire", key, window, window.max_timestamp(), value, pane.next, timing, wm, pt, ids))
         pane.next += 1
 
-
-def _start(w):
-    return w[0]

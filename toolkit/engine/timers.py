@@ -9,6 +9,8 @@ operations, so equal-timestamp timers fire in Flink's order, per key and overall
 """
 from __future__ import annotations
 
+from heapq import heappop, heappush
+
 
 class FlinkTimerHeap:
     """``add`` / ``remove`` / ``peek_timestamp`` / ``poll`` with Flink's exact tie order."""
@@ -157,5 +159,3 @@ class HeapqTimers:
         del self.live[tk]
         return tk
 
-
-from heapq import heappop, heappush  # noqa: E402
