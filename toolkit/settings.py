@@ -304,23 +304,17 @@ def _window_from_dict(d: dict, name: str) -> WindowSpec:
             return Global(bool(d.get("end_of_stream_trigger", False)))
     except KeyError as exc:
         raise SettingError(name, f"{name} {d!r}: missing {exc.args[0]!r}") from None
-    from toolkit.engine.scenario import build_assigner
+    from toolkit.engine.config import assigner_from_dict
 
-    return Custom(build_assigner(d))
+    return Custom(assigner_from_dict(d))
 
 
 def _assigner_dict(a: Any) -> dict | None:
-    from toolkit.engine import assigners as A
+    """The scenario form of a built-in event-time assigner (None for any other)."""
+    from toolkit.engine.config import assigner_to_dict
 
-    if type(a) is A.TumblingEventTimeWindows:
-        return {"type": "tumbling", "size": a.size, "offset": a.offset}
-    if type(a) is A.SlidingEventTimeWindows:
-        return {"type": "sliding", "size": a.size, "slide": a.slide, "offset": a.offset}
-    if type(a) is A.EventTimeSessionWindows:
-        return {"type": "session", "gap": a.gap}
-    if type(a) is A.GlobalWindows:
-        return {"type": "global", "end_of_stream_trigger": a.end_of_stream}
-    return None
+    d = assigner_to_dict(a)
+    return d if d is not None and d.get("type") in ("tumbling", "sliding", "session", "global") else None
 
 
 # ----------------------------------------------------------------------------------------
@@ -650,28 +644,27 @@ class Setting:
 
     def operator_kwargs(self, *, stage: int = 1) -> dict:
         """Keyword arguments of the window operator of ``stage`` (engine objects)."""
-        from toolkit.engine.functions import CollectValues, CountSum
-        from toolkit.engine.scenario import build_assigner, build_evictor, build_trigger
+        from toolkit.engine.config import assigner_from_dict, evictor_from_dict, function_from_name, trigger_from_dict
 
         if stage == 2:
             if self.second_window is None:
                 raise ValueError("this setting has no second stage")
             w = self.second_window
-            return {"assigner": w.obj if isinstance(w, Custom) else build_assigner(w.to_dict()),
-                    "allowed_lateness": self.second_lateness, "function": CountSum()}
+            return {"assigner": w.obj if isinstance(w, Custom) else assigner_from_dict(w.to_dict()),
+                    "allowed_lateness": self.second_lateness, "function": function_from_name("count_sum")}
         w = self.window
         t = self.trigger
         e = self.evictor
         fn = self.function
-        trigger = t.obj if isinstance(t, Custom) else build_trigger(t.to_dict())
+        trigger = t.obj if isinstance(t, Custom) else trigger_from_dict(t.to_dict())
         if isinstance(t, TriggerSpec) and t.kind == "event_time" and isinstance(w, (Tumbling, Sliding, Session)):
             trigger = None  # the event-time window's own trigger: the same, and the fast loops know it
         return {
-            "assigner": w.obj if isinstance(w, Custom) else build_assigner(w.to_dict()),
+            "assigner": w.obj if isinstance(w, Custom) else assigner_from_dict(w.to_dict()),
             "trigger": trigger,
-            "evictor": e.obj if isinstance(e, Custom) else build_evictor(e.to_dict() if e is not None else None),
+            "evictor": e.obj if isinstance(e, Custom) else evictor_from_dict(e.to_dict() if e is not None else None),
             "allowed_lateness": self.lateness,
-            "function": fn.obj if isinstance(fn, Custom) else (CountSum() if fn == "count_sum" else CollectValues()),
+            "function": fn.obj if isinstance(fn, Custom) else function_from_name(fn),
             "accumulation": self.engine_accumulation,
         }
 

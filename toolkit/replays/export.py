@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from toolkit.engine.pipeline import PipelineResult, WatermarkTimeline
-from toolkit.engine.wm_scenario import dumps
+from toolkit.engine.scenarios.jsonl import dumps
 from toolkit.settings import Setting
 
 

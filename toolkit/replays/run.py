@@ -27,8 +27,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from toolkit.engine.functions import CountSum
-from toolkit.engine.operator import WindowOperator
+from toolkit.engine.config import build_operator
 from toolkit.engine.pipeline import run_pipeline, watermark_timeline
 from toolkit.engine.timeline import WatermarkTimeline
 from toolkit.fast.evaluate import FixedWindows, Shard
@@ -160,14 +159,14 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
     closed = s.fates_closed_form
     kwargs = s.operator_kwargs()
 
-    def make_op() -> WindowOperator:
-        return WindowOperator(**kwargs, track_records=not closed)
+    def make_op():
+        return build_operator(**kwargs, track_records=not closed)
 
     stages = [make_op]
     to_stage2 = None
     if s.second_window is not None:
         kwargs2 = s.operator_kwargs(stage=2)
-        stages.append(lambda: WindowOperator(**kwargs2))
+        stages.append(lambda: build_operator(**kwargs2))
 
         def to_stage2(r: Any):
             if getattr(r, "kind", None) != "fire":

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from toolkit.engine.operator import WindowOperator
+from toolkit.engine.config import build_operator
 from toolkit.engine.pipeline import run_pipeline
 from toolkit.fast.evaluate import FixedWindows, Shard
 from toolkit.engine.timeline import WatermarkTimeline
@@ -28,7 +28,7 @@ def make_operator(config: Setting):
     """The first stage's window operator of a configuration, tracking record ids (the figures
     need to know which records each firing held)."""
     check_window(config)
-    return WindowOperator(**config.operator_kwargs(), track_records=True)
+    return build_operator(**config.operator_kwargs(), track_records=True)
 
 
 def check_window(config: Setting) -> None:
