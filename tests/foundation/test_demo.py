@@ -1,4 +1,4 @@
-"""The README's main job, in-process (the Spark sweep itself is tested in tests/sweep)."""
+"""The README's main job, in-process (the Spark sweep itself is tested in tests/sweeps)."""
 from __future__ import annotations
 
 from pathlib import Path
