@@ -1,4 +1,5 @@
-"""``python -m toolkit bench engine``: records/s of the reference WindowOperator.
+"""``python -m toolkit bench engine``: records/s of the reference window operator, the class
+``build_operator`` picks (as replays and sweeps get it).
 
 The stream is the oracle's bench stream (``flink_oracle.py bench``): record i has
 ``key = "k" + (mix64(seed<<32 + 2i) mod keys)`` and
@@ -19,7 +20,7 @@ from toolkit.engine import (
     EventTimeSessionWindows,
     SlidingEventTimeWindows,
     TumblingEventTimeWindows,
-    WindowOperator,
+    build_operator,
 )
 
 _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -89,9 +90,9 @@ def run(args) -> int:
     print(f"stream: {n:,} records, {nkeys} keys, built in {built.wall:.2f} s "
           "(not timed below); one core, pure Python")
     cases = {
-        "tumbling": lambda: WindowOperator(TumblingEventTimeWindows(1000), function=Count()),
-        "sliding": lambda: WindowOperator(SlidingEventTimeWindows(1000, 500), function=Count()),
-        "session": lambda: WindowOperator(EventTimeSessionWindows(200), function=Count()),
+        "tumbling": lambda: build_operator(TumblingEventTimeWindows(1000), function=Count()),
+        "sliding": lambda: build_operator(SlidingEventTimeWindows(1000, 500), function=Count()),
+        "session": lambda: build_operator(EventTimeSessionWindows(200), function=Count()),
     }
     only = set(args.only.split(",")) if args.only else set(cases)
     cal = calibration_loop()
