@@ -109,3 +109,18 @@ def test_report_command(log_file, expected, name, tmp_path, capsys):
     assert main(["report", str(log_file), *SETTINGS[name][1], "--out", str(out), "--results", str(results)]) == 0
     _same(pd.read_csv(results).iloc[0].to_dict(), expected[name])
     assert out.stat().st_size > 0
+
+
+def _every_third(ts, key, value):
+    return ts % 3 == 0
+
+
+@pytest.mark.parametrize("kw", [
+    dict(window="tumbling:1s", strategy="punctuated", marker=_every_third, delay="100ms"),
+    dict(window="session:300ms", strategy="time_lag", delay="1s", interval="50ms"),
+    dict(window="sliding:1s/500ms", strategy="legacy", delay="250ms", interval=0, idleness="1s"),
+    dict(window="tumbling:500ms", strategy="monotonous", accumulation="discarding", evictor="time:200ms"),
+], ids=["punctuated", "time_lag", "legacy_interval0_idle", "monotonous_discarding_evictor"])
+def test_every_strategy_sweeps_as_it_replays(log, kw):
+    expected = toolkit.replay(log, **kw).summary()
+    _same(toolkit.sweep(log, execution="local", progress=False, **kw).iloc[0].to_dict(), expected)
