@@ -20,7 +20,7 @@ def test_generate_then_describe(tmp_path, capsys):
     assert len(pd.read_csv(out)) == 3000
     assert main(["describe", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: 2 of 3000 rows (0.07%) of ") and "max_invalid_fraction=0.00067" in err
+    assert err.startswith("error: 2 of 3000 rows (0.07%) of ") and "--max-invalid-fraction 0.00067" in err
     assert main(["describe", str(out), "--max-invalid-fraction", "0.001"]) == 0
     text = capsys.readouterr().out
     assert "2,998 valid of 3,000 rows (2 quarantined)" in text

@@ -619,4 +619,6 @@ def describe_spark(log, *, silence: Any = "auto"):
         silence=threshold,
         partitions=figures,
         backend="spark",
+        floored=dict(log.floored),
+        warnings=list(log.warnings),
     )
