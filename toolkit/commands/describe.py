@@ -33,6 +33,7 @@ def cli_text(message: str) -> str:
 
     message = re.sub(r"time_unit=(['\"]?)(\w+)\1", r"--time-unit \2", message)
     message = re.sub(r"max_invalid_fraction=([0-9][0-9.eE+-]*[0-9]|[0-9])", r"--max-invalid-fraction \1", message)
+    message = re.sub(r"\b(and|and the) time_unit\b", r"\1 --time-unit", message)
     message = re.sub(r"\(for (" + "|".join(_ROLES) + r")\)",
                      lambda m: f"(--{m.group(1).replace('_', '-')})", message)
     message = message.replace("which columns are mapped to event_time and arrival_time",
@@ -113,6 +114,8 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
+    from toolkit.log.quarantine import short
+
     log = load_from_args(args, note=False)
     desc = log.describe(silence=args.silence)
     if args.json:
@@ -126,6 +129,6 @@ def run(args: argparse.Namespace) -> int:
         q = log.quarantine.head(args.quarantine)
         print(f"quarantined rows (first {len(q)} of {log.n_invalid}):")
         for r in q.itertuples(index=False):
-            raw = repr(r.raw) if r.raw != "" else "null"
+            raw = repr(short(r.raw)) if r.raw != "" else "null"
             print(f"  row {r.row}: {r.column} {r.reason} ({raw})")
     return 0

@@ -47,7 +47,7 @@ def load_pandas(
         frame, name = source, "DataFrame"
     elif isinstance(source, (str, os.PathLike)):
         frame, name = read_path(Path(source), format=format, string_columns=_string_columns(mapping),
-                                value_column=_value_column(mapping)), str(source)
+                                exact_columns=_exact_columns(mapping)), str(source)
     else:
         raise TypeError(
             f"load_log: cannot read a {type(source).__name__}; give a path, a pandas DataFrame or a Spark DataFrame"
@@ -91,9 +91,14 @@ def from_arrays(
     return canonicalize(frame, mapping, time_unit=time_unit, max_invalid_fraction=0.0, source="arrays")
 
 
-def _value_column(mapping: dict) -> str | None:
-    value = mapping.get("value")
-    return None if value is None else ("value" if value == AUTO else str(value))
+def _exact_columns(mapping: dict) -> list[str]:
+    """Time and value columns: read as text again when a reader turned big integers into floats."""
+    out = []
+    for role in ("event_time", "arrival_time", "value"):
+        name = mapping.get(role, AUTO)
+        if name is not None:
+            out.append(role if name == AUTO else str(name))
+    return out
 
 
 def _string_columns(mapping: dict) -> list[str]:
@@ -104,7 +109,7 @@ def _string_columns(mapping: dict) -> list[str]:
 
 # ---------------------------------------------------------------------- readers
 def read_path(path: Path, *, format: str | None = None, string_columns: list[str] = (),
-              value_column: str | None = None) -> pd.DataFrame:
+              exact_columns: list[str] = ()) -> pd.DataFrame:
     """Read a file, or every part of a folder in name order, into one DataFrame."""
     if not path.exists():
         raise FileNotFoundError(f"no such file or folder: {str(path)!r}")
@@ -116,7 +121,7 @@ def read_path(path: Path, *, format: str | None = None, string_columns: list[str
             if part.stat().st_size == 0:
                 continue  # writers leave empty parts; they hold no rows
             try:
-                frame = read_file(part, fmt, string_columns, value_column)
+                frame = read_file(part, fmt, string_columns, exact_columns)
             except EmptyLogError:
                 continue
             except LogReadError as exc:
@@ -134,7 +139,7 @@ def read_path(path: Path, *, format: str | None = None, string_columns: list[str
     if path.stat().st_size == 0:
         raise EmptyLogError(f"file {str(path)!r} is empty")
     try:
-        return read_file(path, fmt, string_columns, value_column)
+        return read_file(path, fmt, string_columns, exact_columns)
     except (EmptyLogError, FileNotFoundError, LogReadError):
         raise
     except Exception as exc:  # noqa: BLE001
@@ -180,11 +185,11 @@ def _int_mapper(dtype):
     return None
 
 
-def read_file(path: Path, fmt: str, string_columns: list[str] = (), value_column: str | None = None) -> pd.DataFrame:
+def read_file(path: Path, fmt: str, string_columns: list[str] = (), exact_columns: list[str] = ()) -> pd.DataFrame:
     import pyarrow as pa
 
     if fmt == "csv":
-        return _read_csv(path, string_columns, value_column)
+        return _read_csv(path, string_columns, exact_columns)
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
@@ -202,7 +207,7 @@ def read_file(path: Path, fmt: str, string_columns: list[str] = (), value_column
         except pa.ArrowInvalid:
             try:
                 frame = pd.read_json(path, lines=True, convert_dates=False, dtype=False, precise_float=True)
-            except ValueError:
+            except Exception:  # noqa: BLE001 - Python's json names the line (or reads what pandas could not)
                 frame = _read_json_lines_exactly(path)
         else:
             frame = table.to_pandas(types_mapper=_int_mapper)
@@ -228,7 +233,7 @@ def _rounded_integers(frame: pd.DataFrame) -> list[str]:
     return out
 
 
-def _read_csv(path: Path, string_columns, value_column: str | None) -> pd.DataFrame:
+def _read_csv(path: Path, string_columns, exact_columns=()) -> pd.DataFrame:
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -263,8 +268,8 @@ def _read_csv(path: Path, string_columns, value_column: str | None) -> pd.DataFr
             ) from None
         raise
     frame = table.to_pandas(types_mapper=_int_mapper)
-    rounded = [c for c in _rounded_integers(frame) if c == value_column]
-    if rounded:  # re-read the value column as text: integers beyond 2^53 are checked exactly
+    rounded = [c for c in _rounded_integers(frame) if c in exact_columns]
+    if rounded:  # re-read those columns as text: integers beyond 2^53 are checked exactly
         text = pcsv.read_csv(path, parse_options=parse, convert_options=pcsv.ConvertOptions(
             include_columns=rounded, column_types={c: pa.string() for c in rounded},
             null_values=[""], strings_can_be_null=True))
@@ -295,7 +300,7 @@ def _read_json_lines_exactly(path: Path) -> pd.DataFrame:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = json.loads(line.rstrip("\r\n"))
             except ValueError as exc:
                 raise LogReadError(
                     f"{str(path)!r}, line {number}: not valid JSON ({exc.args[0].split(':')[0]}): {_excerpt(line)}; "
@@ -535,7 +540,9 @@ def value_column(series: pd.Series, *, column: str) -> tuple[np.ndarray, np.ndar
     if ok.any() and is_int[ok].all():
         return np.where(ok, ints, 0), reason
     # decimals present: float64; integers it cannot hold exactly are faults, not rounded
-    inexact = ok & is_int & (np.abs(nums) > _EXACT_FLOAT)
-    reason[inexact] = ROUNDED
+    for i in np.flatnonzero(ok & is_int & (np.abs(nums) >= _EXACT_FLOAT)):
+        exact = int(text.iat[i])
+        if int(float(exact)) != exact:
+            reason[i] = ROUNDED
     ok = pd.isna(reason)
     return np.where(ok, nums, 0.0), reason
