@@ -237,7 +237,7 @@ CASES = [
          Quarantine([(0, "value", "integer out of int64 range", "99999999999999999999")], 1)),
     Case("jsonl-nan-and-infinity-times", text("nan.jsonl", f'{{"event_time": NaN}}\n{{"event_time": Infinity}}\n'
                                                            f'{{"event_time": {T0}}}\n{{"event_time": {T0}}}\n'),
-         Quarantine([(0, "event_time", "null", ""), (1, "event_time", "not finite", "inf")], 2)),
+         Quarantine([(0, "event_time", "not finite", "NaN"), (1, "event_time", "not finite", "inf")], 2)),
     Case("jsonl-gzip-ends-early", text("cut.jsonl.gz", "".join(f'{{"event_time": {T0 + i}}}\n' for i in range(5000)),
                                        gz=True, cut=True), Error(
         LogReadError, "cannot read {path!r} as jsonl: Truncated compressed stream (the compressed file ends early: "
@@ -264,10 +264,14 @@ CASES = [
         "1 row (unparsable time: 1; e.g. row 1 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (1,000,000 characters)'). "
         "Fix the source, or pass --max-invalid-fraction 0.50 to load the rest and list these rows in the quarantine.")),
     Case("csv-nan-and-infinity-times", text("nant.csv", f"event_time\nNaN\ninf\n-inf\n{T0}\n{T0}\n{T0}\n"),
-         Quarantine([(0, "event_time", "null", ""), (1, "event_time", "not finite", "inf"),
+         Quarantine([(0, "event_time", "not finite", "NaN"), (1, "event_time", "not finite", "inf"),
                      (2, "event_time", "not finite", "-inf")], 3)),
+    Case("csv-empty-cells-are-null-not-nan", text("empty_cells.csv", f"event_time,value\n,1\n{T0},\n{T0},1.5\n{T0},2\n"),
+         Quarantine([(0, "event_time", "null", ""), (1, "value", "null", "")], 2)),
+    Case("nan-and-infinity-as-text-in-a-dataframe", frame(event_time=["NaN", "-Infinity", str(T0), str(T0)]),
+         Quarantine([(0, "event_time", "not finite", "NaN"), (1, "event_time", "not finite", "-Infinity")], 2)),
     Case("csv-nan-and-infinity-values", text("nanv.csv", f"event_time,value\n{T0},nan\n{T0},inf\n{T0},1.5\n{T0},2\n"),
-         Quarantine([(0, "value", "null", ""), (1, "value", "not finite", "inf")], 2)),
+         Quarantine([(0, "value", "not a number", "NaN"), (1, "value", "not finite", "inf")], 2)),
     Case("csv-value-beyond-int64-is-an-error", text("bigv.csv", f"event_time,value\n{T0},1\n{T0},99999999999999999999\n"
                                                                 f"{T0},9007199254740993\n"), Error(
         InvalidRecordsError, "1 of 3 rows (33.33%) of {path} are invalid, above max_invalid_fraction=0: value: 1 row "

@@ -131,7 +131,7 @@ def test_describe_equal_between_pandas_and_spark(spark, case):
 SPARK_TABLE_CASES = [
     "dup-event-time-csv", "dup-key-csv", "jsonl-broken-line", "jsonl-array-line", "csv-row-with-extra-field",
     "csv-row-with-missing-field", "csv-bom-and-crlf", "csv-value-beyond-int64-quarantined-rest-exact",
-    "jsonl-value-beyond-int64", "iso-year-9999-loads", "epoch-ms-year-9999-same-instant", "date-year-9999-csv",
+    "jsonl-value-beyond-int64", "csv-nan-and-infinity-times", "csv-empty-cells-are-null-not-nan", "iso-year-9999-loads", "epoch-ms-year-9999-same-instant", "date-year-9999-csv",
     "ms-fractions-floored-and-counted", "microseconds-off-the-millisecond", "seconds-read-as-ms",
     "arrival-in-seconds-event-in-ms", "mixed-seconds-and-ms", "parquet-empty-part-skipped",
 ]

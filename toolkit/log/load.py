@@ -193,7 +193,7 @@ def read_file(path: Path, fmt: str, string_columns: list[str] = (), exact_column
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
-        return pq.read_table(path).to_pandas(types_mapper=_int_mapper)
+        return _to_pandas(pq.read_table(path))
     if fmt == "jsonl":
         # pyarrow keeps int64 with nulls exact (pandas would go through float: ns times lose digits);
         # a column mixing numbers and strings (bad rows) makes pyarrow give up: pandas then keeps
@@ -210,7 +210,7 @@ def read_file(path: Path, fmt: str, string_columns: list[str] = (), exact_column
             except Exception:  # noqa: BLE001 - Python's json names the line (or reads what pandas could not)
                 frame = _read_json_lines_exactly(path)
         else:
-            frame = table.to_pandas(types_mapper=_int_mapper)
+            frame = _to_pandas(table)
             if _rounded_integers(frame):
                 frame = _read_json_lines_exactly(path)
         for c in string_columns:
@@ -218,6 +218,22 @@ def read_file(path: Path, fmt: str, string_columns: list[str] = (), exact_column
                 frame[c] = pd.Series(_as_text(frame[c]), dtype=object).where(frame[c].notna(), None)
         return frame
     raise ValueError(f"unknown format {fmt!r}")
+
+
+def _to_pandas(table) -> pd.DataFrame:
+    """An Arrow table as pandas; a NaN written in the file stays "NaN" (pandas would make it a null)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    frame = table.to_pandas(types_mapper=_int_mapper)
+    for i, f in enumerate(table.schema):
+        if pa.types.is_floating(f.type):
+            nan = pc.fill_null(pc.is_nan(table.column(i)), False).to_numpy(zero_copy_only=False)
+            if nan.any():
+                col = frame.iloc[:, i].astype(object)
+                col[nan] = "NaN"
+                frame.isetitem(i, col.where(~(frame.iloc[:, i].isna().to_numpy() & ~nan), None))
+    return frame
 
 
 def _rounded_integers(frame: pd.DataFrame) -> list[str]:
@@ -267,7 +283,7 @@ def _read_csv(path: Path, string_columns, exact_columns=()) -> pd.DataFrame:
                 f"{_excerpt(text)}; fix or remove that line (a quoted field may be missing its closing quote)"
             ) from None
         raise
-    frame = table.to_pandas(types_mapper=_int_mapper)
+    frame = _to_pandas(table)
     rounded = [c for c in _rounded_integers(frame) if c in exact_columns]
     if rounded:  # re-read those columns as text: integers beyond 2^53 are checked exactly
         text = pcsv.read_csv(path, parse_options=parse, convert_options=pcsv.ConvertOptions(

@@ -246,6 +246,7 @@ class _TimeExpr:
                 .when(integer & int_over, times.OUT_OF_RANGE)
                 .when(numeric & ~integer & ~finite, times.NOT_FINITE)
                 .when(numeric & ~integer & dbl_over, times.OUT_OF_RANGE)
+                .when(s.rlike("(?i)^" + times.NON_FINITE_RE + "$"), times.NOT_FINITE)
                 .when(~numeric & iso_ms.isNull(), times.UNPARSABLE)
             )
             self.ms = F.when(integer, int_ms).when(numeric, dbl_ms).otherwise(iso_ms)

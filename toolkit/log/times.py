@@ -44,6 +44,7 @@ _UNIT_WORDS = {"s": "seconds", "ms": "milliseconds", "us": "microseconds", "ns":
 
 NUMERIC_RE = r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?"
 INTEGER_RE = r"[+-]?\d+"
+NON_FINITE_RE = r"[+-]?(nan|inf|infinity)"  # written NaN and infinities (not nulls: they are in the file)
 _ZONE_RE = r".*(Z|z|[+-]\d\d(:?\d\d)?)"
 
 NULL = "null"
@@ -401,7 +402,9 @@ def strings_to_ms(text: pd.Series, null: np.ndarray, *, column: str, unit: str, 
             floored[idx] = fin & has_fraction(np.where(fin, floats, 0.0), unit)
             reason[idx[~fin]] = NOT_FINITE
             reason[idx[fin & over]] = OUT_OF_RANGE
-    iso = ~null & ~numeric
+    special = text.str.fullmatch(NON_FINITE_RE, case=False).to_numpy(dtype=bool) & ~null & ~numeric
+    reason[special] = NOT_FINITE
+    iso = ~null & ~numeric & ~special
     if iso.any():
         sub = text[iso]
         zoned = sub.str.fullmatch(_ZONE_RE).to_numpy(dtype=bool)
