@@ -413,6 +413,16 @@ CASES = [
         "delimiter): '{{\"event_time\": 1700000000000, \"key\": \"a\"'; fix or remove that line")),
     Case("parquet-uint64-value-beyond-int64", uint_values,
          Quarantine([(0, "value", "integer out of int64 range", "18446744073709551615")], 1)),
+    Case("unknown-file-suffix", text("log.dat", f"event_time\n{T0}\n"), Error(
+        ValueError, "cannot tell the format of {path!r} from its name; pass format='csv', 'parquet' or 'jsonl'",
+        "cannot tell the format of {path!r} from its name; pass --format csv, parquet or jsonl")),
+    Case("invalid-fraction-option", text("f.csv", f"event_time\n{T0}\n"), Error(
+        ValueError, "max_invalid_fraction must be between 0 and 1, got 2.0",
+        "--max-invalid-fraction must be between 0 and 1, got 2.0"),
+        options=dict(max_invalid_fraction=2.0), cli=["--max-invalid-fraction", "2"]),
+    Case("one-bad-row-in-200k", lambda tmp: pd.DataFrame({
+        "event_time": [str(T0 + i) if i != 123_456 else "2024-02-30T00:00:00Z" for i in range(200_000)]}),
+        Quarantine([(123_456, "event_time", "unparsable time", "2024-02-30T00:00:00Z")], 199_999, fraction=1e-5)),
     Case("missing-mapped-column-names-option", text("m.csv", f"event_time,user\n{T0},a\n"), Error(
         MissingColumnError, "column 'usr' (for key) not found; available columns: 'event_time', 'user'",
         "--key: column 'usr' not found; available columns: 'event_time', 'user'"),
@@ -420,6 +430,18 @@ CASES = [
 ]
 
 FILE_CASES = [c for c in CASES if c.source.__name__ not in ("<lambda>", "dup_frame", "wide_datetimes")]
+
+
+def test_an_unexpected_failure_is_one_error_line(tmp_path, capsys, monkeypatch):
+    path = text("ok.csv", f"event_time\n{T0}\n")(tmp_path)
+
+    def broken(*args, **kwargs):
+        raise OverflowError("Python int too large to convert to C long")
+
+    monkeypatch.setattr(toolkit, "load_log", broken)
+    assert main(["describe", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: cannot load {path}: OverflowError: Python int too large to convert to C long\n")
 
 
 def _message(template: str, path) -> str:

@@ -39,6 +39,8 @@ def cli_text(message: str) -> str:
     message = message.replace("which columns are mapped to event_time and arrival_time",
                               "--event-time and --arrival-time")
     message = message.replace("keep these rows in log.quarantine", "list these rows in the quarantine")
+    message = re.sub(r"pass format='(\w+)', '(\w+)' or '(\w+)'", r"pass --format \1, \2 or \3", message)
+    message = re.sub(r"^max_invalid_fraction must", "--max-invalid-fraction must", message)
     return message
 
 
@@ -82,8 +84,10 @@ def load_from_args(args: argparse.Namespace, *, note: bool = True):
         role = getattr(exc, "role", None)
         text = str(exc).replace(f" (for {role})", "") if role else str(exc)
         raise type(exc)(f"--{role.replace('_', '-')}: {cli_text(text)}" if role else cli_text(text)) from None
-    except (ValueError, FileNotFoundError):
+    except FileNotFoundError:
         raise
+    except ValueError as exc:
+        raise UserError(cli_text(str(exc))) from None
     except (OSError, OverflowError, TypeError, AttributeError, KeyError, IndexError, MemoryError) as exc:
         # not a known bad-input case: still one line, never a traceback
         raise UserError(f"cannot load {args.log}: {type(exc).__name__}: {exc}") from None
