@@ -312,6 +312,15 @@ CASES = [
         "column 'event_time': 1 time after 2200 (e.g. row 0: '9999-12-31 23:59:59.999000+00:00'); check the source"])),
     Case("parquet-timestamp-ms-year-9999", parquet_ms_9999, Loads(values=[Y9999, T0], warnings=[
         "column 'event_time': 1 time after 2200 (e.g. row 0: '9999-12-31 23:59:59.999000+00:00'); check the source"])),
+    Case("iso-extremes-of-int64-ms", frame(event_time=["292278994-08-17T07:12:55.807Z", "-292275055-05-16T16:47:04.193",
+                                                  "2023-11-14T22:13:20Z"]),
+         Loads(values=[2**63 - 1, -(2**63) + 1, T0], warnings=[
+             "column 'event_time': 1 time after 2200 (e.g. row 0: '292278994-08-17T07:12:55.807Z'); check the source"])),
+    Case("iso-beyond-int64-ms-out-of-range", frame(event_time=["292278994-08-17T07:12:55.808Z", "999999999-01-01",
+                                                           "2024-02-30", str(T0), str(T0), str(T0)]),
+         Quarantine([(0, "event_time", "out of int64 range in ms", "292278994-08-17T07:12:55.808Z"),
+                     (1, "event_time", "out of int64 range in ms", "999999999-01-01"),
+                     (2, "event_time", "unparsable time", "2024-02-30")], 3)),
     Case("epoch-far-future-not-a-unit", frame(event_time=[T0, 17_000_000_000_000]), Loads(
         values=[T0, 17_000_000_000_000],
         warnings=["column 'event_time': 1 time after 2200 (e.g. row 1: 17000000000000 = 2508-09-16T06:13:20.000Z); "

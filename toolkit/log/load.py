@@ -8,6 +8,7 @@ applies the same rules in Spark; :func:`toolkit.log.load_log` chooses between th
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from toolkit.log import checks, times
-from toolkit.log.errors import ColumnTypeError, EmptyLogError, LogReadError, MissingColumnError
+from toolkit.log.errors import ColumnTypeError, EmptyLogError, LogReadError, LogWarning, MissingColumnError
 from toolkit.log.formats import AUTO, ColumnMap, detect_format, list_parts
 from toolkit.log.model import EventLog
 from toolkit.log.quarantine import Faults, enforce
@@ -88,7 +89,10 @@ def from_arrays(
         partition="partition" if partition is not None else None,
         value="value" if value is not None else None,
     )
-    return canonicalize(frame, mapping, time_unit=time_unit, max_invalid_fraction=0.0, source="arrays")
+    log = canonicalize(frame, mapping, time_unit=time_unit, max_invalid_fraction=0.0, source="arrays")
+    for message in log.warnings:  # as load_log does: floored fractions, a unit that looks wrong
+        warnings.warn(message, LogWarning, stacklevel=3)
+    return log
 
 
 def _exact_columns(mapping: dict) -> list[str]:

@@ -268,16 +268,18 @@ _ISO_SPLIT_RE = r"^(" + _ISO_BODY_RE + r")(Z|z|[+-]\d\d(?::?\d\d)?)?$"
 _NAT = np.iinfo(np.int64).min
 
 
-def _iso_to_ms_wide(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _iso_to_ms_wide(text: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """ISO-8601 strings pandas could not parse in nanoseconds, parsed in ms (any int64-ms instant).
 
-    Returns (ms with ``_NAT`` where unparsable, floored mask). numpy's ``datetime64[ms]``
-    reads the body (fractions beyond the millisecond are floored away); the zone offset is
-    applied exactly with Python ints.
+    Returns (ms with ``_NAT`` where not loaded, floored mask, out-of-range mask). numpy's
+    ``datetime64[ms]`` reads the body (fractions beyond the millisecond are floored away); it
+    wraps years beyond the int64-ms range around silently, so the date is read back and
+    compared. The zone offset is applied exactly with Python ints.
     """
     n = len(text)
     out = np.full(n, _NAT, dtype=np.int64)
     floored = np.zeros(n, dtype=bool)
+    over = np.zeros(n, dtype=bool)
     parts = pd.Series(text, dtype=object).str.extract(_ISO_SPLIT_RE)
     for i in np.flatnonzero(parts[0].notna().to_numpy()):
         body, zone = parts.iat[i, 0].replace(",", "."), parts.iat[i, 1]
@@ -285,7 +287,10 @@ def _iso_to_ms_wide(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             value = int(np.datetime64(body, "ms").astype(np.int64))
         except (ValueError, OverflowError):
             continue
-        if value == _NAT:
+        date = [int(x) for x in body.lstrip("+").split("T")[0].split(" ")[0].rsplit("-", 2)]
+        back = str(np.datetime64(value, "ms")).split("T")[0].rsplit("-", 2) if value != _NAT else []
+        if value == _NAT or [int(x) for x in back] != date:
+            over[i] = True  # beyond what int64 milliseconds can hold
             continue
         frac = body.partition(".")[2]
         floored[i] = len(frac) > 3 and frac[3:].strip("0") != ""
@@ -296,7 +301,9 @@ def _iso_to_ms_wide(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             value -= sign * minutes * 60_000
         if -(2**63) < value <= _INT64_MAX:
             out[i] = value
-    return out, floored & (out != _NAT)
+        else:
+            over[i] = True
+    return out, floored & (out != _NAT), over
 
 
 def _objects_to_ms(series: pd.Series, *, column: str, unit: str, rows: np.ndarray) -> ParsedTimes:
@@ -418,15 +425,18 @@ def strings_to_ms(text: pd.Series, null: np.ndarray, *, column: str, unit: str, 
                 sub_floored[mask] = conv.floored
                 parsed[np.flatnonzero(mask)[dt.isna().to_numpy()]] = _NAT
         missed = parsed == _NAT
+        sub_over = np.zeros(len(sub), dtype=bool)
         if missed.any():  # outside pandas' nanosecond range (years before 1677 or after 2262)
-            wide, wide_floored = _iso_to_ms_wide(sub.to_numpy(dtype=object)[missed])
+            wide, wide_floored, wide_over = _iso_to_ms_wide(sub.to_numpy(dtype=object)[missed])
             parsed[missed] = wide
             sub_floored[missed] = wide_floored
+            sub_over[missed] = wide_over
         idx = np.flatnonzero(iso)
         bad = parsed == _NAT
         ms[idx[~bad]] = parsed[~bad]
         floored[idx[~bad]] = sub_floored[~bad]
         reason[idx[bad]] = UNPARSABLE
+        reason[idx[sub_over]] = OUT_OF_RANGE
     valid = pd.isna(reason)
     ms[~valid] = 0
     return ParsedTimes(ms, reason, floored & valid, mags)
