@@ -126,4 +126,3 @@ def test_describe_equal_between_pandas_and_spark(spark, case):
     assert ds.figures() == dp.figures()
     if case == "small":
         assert ds.behind == 4 and ds.behind_by["p50"] == 50 and ds.silence == 2000
-

@@ -7,7 +7,7 @@ The modules import one way (nothing imports a module above it):
 
 - :mod:`~toolkit.log.model` (``EventLog``, a leaf) and :mod:`~toolkit.log.errors`;
 - :mod:`~toolkit.log.formats` (column mapping, formats, part files), :mod:`~toolkit.log.times`,
-  :mod:`~toolkit.log.quarantine`;
+  :mod:`~toolkit.log.quarantine`, :mod:`~toolkit.log.checks` (loading warnings);
 - :mod:`~toolkit.log.load` (pandas loading), :mod:`~toolkit.log.describe` (pandas describe),
   :mod:`~toolkit.log.synth` (seeded synthetic logs);
 - :mod:`~toolkit.log.spark` (the Spark backend: the same loading and describe in Spark);
