@@ -197,7 +197,7 @@ def read_file(path: Path, fmt: str, string_columns: list[str] = (), exact_column
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
-        return _to_pandas(pq.read_table(path))
+        return _to_pandas(pq.read_table(path), exact_columns)
     if fmt == "jsonl":
         # pyarrow keeps int64 with nulls exact (pandas would go through float: ns times lose digits);
         # a column mixing numbers and strings (bad rows) makes pyarrow give up: pandas then keeps
@@ -214,7 +214,7 @@ def read_file(path: Path, fmt: str, string_columns: list[str] = (), exact_column
             except Exception:  # noqa: BLE001 - Python's json names the line (or reads what pandas could not)
                 frame = _read_json_lines_exactly(path)
         else:
-            frame = _to_pandas(table)
+            frame = _to_pandas(table, exact_columns)
             if _rounded_integers(frame):
                 frame = _read_json_lines_exactly(path)
         for c in string_columns:
@@ -224,14 +224,14 @@ def read_file(path: Path, fmt: str, string_columns: list[str] = (), exact_column
     raise ValueError(f"unknown format {fmt!r}")
 
 
-def _to_pandas(table) -> pd.DataFrame:
-    """An Arrow table as pandas; a NaN written in the file stays "NaN" (pandas would make it a null)."""
+def _to_pandas(table, exact_columns=()) -> pd.DataFrame:
+    """An Arrow table as pandas; a NaN written in a time or value column stays "NaN" (pandas would make it a null)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     frame = table.to_pandas(types_mapper=_int_mapper)
     for i, f in enumerate(table.schema):
-        if pa.types.is_floating(f.type):
+        if pa.types.is_floating(f.type) and f.name in exact_columns:
             nan = pc.fill_null(pc.is_nan(table.column(i)), False).to_numpy(zero_copy_only=False)
             if nan.any():
                 col = frame.iloc[:, i].astype(object)
@@ -287,7 +287,7 @@ def _read_csv(path: Path, string_columns, exact_columns=()) -> pd.DataFrame:
                 f"{_excerpt(text)}; fix or remove that line (a quoted field may be missing its closing quote)"
             ) from None
         raise
-    frame = _to_pandas(table)
+    frame = _to_pandas(table, exact_columns)
     rounded = [c for c in _rounded_integers(frame) if c in exact_columns]
     if rounded:  # re-read those columns as text: integers beyond 2^53 are checked exactly
         text = pcsv.read_csv(path, parse_options=parse, convert_options=pcsv.ConvertOptions(
