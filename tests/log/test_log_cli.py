@@ -20,7 +20,7 @@ def test_generate_then_describe(tmp_path, capsys):
     assert len(pd.read_csv(out)) == 3000
     assert main(["describe", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: 2 of 3000 rows (0.07%) of ") and "max_invalid_fraction=0.00067" in err
+    assert err.startswith("error: 2 of 3000 rows (0.07%) of ") and "--max-invalid-fraction 0.00067" in err
     assert main(["describe", str(out), "--max-invalid-fraction", "0.001"]) == 0
     text = capsys.readouterr().out
     assert "2,998 valid of 3,000 rows (2 quarantined)" in text
@@ -57,3 +57,14 @@ def test_module_entry_point_runs(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "50 valid of 50 rows (0 quarantined)" in run.stdout
+
+
+def test_generate_errors_name_the_options(tmp_path, capsys):
+    assert main(["generate", "steady", "--records", "0", "--out", str(tmp_path / "g.csv")]) == 2
+    assert capsys.readouterr().err == "error: --records must be at least 1, got 0\n"
+    assert main(["generate", "steady", "-n", "5", "--bad-rows", "9", "--out", str(tmp_path / "g.csv")]) == 2
+    assert capsys.readouterr().err == "error: --bad-rows must be between 0 and the number of records (5), got 9\n"
+    out = tmp_path / "g.dat"
+    assert main(["generate", "steady", "-n", "5", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: cannot tell the format of {str(out)!r} from its name; pass --format csv, parquet or jsonl\n")

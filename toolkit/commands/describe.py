@@ -24,12 +24,38 @@ def add_log_arguments(p: argparse.ArgumentParser) -> None:
 
 UNUSED_HINT = "map them with --event-time, --arrival-time, --key, --partition or --value"
 
+_ROLES = ("event_time", "arrival_time", "key", "partition", "value")
+
+
+def cli_text(message: str) -> str:
+    """A loading message in the command line's words: ``time_unit='s'`` -> ``--time-unit s``, etc."""
+    import re
+
+    message = re.sub(r"time_unit=(['\"]?)(\w+)\1", r"--time-unit \2", message)
+    message = re.sub(r"max_invalid_fraction=([0-9][0-9.eE+-]*[0-9]|[0-9])", r"--max-invalid-fraction \1", message)
+    message = re.sub(r"\b(and|and the) time_unit\b", r"\1 --time-unit", message)
+    message = re.sub(r"\(for (" + "|".join(_ROLES) + r")\)",
+                     lambda m: f"(--{m.group(1).replace('_', '-')})", message)
+    message = message.replace("which columns are mapped to event_time and arrival_time",
+                              "--event-time and --arrival-time")
+    message = message.replace("keep these rows in log.quarantine", "list these rows in the quarantine")
+    message = re.sub(r"pass format='(\w+)', '(\w+)' or '(\w+)'", r"pass --format \1, \2 or \3", message)
+    message = re.sub(r"^max_invalid_fraction must", "--max-invalid-fraction must", message)
+    return message
+
 
 def load_from_args(args: argparse.Namespace, *, note: bool = True):
-    """Load the log the column options describe; columns no option mapped are named on stderr."""
+    """Load the log the column options describe; columns no option mapped are named on stderr.
+
+    Every loading error reaches the user as one line in the options' words (the CLI prints
+    ``error: ...`` and exits 2); loading warnings are printed as ``warning: ...``.
+    """
     import sys
+    import warnings
 
     import toolkit
+    from toolkit.errors import UserError
+    from toolkit.log.errors import LogError, LogWarning
 
     def col(v):
         return None if v is None or str(v).lower() == "none" else v
@@ -39,24 +65,35 @@ def load_from_args(args: argparse.Namespace, *, note: bool = True):
         from toolkit.spark import spark_session
 
         spark = spark_session()
-    from toolkit.log.errors import MissingColumnError
-
     try:
-        log = toolkit.load_log(
-            args.log,
-            event_time=args.event_time,
-            arrival_time=col(args.arrival_time),
-            key=col(args.key),
-            partition=col(args.partition),
-            value=col(args.value),
-            time_unit=args.time_unit,
-            max_invalid_fraction=args.max_invalid_fraction,
-            format=args.format,
-            spark=spark,
-        )
-    except MissingColumnError as exc:  # name the option the user typed
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", LogWarning)
+            log = toolkit.load_log(
+                args.log,
+                event_time=args.event_time,
+                arrival_time=col(args.arrival_time),
+                key=col(args.key),
+                partition=col(args.partition),
+                value=col(args.value),
+                time_unit=args.time_unit,
+                max_invalid_fraction=args.max_invalid_fraction,
+                format=args.format,
+                spark=spark,
+            )
+    except LogError as exc:  # name the option the user typed
         role = getattr(exc, "role", None)
-        raise MissingColumnError(f"--{role.replace('_', '-')}: {exc}" if role else str(exc)) from None
+        text = str(exc).replace(f" (for {role})", "") if role else str(exc)
+        raise type(exc)(f"--{role.replace('_', '-')}: {cli_text(text)}" if role else cli_text(text)) from None
+    except FileNotFoundError:
+        raise
+    except ValueError as exc:
+        raise UserError(cli_text(str(exc))) from None
+    except (OSError, OverflowError, TypeError, AttributeError, KeyError, IndexError, MemoryError) as exc:
+        # not a known bad-input case: still one line, never a traceback
+        raise UserError(f"cannot load {args.log}: {type(exc).__name__}: {exc}") from None
+    for w in caught:
+        if issubclass(w.category, LogWarning):
+            print(f"warning: {cli_text(str(w.message))}", file=sys.stderr)
     if note and log.unused_columns:
         print(f"note: columns not used: {', '.join(log.unused_columns)} ({UNUSED_HINT})", file=sys.stderr)
     return log
@@ -81,19 +118,21 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
+    from toolkit.log.quarantine import short
+
     log = load_from_args(args, note=False)
     desc = log.describe(silence=args.silence)
     if args.json:
-        print(json.dumps({**desc.to_dict(), "unused_columns": log.unused_columns}, indent=2))
+        print(json.dumps({**desc.to_dict(), "unused_columns": log.unused_columns}, indent=2, default=str))
         return 0
     print(f"{args.log}")
-    print(desc)
+    print(cli_text(str(desc)))
     if log.unused_columns:
         print(f"columns not used: {', '.join(log.unused_columns)} ({UNUSED_HINT})")
     if log.n_invalid and args.quarantine > 0:
         q = log.quarantine.head(args.quarantine)
         print(f"quarantined rows (first {len(q)} of {log.n_invalid}):")
         for r in q.itertuples(index=False):
-            raw = repr(r.raw) if r.raw != "" else "null"
+            raw = repr(short(r.raw)) if r.raw != "" else "null"
             print(f"  row {r.row}: {r.column} {r.reason} ({raw})")
     return 0

@@ -73,6 +73,21 @@ def _parse_set(items: list[str]) -> dict:
     return out
 
 
+_OPTIONS = {"records": "--records", "bad_rows": "--bad-rows", "rate": "--rate", "keys": "--keys", "zipf": "--zipf",
+            "partitions": "--partitions", "delay_scale": "--delay-scale", "delay_shape": "--delay-shape",
+            "delay": "--delay"}
+
+
+def _option_words(message: str) -> str:
+    """``records must be ...`` -> ``--records must be ...``; ``format='csv'`` -> ``--format csv``."""
+    import re
+
+    head, sep, rest = message.partition(" ")
+    if head in _OPTIONS:
+        message = _OPTIONS[head] + sep + rest
+    return re.sub(r"pass format='(\w+)', '(\w+)' or '(\w+)'", r"pass --format \1, \2 or \3", message)
+
+
 def run(args: argparse.Namespace) -> int:
     import time
 
@@ -86,9 +101,12 @@ def run(args: argparse.Namespace) -> int:
     if args.no_arrival:
         params["arrival"] = False
     t0 = time.perf_counter()
-    log = synth.generate(args.model, args.records, seed=args.seed, **params)
-    synth.write(log, args.out, format=args.format, time_format=args.time_format, bad_rows=args.bad_rows,
-                seed=args.seed)
+    try:
+        log = synth.generate(args.model, args.records, seed=args.seed, **params)
+        synth.write(log, args.out, format=args.format, time_format=args.time_format, bad_rows=args.bad_rows,
+                    seed=args.seed)
+    except ValueError as exc:  # the model's parameter names, in the options' words
+        raise UserError(_option_words(str(exc))) from None
     elapsed = time.perf_counter() - t0
     bad = f", {args.bad_rows} of them corrupted" if args.bad_rows else ""
     print(f"wrote {log.n_records} records{bad} of model {args.model!r} (seed {args.seed}) to {args.out} "

@@ -7,7 +7,7 @@ The modules import one way (nothing imports a module above it):
 
 - :mod:`~toolkit.log.model` (``EventLog``, a leaf) and :mod:`~toolkit.log.errors`;
 - :mod:`~toolkit.log.formats` (column mapping, formats, part files), :mod:`~toolkit.log.times`,
-  :mod:`~toolkit.log.quarantine`;
+  :mod:`~toolkit.log.quarantine`, :mod:`~toolkit.log.checks` (loading warnings);
 - :mod:`~toolkit.log.load` (pandas loading), :mod:`~toolkit.log.describe` (pandas describe),
   :mod:`~toolkit.log.synth` (seeded synthetic logs);
 - :mod:`~toolkit.log.spark` (the Spark backend: the same loading and describe in Spark);
@@ -16,6 +16,7 @@ The modules import one way (nothing imports a module above it):
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from toolkit.log import describe as _describe
@@ -29,7 +30,9 @@ from toolkit.log.errors import (
     EmptyLogError,
     InvalidRecordsError,
     LogError,
+    DuplicateColumnError,
     LogReadError,
+    LogWarning,
     MissingColumnError,
     MixedUnitsError,
 )
@@ -39,12 +42,14 @@ from toolkit.log.model import CANONICAL_COLUMNS, EventLog
 __all__ = [
     "CANONICAL_COLUMNS",
     "ColumnTypeError",
+    "DuplicateColumnError",
     "EmptyLogError",
     "EventLog",
     "InvalidRecordsError",
     "LogDescription",
     "LogError",
     "LogReadError",
+    "LogWarning",
     "MissingColumnError",
     "MixedUnitsError",
     "PartitionFigures",
@@ -82,6 +87,11 @@ def load_log(
     (default 0: any bad row is an error that names column, count and sample) and
     :class:`EmptyLogError` when no valid row is left. Duplicate rows are kept.
 
+    Nothing changes silently: times with a fraction of a millisecond are floored and counted
+    (``log.floored``); that, and times that look like the wrong ``time_unit`` (seconds read as
+    milliseconds land in 1970), are issued as :class:`LogWarning` and kept in ``log.warnings``
+    (see :mod:`toolkit.log.checks`).
+
     With a Spark DataFrame, or ``spark=`` (a SparkSession, or True for
     :func:`toolkit.spark.spark_session`) with a path, loading stays in Spark: the log is
     never collected to the driver (only the quarantined rows are).
@@ -92,9 +102,13 @@ def load_log(
     mapping = dict(event_time=event_time, arrival_time=arrival_time, key=key, partition=partition, value=value)
     fraction = float(max_invalid_fraction)
     if _spark.is_spark_dataframe(source) or (spark is not None and spark is not False):
-        return _spark.load_spark(source, mapping, time_unit=unit, max_invalid_fraction=fraction,
-                                 format=format, spark=spark)
-    return _load.load_pandas(source, mapping, time_unit=unit, max_invalid_fraction=fraction, format=format)
+        log = _spark.load_spark(source, mapping, time_unit=unit, max_invalid_fraction=fraction,
+                                format=format, spark=spark)
+    else:
+        log = _load.load_pandas(source, mapping, time_unit=unit, max_invalid_fraction=fraction, format=format)
+    for message in log.warnings:
+        warnings.warn(message, LogWarning, stacklevel=2)
+    return log
 
 
 def describe_log(log: EventLog, **options: Any) -> LogDescription:

@@ -17,6 +17,9 @@ Definitions (the same on the pandas and the Spark path; all times int ms):
   ``percentile_disc``): always a value that occurs in the data.
 - **duplicates**: records equal in every canonical column but ``row`` to an earlier one
   (they are kept: they are real records).
+- **floored**, **warnings**: what loading changed (rows per time column whose fraction of a
+  millisecond was floored) and what it suspects (a time unit that looks wrong): see
+  :mod:`toolkit.log.checks`.
 
 This module computes them in pandas (:func:`describe_pandas`); the Spark backend
 (:mod:`toolkit.log.spark`) computes the same figures in Spark with the public helpers here
@@ -75,6 +78,8 @@ class LogDescription:
     silence: int
     partitions: list[PartitionFigures] = field(default_factory=list)
     backend: str = "pandas"
+    floored: dict[str, int] = field(default_factory=dict)  # time column -> rows floored to whole ms
+    warnings: list[str] = field(default_factory=list)  # what loading changed or suspects (log.warnings)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -109,6 +114,9 @@ class LogDescription:
             rows.append(("arrival delay", ", ".join(f"{k} {_dur(v)}" for k, v in self.delay.items())))
             n = self.arrival_before_event
             rows.append(("arrived before event time", f"{n:,} record{'s' if n != 1 else ''}"))
+        if self.floored:
+            rows.append(("floored to whole ms", ", ".join(
+                f"{c}: {k:,} row{'s' if k != 1 else ''}" for c, k in self.floored.items())))
         rows.append(("partitions", f"{len(self.partitions)}; silence = gap of at least {_dur(self.silence)}"))
         for p in self.partitions:
             name = p.name if p.name == str(p.partition) else f"{p.partition} ({p.name})"
@@ -116,6 +124,8 @@ class LogDescription:
             gap = f"max gap {_dur(p.max_gap)} from {_iso(p.max_gap_start)}" if p.max_gap is not None else "no gaps"
             sil = f"{p.silences} silence{'s' if p.silences != 1 else ''} ({_dur(p.silent_ms)} in all)"
             rows.append((f"  partition {name}", f"{p.records:,} records, {rate}, {gap}, {sil}"))
+        for i, w in enumerate(self.warnings):
+            rows.append(("warning" if i == 0 else "", w))
         return rows
 
     def __str__(self) -> str:
@@ -266,6 +276,8 @@ def describe_pandas(log, *, silence: Any = "auto") -> LogDescription:
         silence=threshold,
         partitions=figures,
         backend="pandas",
+        floored=dict(log.floored),
+        warnings=list(log.warnings),
     )
 
 

@@ -14,6 +14,10 @@ class MissingColumnError(LogError):
     """A mapped column does not exist in the source."""
 
 
+class DuplicateColumnError(LogError):
+    """The source has two or more columns of the same name (which one is meant is unknown)."""
+
+
 class ColumnTypeError(LogError):
     """A column has a type that cannot hold what it is mapped to (e.g. booleans as times)."""
 
@@ -32,3 +36,10 @@ class InvalidRecordsError(LogError):
 
 class LogReadError(LogError):
     """A file (or one part of a folder) cannot be read."""
+
+
+class LogWarning(UserWarning):
+    """Loading changed something or suspects a mistake (floored fractions, a time unit that looks wrong).
+
+    The same text is kept in ``log.warnings`` and shown by ``describe()``.
+    """

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit.log.errors import EmptyLogError, MissingColumnError
+from toolkit.log.errors import DuplicateColumnError, EmptyLogError, MissingColumnError
 
 AUTO = "auto"
 ROLES = ("event_time", "arrival_time", "key", "partition", "value")
@@ -32,9 +32,16 @@ class ColumnMap:
     value: str | None = None
 
     @classmethod
-    def resolve(cls, columns, **given: Any) -> "ColumnMap":
-        """Resolve "auto" (use the column of the canonical name if present) and check names exist."""
+    def resolve(cls, columns, *, source: str = "the source", **given: Any) -> "ColumnMap":
+        """Resolve "auto" (use the column of the canonical name if present) and check names exist.
+
+        A column name that appears more than once is an error when a role uses it (which of
+        the columns is meant cannot be told); unused repeated names are left alone.
+        """
         columns = list(columns)
+        counts: dict[str, int] = {}
+        for c in columns:
+            counts[str(c)] = counts.get(str(c), 0) + 1
         resolved: dict[str, str | None] = {}
         for role in ROLES:
             name = given.get(role, AUTO)
@@ -54,6 +61,9 @@ class ColumnMap:
                 err.role = role
                 raise err
             resolved[role] = name
+        for role, name in resolved.items():
+            if name is not None and counts.get(name, 0) > 1:
+                raise duplicate_error(columns, name, role, source)
         return cls(**resolved)
 
     def items(self):
@@ -63,6 +73,20 @@ class ColumnMap:
         """The source's columns no role was mapped to (a load reports them, never silently)."""
         used = {name for _, name in self.items()}
         return [str(c) for c in columns if str(c) not in used]
+
+
+def duplicate_error(columns, name: str, role: str, source: str) -> DuplicateColumnError:
+    """The error for a mapped column name that appears more than once."""
+    positions = [i + 1 for i, c in enumerate(columns) if str(c) == name]
+    others = sorted({str(c) for c in columns if [str(x) for x in columns].count(str(c)) > 1} - {name})
+    more = f" (so do {', '.join(repr(o) for o in others)})" if others else ""
+    err = DuplicateColumnError(
+        f"column {name!r} (for {role}) appears {len(positions)} times in {source}, as columns "
+        f"{', '.join(map(str, positions[:-1]))} and {positions[-1]}{more}; which one is meant cannot be told: "
+        f"rename the columns so that each name is unique"
+    )
+    err.role = role
+    return err
 
 
 def detect_format(path: Path, format: str | None = None) -> str:

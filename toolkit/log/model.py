@@ -93,6 +93,10 @@ class EventLog:
         self.n_input = int(n_input) if n_input is not None else self._n_records + len(quarantine)
         #: columns of the source that no role was mapped to (set by ``load_log``)
         self.unused_columns: list[str] = []
+        #: time column -> number of loaded rows whose fraction of a millisecond was floored
+        self.floored: dict[str, int] = {}
+        #: what loading changed or suspects (a time unit that looks wrong...); also issued as warnings
+        self.warnings: list[str] = []
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -205,6 +209,8 @@ class EventLog:
             "records": self.n_records,
             "invalid": self.n_invalid,
             "invalid_by_reason": {f"{c}: {r}": int(k) for (c, r), k in reasons.items()},
+            "floored": dict(self.floored),
+            "warnings": list(self.warnings),
             "has_arrival_time": self.has_arrival_time,
             "backend": "spark" if self.is_spark else "pandas",
         }

@@ -79,6 +79,17 @@ class Faults:
 ColumnFaults = tuple  # (column, [(reason, count), ...] in first-seen order, [(row, raw), ...] sample)
 
 
+EXCERPT = 60
+
+
+def short(raw: str) -> str:
+    """A raw cell for a message: long ones (a 1 MB key, say) cut to an excerpt with their length."""
+    raw = str(raw)
+    if len(raw) <= EXCERPT:
+        return raw
+    return f"{raw[:EXCERPT - 20]}... ({len(raw):,} characters)"
+
+
 def fault_groups(quarantine: pd.DataFrame) -> list[ColumnFaults]:
     """Per column (in order of first fault): reasons with counts, and the first rows as a sample."""
     out = []
@@ -97,7 +108,7 @@ def summarize(quarantine: pd.DataFrame | list) -> str:
     for column, reasons, sample in groups:
         n = sum(c for _, c in reasons)
         why = ", ".join(f"{r}: {c}" for r, c in reasons)
-        eg = ", ".join(f"row {r} " + (repr(raw) if raw != "" else "null") for r, raw in sample[:SAMPLE])
+        eg = ", ".join(f"row {r} " + (repr(short(raw)) if raw != "" else "null") for r, raw in sample[:SAMPLE])
         parts.append(f"{column}: {n} row{'s' if n != 1 else ''} ({why}; e.g. {eg})")
     return "; ".join(parts)
 

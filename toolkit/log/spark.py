@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from toolkit.log import times
+from toolkit.log import checks, times
 from toolkit.log.describe import (
     PERCENTILES,
     TOP_KEYS,
@@ -41,6 +41,7 @@ from toolkit.log.model import EventLog
 from toolkit.log.quarantine import SAMPLE, empty_quarantine, enforce
 from toolkit.spark import spark_session
 
+VALUE_OUT_OF_RANGE = "integer out of int64 range"  # toolkit.log.load.OUT_OF_RANGE
 _UTC_NAMES = {"UTC", "ETC/UTC", "Z", "+00:00", "GMT", "ETC/GMT", "UCT", "ZULU"}
 _INT64_MAX = np.iinfo(np.int64).max
 _TWO63 = float(2**63)
@@ -77,14 +78,65 @@ def read_spark(session, path: Path, format: str | None):
             raise EmptyLogError(f"file {str(path)!r} is empty")
         files = [str(path)]
     reader = session.read
+    header = None
     if fmt == "csv":
         sep = "\t" if files[0].lower().endswith(".tsv") else ","
-        df = reader.option("header", True).option("inferSchema", False).option("sep", sep).csv(files)
+        reader = reader.option("header", True).option("inferSchema", False).option("sep", sep)
+        header = csv_header(Path(files[0]), sep)
+        if header and len(set(header)) == len(header):
+            # malformed rows (too few or too many fields) are caught, not padded or cut silently
+            from pyspark.sql import types as T
+
+            schema = T.StructType([T.StructField(h, T.StringType()) for h in header]
+                                  + [T.StructField(CORRUPT, T.StringType())])
+            reader = reader.schema(schema).option("columnNameOfCorruptRecord", CORRUPT).option("mode", "PERMISSIVE")
+        df = reader.csv(files)
     elif fmt == "parquet":
         df = reader.parquet(*files)
     else:
-        df = reader.option("primitivesAsString", True).json(files)
-    return df.withColumn("_wl_file", F.input_file_name()), fmt, files
+        df = reader.option("primitivesAsString", True).option("columnNameOfCorruptRecord", CORRUPT).json(files)
+    return df.withColumn("_wl_file", F.input_file_name()), fmt, files, header
+
+
+CORRUPT = "_wl_corrupt"
+
+
+def csv_header(path: Path, sep: str) -> list[str] | None:
+    """The first line of a CSV file as column names (BOM stripped), read the way pandas' loader reads it."""
+    import csv
+
+    from toolkit.log.load import _open_text
+
+    try:
+        with _open_text(path) as handle:
+            row = next(csv.reader(handle, delimiter=sep), None)
+    except (OSError, EOFError, csv.Error):
+        return None
+    if not row:
+        return None
+    row[0] = row[0].lstrip("\ufeff")
+    return row
+
+
+def _raise_corrupt(df, fmt: str) -> None:
+    """A malformed CSV row or JSON line: the pandas reader names the file, line and excerpt."""
+    from pyspark.sql import functions as F
+
+    from toolkit.log import load as pandas_load
+
+    if CORRUPT not in df.columns:
+        return
+    # (Spark refuses a query that reads only the corrupt-record column: keep every column)
+    bad = df.where(F.col(CORRUPT).isNotNull()).limit(1).collect()
+    if not bad:
+        return
+    uri = bad[0]["_wl_file"]
+    path = Path(uri.removeprefix("file://").removeprefix("file:"))
+    if fmt == "csv":
+        pandas_load._read_csv(path, [], None)
+    else:
+        pandas_load._read_json_lines_exactly(path)
+    raise LogReadError(f"cannot read {str(path)!r} as {fmt}: a malformed line")
 
 
 # ---------------------------------------------------------------------- expressions
@@ -118,6 +170,22 @@ def _floats_to_ms(x, unit: str):
     return F.when(~over, F.floor(y).cast("long")), over
 
 
+def _int_fraction(v, unit: str):
+    """True where a long epoch number in ``unit`` is not a whole number of ms."""
+    from pyspark.sql import functions as F
+
+    if unit in ("us", "ns"):
+        return v % F.lit(1000 if unit == "us" else 1_000_000) != 0
+    return F.lit(False)
+
+
+def _float_fraction(x, unit: str):
+    from pyspark.sql import functions as F
+
+    y = x * F.lit({"s": 1000.0, "ms": 1.0, "us": 1e-3, "ns": 1e-6}[unit])
+    return y != F.floor(y)
+
+
 class _TimeExpr:
     """Spark expressions for one time column: ms, fault reason, magnitude (for the unit check), raw."""
 
@@ -140,6 +208,7 @@ class _TimeExpr:
             self.mag = F.abs(v.cast("double"))
             self.reason = F.when(v.isNull(), "null").when(over, times.OUT_OF_RANGE)
             self.ms = ms
+            self.floored = _int_fraction(v, unit)
         elif isinstance(dtype, (T.FloatType, T.DoubleType, T.DecimalType)):
             x = c.cast("double")
             ms, over = _floats_to_ms(x, unit)
@@ -151,11 +220,13 @@ class _TimeExpr:
                 .when(over, times.OUT_OF_RANGE)
             )
             self.ms = F.when(finite, ms)
+            self.floored = finite & _float_fraction(x, unit)
         elif isinstance(dtype, (T.TimestampType, T.TimestampNTZType, T.DateType)):
             ts = c.cast("timestamp")
             self.mag = F.lit(None).cast("double")
             self.reason = F.when(ts.isNull(), "null")
             self.ms = _div_floor(F.unix_micros(ts), 1000)
+            self.floored = F.unix_micros(ts) % F.lit(1000) != 0
         elif isinstance(dtype, T.StringType):
             s = F.trim(c)
             numeric = s.rlike("^" + times.NUMERIC_RE + "$")
@@ -175,9 +246,14 @@ class _TimeExpr:
                 .when(integer & int_over, times.OUT_OF_RANGE)
                 .when(numeric & ~integer & ~finite, times.NOT_FINITE)
                 .when(numeric & ~integer & dbl_over, times.OUT_OF_RANGE)
+                .when(s.rlike("(?i)^" + times.NON_FINITE_RE + "$"), times.NOT_FINITE)
                 .when(~numeric & iso_ms.isNull(), times.UNPARSABLE)
             )
             self.ms = F.when(integer, int_ms).when(numeric, dbl_ms).otherwise(iso_ms)
+            iso_us = F.unix_micros(F.expr(f"try_to_timestamp(trim(`{column}`))"))
+            self.floored = (F.when(integer, _int_fraction(iv, unit))
+                            .when(numeric, finite & _float_fraction(dv, unit))
+                            .otherwise(iso_us % F.lit(1000) != 0))
         else:
             raise ColumnTypeError(f"column {column!r} has Spark type {dtype.simpleString()}; expected times")
 
@@ -214,8 +290,18 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
     else:
         session = _session(spark)
         path = Path(source)
-        df, fmt, files = read_spark(session, path, format)
+        df, fmt, files, header = read_spark(session, path, format)
         name = str(source)
+        if header is not None:
+            ColumnMap.resolve(header, source=name, **mapping)  # duplicated names: the pandas path's error
+        try:
+            _raise_corrupt(df, fmt)
+        except LogError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - Spark reports unreadable files here
+            raise _read_error(exc, name, fmt, files) from exc
+        if CORRUPT in df.columns:
+            df = df.drop(CORRUPT)
     tz = str(session.conf.get("spark.sql.session.timeZone")).upper()
     if tz not in _UTC_NAMES:
         raise LogError(
@@ -258,7 +344,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
         "_wl_row", F.col("_wl_offset") + F.col("_wl_id") - F.col("_wl_first")
     )
 
-    cmap = ColumnMap.resolve(user_columns, **mapping)
+    cmap = ColumnMap.resolve(user_columns, source=name, **mapping)
 
     # 2. per-column expressions (first fault wins, in canonical order)
     reasons, rawcols, exprs = [], [], {}
@@ -269,6 +355,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
         if col is None:
             continue
         te = _TimeExpr(df, col, time_unit)
+        te.role = role
         exprs[role] = te.ms
         reasons.append((col, te.reason))
         vocab[col] = ["null", times.OUT_OF_RANGE, times.NOT_FINITE, times.UNPARSABLE]
@@ -326,10 +413,11 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
             s = F.trim(c.cast("string"))
             d = F.expr(f"try_cast(trim(cast(`{vc}` as string)) as double)")
             exprs["value"] = s
+            big = s.rlike("^" + times.INTEGER_RE + "$") & F.expr(f"try_cast(trim(cast(`{vc}` as string)) as bigint)").isNull()
             reason = (F.when(c.isNull(), "null").when(d.isNull() | F.isnan(d), "not a number")
-                      .when(F.abs(d) == F.lit(float("inf")), "not finite"))
+                      .when(F.abs(d) == F.lit(float("inf")), "not finite").when(big, VALUE_OUT_OF_RANGE))
         reasons.append((vc, reason))
-        vocab[vc] = ["null", "not a number", "not finite"]
+        vocab[vc] = ["null", "not a number", "not finite", VALUE_OUT_OF_RANGE]
         rawcols.append(_text(df, vc) if not value_is_text else c.cast("string"))
     else:
         exprs["value"] = F.lit(1).cast("long")
@@ -345,6 +433,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
     for te in time_exprs:
         cols.append(te.mag.alias(f"_wl_mag_{te.column}"))
         cols.append(te.sample.alias(f"_wl_rawt_{te.column}"))
+        cols.append(F.coalesce(te.floored, F.lit(False)).alias(f"_wl_fl_{te.column}"))
     base = df.select(*cols)
 
     # 3. one aggregate: mixed-unit check and (for text values) whether all valid ones are integers
@@ -359,6 +448,20 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
         for i, (lo, hi) in enumerate(times.unit_gaps()):
             inside = mag.isNotNull() & (mag > F.lit(lo)) & (mag < F.lit(hi))
             aggs.append(F.sum(F.when(inside, 1).otherwise(0)).alias(f"gap|{te.column}|{i}"))
+        # figures for toolkit.log.checks: floored rows, far-future times (valid rows only)
+        role_ms = F.col(te.role)
+        valid_row = F.col("_wl_reason").isNull()
+        example = F.struct(F.col("row"), F.col(f"`_wl_rawt_{te.column}`").cast("string").alias("raw"),
+                           role_ms.alias("ms"), mag.alias("mag"))
+        for tag, cond in (("fl", valid_row & F.col(f"`_wl_fl_{te.column}`")),
+                          ("far", valid_row & (role_ms >= F.lit(checks.FAR_FUTURE_MS)))):
+            aggs.append(F.sum(F.when(cond, 1).otherwise(0)).alias(f"{tag}|{te.column}"))
+            aggs.append(F.min(F.when(cond, example)).alias(f"{tag}x|{te.column}"))
+        aggs.append(F.count(mag).alias(f"nnum|{te.column}"))
+    if cmap.arrival_time is not None:
+        early = F.col("_wl_reason").isNull() & (F.col("arrival_time") < F.col("event_time") - F.lit(checks.DAY_MS))
+        aggs.append(F.sum(F.when(early, 1).otherwise(0)).alias("early"))
+        aggs.append(F.min(F.when(early, F.struct("row", "event_time", "arrival_time"))).alias("earlyx"))
     pairs = list(dict.fromkeys((col, why) for col, _ in reasons for why in vocab[col]))
     for i, (col, why) in enumerate(pairs):
         hit = (F.col("_wl_column") == F.lit(col)) & (F.col("_wl_reason") == F.lit(why))
@@ -451,7 +554,52 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
         has_arrival_time=cmap.arrival_time is not None,
     )
     log.unused_columns = cmap.unused(user_columns)
+    notes: list[str] = []
+    n_valid = n_total - n_bad
+    for te in time_exprs:
+        f = checks.TimeColumnFigures(column=te.column, unit=time_unit, numeric=int(agg[f"nnum|{te.column}"] or 0))
+        for u, count, row, raw in _found(agg, te.column):
+            f.in_range[u] = (count, row, raw)
+        f.floored = int(agg[f"fl|{te.column}"] or 0)
+        if f.floored:
+            x = agg[f"flx|{te.column}"]
+            f.floored_example = (int(x["row"]), _typed(x["raw"], df.schema[te.column].dataType), int(x["ms"]))
+            log.floored[te.column] = f.floored
+        f.far_future = int(agg[f"far|{te.column}"] or 0)
+        if f.far_future:
+            x = agg[f"farx|{te.column}"]
+            f.far_example = (int(x["row"]), _typed(x["raw"], df.schema[te.column].dataType), int(x["ms"]))
+            f.far_numeric = x["mag"] is not None
+            f.far_unit = checks.unit_fitting(float(x["mag"])) if x["mag"] is not None else None
+        notes += checks.column_warnings(f, n_valid)
+    if cmap.arrival_time is not None:
+        x = agg["earlyx"]
+        example = (int(x["row"]), int(x["event_time"]), int(x["arrival_time"])) if x is not None else None
+        notes += checks.arrival_warning(int(agg["early"] or 0), n_valid, example)
+    log.warnings = notes
     return log
+
+
+def _found(agg: dict, column: str) -> list:
+    out = []
+    for u in times.EPOCH_RANGES:
+        count = agg[f"n|{column}|{u}"] or 0
+        if count:
+            out.append((u, int(count), int(agg[f"row|{column}|{u}"]), agg[f"raw|{column}|{u}"]))
+    return out
+
+
+def _typed(raw, dtype):
+    """A raw cell (as text) back in its column's Python type, as the pandas path shows it."""
+    from pyspark.sql import types as T
+
+    if raw is None:
+        return raw
+    if isinstance(dtype, T.IntegralType):
+        return int(raw)
+    if isinstance(dtype, (T.FloatType, T.DoubleType)):
+        return float(raw)
+    return raw
 
 
 def _read_error(exc: Exception, name: str, fmt: str | None, files: list[str]) -> Exception:
@@ -619,4 +767,6 @@ def describe_spark(log, *, silence: Any = "auto"):
         silence=threshold,
         partitions=figures,
         backend="spark",
+        floored=dict(log.floored),
+        warnings=list(log.warnings),
     )

@@ -44,6 +44,7 @@ _UNIT_WORDS = {"s": "seconds", "ms": "milliseconds", "us": "microseconds", "ns":
 
 NUMERIC_RE = r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?"
 INTEGER_RE = r"[+-]?\d+"
+NON_FINITE_RE = r"[+-]?(nan|inf|infinity)"  # written NaN and infinities (not nulls: they are in the file)
 _ZONE_RE = r".*(Z|z|[+-]\d\d(:?\d\d)?)"
 
 NULL = "null"
@@ -66,6 +67,15 @@ class ParsedTimes:
 
     ms: np.ndarray
     reason: np.ndarray  # object array: None where valid, else the fault
+    floored: np.ndarray | None = None  # bool: a fraction of a millisecond was floored away
+    mags: np.ndarray | None = None  # float: |epoch number| as written (NaN: not an epoch number)
+
+    def __post_init__(self):
+        n = len(self.ms)
+        if self.floored is None:
+            self.floored = np.zeros(n, dtype=bool)
+        if self.mags is None:
+            self.mags = np.full(n, np.nan)
 
     @property
     def valid(self) -> np.ndarray:
@@ -123,6 +133,8 @@ def _numbers_to_ms(series: pd.Series, *, column: str, unit: str, rows: np.ndarra
         check_units(np.abs(ints[ok].astype(np.float64)), rows[ok], ints[ok], column=column, unit=unit)
         ms, over = ints_to_ms(ints, unit)
         reason[over & pd.isna(reason)] = OUT_OF_RANGE
+        floored = (ints % _INT_DIV[unit] != 0) if unit in _INT_DIV else np.zeros(n, dtype=bool)
+        mags = np.where(ok, np.abs(ints.astype(np.float64)), np.nan)
     else:
         floats = series.to_numpy(dtype=np.float64, na_value=np.nan)
         inf = np.isinf(floats)
@@ -131,8 +143,17 @@ def _numbers_to_ms(series: pd.Series, *, column: str, unit: str, rows: np.ndarra
         check_units(np.abs(floats[ok]), rows[ok], floats[ok], column=column, unit=unit)
         ms, over = floats_to_ms(np.where(ok, floats, 0.0), unit)
         reason[over & pd.isna(reason)] = OUT_OF_RANGE
+        floored = ok & has_fraction(np.where(ok, floats, 0.0), unit)
+        mags = np.where(ok, np.abs(floats), np.nan)
     ms[~pd.isna(reason)] = 0
-    return ParsedTimes(ms, reason)
+    return ParsedTimes(ms, reason, floored & pd.isna(reason), mags)
+
+
+def has_fraction(floats: np.ndarray, unit: str) -> np.ndarray:
+    """True where a finite float epoch number in ``unit`` is not a whole number of ms."""
+    scaled = np.asarray(floats, dtype=np.float64) * _TO_MS[unit]
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(scaled) & (np.floor(scaled) != scaled)
 
 
 def ints_to_ms(ints: np.ndarray, unit: str) -> tuple[np.ndarray, np.ndarray]:
@@ -226,8 +247,11 @@ def _datetimes_to_ms(series: pd.Series) -> ParsedTimes:
     unit = np.datetime_data(arr.dtype)[0]
     null = np.isnat(arr)
     ints = arr.view(np.int64)
+    floored = np.zeros(len(arr), dtype=bool)
     if unit in ("s", "ms", "us", "ns"):
         ms, over = ints_to_ms(np.where(null, 0, ints), unit)
+        if unit in _INT_DIV:
+            floored = ~null & (ints % _INT_DIV[unit] != 0)
     else:  # coarser units (D, m, h...): go through ms explicitly
         ms = np.where(null, 0, arr.astype("datetime64[ms]").view(np.int64))
         over = np.zeros(len(arr), dtype=bool)
@@ -235,12 +259,58 @@ def _datetimes_to_ms(series: pd.Series) -> ParsedTimes:
     reason[over] = OUT_OF_RANGE
     reason[null] = NULL
     ms[null | over] = 0
-    return ParsedTimes(ms.astype(np.int64), reason)
+    return ParsedTimes(ms.astype(np.int64), reason, floored & ~(null | over))
+
+
+# ISO-8601 as numpy reads it (date, optional time with any fraction), and a zone suffix
+_ISO_BODY_RE = r"[+-]?\d{4,}-\d\d-\d\d(?:[T ]\d\d(?::\d\d(?::\d\d(?:[.,]\d+)?)?)?)?"
+_ISO_SPLIT_RE = r"^(" + _ISO_BODY_RE + r")(Z|z|[+-]\d\d(?::?\d\d)?)?$"
+_NAT = np.iinfo(np.int64).min
+
+
+def _iso_to_ms_wide(text: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ISO-8601 strings pandas could not parse in nanoseconds, parsed in ms (any int64-ms instant).
+
+    Returns (ms with ``_NAT`` where not loaded, floored mask, out-of-range mask). numpy's
+    ``datetime64[ms]`` reads the body (fractions beyond the millisecond are floored away); it
+    wraps years beyond the int64-ms range around silently, so the date is read back and
+    compared. The zone offset is applied exactly with Python ints.
+    """
+    n = len(text)
+    out = np.full(n, _NAT, dtype=np.int64)
+    floored = np.zeros(n, dtype=bool)
+    over = np.zeros(n, dtype=bool)
+    parts = pd.Series(text, dtype=object).str.extract(_ISO_SPLIT_RE)
+    for i in np.flatnonzero(parts[0].notna().to_numpy()):
+        body, zone = parts.iat[i, 0].replace(",", "."), parts.iat[i, 1]
+        try:
+            value = int(np.datetime64(body, "ms").astype(np.int64))
+        except (ValueError, OverflowError):
+            continue
+        date = [int(x) for x in body.lstrip("+").split("T")[0].split(" ")[0].rsplit("-", 2)]
+        back = str(np.datetime64(value, "ms")).split("T")[0].rsplit("-", 2) if value != _NAT else []
+        if value == _NAT or [int(x) for x in back] != date:
+            over[i] = True  # beyond what int64 milliseconds can hold
+            continue
+        frac = body.partition(".")[2]
+        floored[i] = len(frac) > 3 and frac[3:].strip("0") != ""
+        if isinstance(zone, str) and zone not in ("Z", "z"):
+            sign = -1 if zone[0] == "-" else 1
+            digits = zone[1:].replace(":", "")
+            minutes = int(digits[:2]) * 60 + (int(digits[2:4]) if len(digits) > 2 else 0)
+            value -= sign * minutes * 60_000
+        if -(2**63) < value <= _INT64_MAX:
+            out[i] = value
+        else:
+            over[i] = True
+    return out, floored & (out != _NAT), over
 
 
 def _objects_to_ms(series: pd.Series, *, column: str, unit: str, rows: np.ndarray) -> ParsedTimes:
     null = series.isna().to_numpy()
     kind = pd.api.types.infer_dtype(series, skipna=True)
+    if kind in ("integer", "mixed-integer-float") and _python_ints_beyond_int64(series, null):
+        kind = "string"  # exact: the text path checks integers of any size
     if kind in ("integer", "floating", "mixed-integer-float", "decimal"):
         nums = pd.to_numeric(series, errors="coerce")
         if kind == "integer" and not nums.isna().any():
@@ -248,9 +318,12 @@ def _objects_to_ms(series: pd.Series, *, column: str, unit: str, rows: np.ndarra
         return _numbers_to_ms(nums, column=column, unit=unit, rows=rows)
     if kind in ("datetime", "datetime64", "date"):
         try:
-            return _datetimes_to_ms(pd.to_datetime(series, utc=True, errors="coerce"))
+            parsed = _datetimes_to_ms(pd.to_datetime(series, utc=True, errors="coerce"))
         except (TypeError, ValueError):
-            pass
+            parsed = None
+        if parsed is not None:
+            _wide_datetimes(series, null, parsed)
+            return parsed
     if kind == "boolean":
         raise ColumnTypeError(
             f"column {column!r} holds booleans; expected epoch numbers, timestamps or ISO-8601 strings"
@@ -261,12 +334,37 @@ def _objects_to_ms(series: pd.Series, *, column: str, unit: str, rows: np.ndarra
     return strings_to_ms(text, null, column=column, unit=unit, rows=rows)
 
 
+def _python_ints_beyond_int64(series: pd.Series, null: np.ndarray) -> bool:
+    vals = series.to_numpy(dtype=object)[~null]
+    return any(isinstance(v, int) and not -(2**63) <= v < 2**63 for v in vals)
+
+
+def _wide_datetimes(series: pd.Series, null: np.ndarray, parsed: ParsedTimes) -> None:
+    """Python dates and datetimes beyond pandas' nanosecond range (year 9999, say), in ms."""
+    import datetime as _dt
+
+    for i in np.flatnonzero(~null & (parsed.reason == NULL)):
+        v = series.iat[i]
+        if isinstance(v, _dt.datetime):
+            if v.tzinfo is not None:
+                v = (v - v.utcoffset()).replace(tzinfo=None)
+            value = int(np.datetime64(v, "us").astype(np.int64))
+            parsed.ms[i], parsed.reason[i] = value // 1000, None
+            parsed.floored[i] = value % 1000 != 0
+        elif isinstance(v, _dt.date):
+            parsed.ms[i], parsed.reason[i] = int(np.datetime64(v, "ms").astype(np.int64)), None
+        else:
+            parsed.reason[i] = UNPARSABLE
+
+
 def strings_to_ms(text: pd.Series, null: np.ndarray, *, column: str, unit: str, rows: np.ndarray) -> ParsedTimes:
     """Numeric strings are epoch numbers in ``unit``; other strings are ISO-8601."""
     n = len(text)
     ms = np.zeros(n, dtype=np.int64)
     reason = np.full(n, None, dtype=object)
     reason[null] = NULL
+    floored = np.zeros(n, dtype=bool)
+    mags = np.full(n, np.nan)
     numeric = text.str.fullmatch(NUMERIC_RE).to_numpy(dtype=bool) & ~null
     integer = text.str.fullmatch(INTEGER_RE).to_numpy(dtype=bool) & numeric
     decimal = numeric & ~integer
@@ -291,11 +389,14 @@ def strings_to_ms(text: pd.Series, null: np.ndarray, *, column: str, unit: str, 
             floats = text[decimal].astype(np.float64).to_numpy()
             mags[decimal] = np.abs(floats)
         ok = numeric & np.isfinite(mags)
+        mags[~ok] = np.nan
         check_units(mags[ok], rows[ok], text.to_numpy()[ok], column=column, unit=unit)
         if integer.any():
             good = integer & ~int_over
             conv, over = ints_to_ms(ints[good], unit)
             ms[good] = conv
+            if unit in _INT_DIV:
+                floored[good] = ints[good] % _INT_DIV[unit] != 0
             bad = np.flatnonzero(good)[over]
             reason[bad] = OUT_OF_RANGE
             reason[int_over] = OUT_OF_RANGE
@@ -305,21 +406,37 @@ def strings_to_ms(text: pd.Series, null: np.ndarray, *, column: str, unit: str, 
             conv, over = floats_to_ms(np.where(fin, floats, 0.0), unit)
             idx = np.flatnonzero(decimal)
             ms[idx] = conv
+            floored[idx] = fin & has_fraction(np.where(fin, floats, 0.0), unit)
             reason[idx[~fin]] = NOT_FINITE
             reason[idx[fin & over]] = OUT_OF_RANGE
-    iso = ~null & ~numeric
+    special = text.str.fullmatch(NON_FINITE_RE, case=False).to_numpy(dtype=bool) & ~null & ~numeric
+    reason[special] = NOT_FINITE
+    iso = ~null & ~numeric & ~special
     if iso.any():
         sub = text[iso]
         zoned = sub.str.fullmatch(_ZONE_RE).to_numpy(dtype=bool)
-        parsed = np.full(len(sub), np.iinfo(np.int64).min, dtype=np.int64)
+        parsed = np.full(len(sub), _NAT, dtype=np.int64)
+        sub_floored = np.zeros(len(sub), dtype=bool)
         for mask in (zoned, ~zoned):
             if mask.any():
                 dt = pd.to_datetime(sub[mask], utc=True, format="ISO8601", errors="coerce")
-                parsed[mask] = _datetimes_to_ms(dt).ms
-                parsed[np.flatnonzero(mask)[dt.isna().to_numpy()]] = np.iinfo(np.int64).min
+                conv = _datetimes_to_ms(dt)
+                parsed[mask] = conv.ms
+                sub_floored[mask] = conv.floored
+                parsed[np.flatnonzero(mask)[dt.isna().to_numpy()]] = _NAT
+        missed = parsed == _NAT
+        sub_over = np.zeros(len(sub), dtype=bool)
+        if missed.any():  # outside pandas' nanosecond range (years before 1677 or after 2262)
+            wide, wide_floored, wide_over = _iso_to_ms_wide(sub.to_numpy(dtype=object)[missed])
+            parsed[missed] = wide
+            sub_floored[missed] = wide_floored
+            sub_over[missed] = wide_over
         idx = np.flatnonzero(iso)
-        bad = parsed == np.iinfo(np.int64).min
+        bad = parsed == _NAT
         ms[idx[~bad]] = parsed[~bad]
+        floored[idx[~bad]] = sub_floored[~bad]
         reason[idx[bad]] = UNPARSABLE
-    ms[~pd.isna(reason)] = 0
-    return ParsedTimes(ms, reason)
+        reason[idx[sub_over]] = OUT_OF_RANGE
+    valid = pd.isna(reason)
+    ms[~valid] = 0
+    return ParsedTimes(ms, reason, floored & valid, mags)
