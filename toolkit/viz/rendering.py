@@ -13,6 +13,9 @@ after it wins as usual. Outside a kernel (scripts, tests) nothing changes.
 """
 from __future__ import annotations
 
+import hashlib
+import os
+from pathlib import Path
 from typing import Any
 
 import altair as alt
@@ -31,6 +34,43 @@ def in_kernel() -> bool:
     return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
+def _cache_file() -> Path:
+    """Where the bundled widget script is kept, keyed by the versions and the widget's source."""
+    import vl_convert
+    from altair.jupyter.jupyter_chart import load_js_src
+
+    key = hashlib.sha256("|".join([alt.__version__, vl_convert.__version__, load_js_src()]).encode()).hexdigest()
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "watermark-lab" / f"jupyterchart-offline-{key[:16]}.js"
+
+
+def _offline_widget_script() -> None:
+    """Make JupyterChart offline, reusing the bundle a previous kernel made (vl-convert takes
+    seconds to bundle Vega; the result only depends on the versions). Any cache problem falls
+    back to Altair's own ``enable_offline``."""
+    from altair import JupyterChart
+
+    if getattr(JupyterChart, "_is_offline", False):
+        return
+    try:
+        cached = _cache_file()
+        if cached.is_file():
+            JupyterChart._esm = cached.read_text(encoding="utf-8")
+            JupyterChart._is_offline = True
+            return
+    except (OSError, ImportError, AttributeError, ValueError):
+        cached = None
+    JupyterChart.enable_offline(True)
+    if cached is not None:
+        try:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(JupyterChart._esm, encoding="utf-8")
+            tmp.replace(cached)
+        except OSError:
+            pass
+
+
 def enable_offline_charts(force: bool = False) -> bool:
     """Draw Altair charts with the offline JupyterChart widget; returns whether it is enabled.
 
@@ -39,6 +79,7 @@ def enable_offline_charts(force: bool = False) -> bool:
     """
     if not force and not (in_kernel() and alt.renderers.active == "default"):
         return uses_widgets()
+    _offline_widget_script()
     alt.renderers.enable(RENDERER, offline=True)
     return True
 
@@ -54,7 +95,7 @@ def widget_for(chart: Any, previous: Any = None) -> Any:
     from altair import JupyterChart
 
     if alt.renderers.options.get("offline", True):
-        JupyterChart.enable_offline(True)
+        _offline_widget_script()
     if previous is not None:
         previous.chart = chart
         return previous
