@@ -4,8 +4,9 @@ For each notebook: open it, run all cells, and for every chart output (an Altair
 Vega mime bundle, an SVG, or HTML that embeds Vega) check that an SVG or a canvas was drawn,
 and that no "Error loading script", "Error displaying widget", JavaScript error or traceback
 shows anywhere in the notebook. In a notebook that creates ``toolkit.explore(...)`` one
-control is moved and the drawn chart must change. Screenshots of the notebook and of each
-chart output are written under the pytest tmp dir; a failure prints their folder.
+control is moved and the drawn chart must change. Every chart must be an interactive Vega view,
+and in the quickstart hovering must show a Vega tooltip. Screenshots of the notebook and of
+each chart output are written under the pytest tmp dir; a failure prints their folder.
 
 Deselect with ``-m "not browser"``. A notebook that starts Spark runs when Java is there
 (skipped without it, failed under ``WATERMARK_LAB_REQUIRE_SPARK=1``, as under nbval).
@@ -89,7 +90,8 @@ panel.content.widgets.forEach((cell, ci) => {
       const r = el.getBoundingClientRect();
       if (r.width >= 40 && r.height >= 40) drawn++;
     }
-    rows.push({cell: ci, output: j, type: o.output_type, keys, chart, drawn,
+    const views = node ? node.querySelectorAll('.vega-embed').length : 0;
+    rows.push({cell: ci, output: j, type: o.output_type, keys, chart, drawn, views,
                text: node ? node.innerText.slice(0, 1500) : '', node});
   }
 });
@@ -174,10 +176,44 @@ def _problems(rows) -> list[str]:
         for err in ERRORS:
             if err in r["text"]:
                 out.append(f"{where}: shows {err!r}: {r['text'][:500]}")
+        if r["chart"] and r["drawn"] and not r["views"] and "image/svg+xml" not in r["keys"]:
+            out.append(f"{where}: a chart drawn without an interactive Vega view (.vega-embed)")
         if r["chart"] and r["drawn"] == 0:
             out.append(f"{where}: a chart output ({', '.join(r['keys'])}) with no SVG or canvas drawn: "
                        f"{r['text'][:300]!r}")
     return out
+
+
+# Every chart draws through the same widget; tooltips are probed on this notebook's dense scatter
+# (hovering blindly over sparse charts would be slow and could miss their few marks).
+TOOLTIP_NOTEBOOK = "01_quickstart"
+TOOLTIP_SHOWN = """
+const t = document.getElementById('vg-tooltip-element');
+return !!(t && t.classList.contains('visible') && t.innerText.trim());
+"""
+
+
+def _tooltip_shows(driver, rows) -> bool:
+    """Hover over the charts (a grid of points on each plot) until Vega shows a tooltip."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    for row in rows:
+        if not row["views"]:
+            continue
+        for el in driver.execute_script(
+                "return [...arguments[0].querySelectorAll('.vega-embed canvas, .vega-embed svg.marks')];",
+                row["node"]):
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", el)
+            w, h = el.size["width"], el.size["height"]
+            # the rising diagonal first (event time against arrival time), then a coarse grid
+            points = [(f / 20, 1 - f / 20) for f in range(3, 18)]
+            points += [(fx / 8, fy / 6) for fy in range(1, 6) for fx in range(1, 8)]
+            for fx, fy in points:
+                ActionChains(driver).move_to_element_with_offset(
+                    el, int(w * (fx - 0.5)), int(h * (fy - 0.5))).perform()
+                if driver.execute_script(TOOLTIP_SHOWN):
+                    return True
+    return False
 
 
 def _move_explorer_control(driver, rows, folder: Path) -> list[str]:
@@ -234,6 +270,8 @@ def test_notebook_charts_draw_in_jupyterlab(notebook: Path, jupyterlab, chrome, 
         charts = [r for r in rows if r["chart"]]
         if not charts:
             problems.append("no chart output at all")
+        if notebook.stem == TOOLTIP_NOTEBOOK and not problems and not _tooltip_shows(driver, charts):
+            problems.append("hovering over the charts never showed a Vega tooltip")
         if "toolkit.explore(" in _code(notebook):
             problems += _move_explorer_control(driver, rows, folder)
         elapsed = time.monotonic() - t0
