@@ -2,10 +2,14 @@
 
 ``explore`` reruns :func:`toolkit.replay` whenever a control changes (debounced, with a busy
 indicator) and redraws the charts and the summary table. ``explore_sweep`` browses a
-finished sweep: pick the axes, the metric and filters. Charts are drawn to SVG in Python
-with vl-convert by default (``renderer="svg"``: works offline in JupyterLab 4, no
-front-end extension needed); ``renderer="altair"`` shows the Altair charts themselves
-through Altair's active renderer (interactive tooltips, needs the Vega scripts).
+finished sweep: pick the axes, the metric and filters.
+
+Renderers: ``renderer="altair"`` shows the Altair charts themselves through Altair's active
+renderer; in a notebook that is the offline JupyterChart widget toolkit enables
+(:mod:`toolkit.viz.rendering`: interactive, no CDN), and each tab keeps one widget whose
+chart is replaced on every replay. ``renderer="svg"`` draws a static SVG in Python with
+vl-convert. The default is ``"altair"`` when the JupyterChart renderer is active (in a
+notebook), ``"svg"`` elsewhere.
 """
 from __future__ import annotations
 
@@ -42,9 +46,19 @@ def _with_option(options: list[str], value: Any) -> list[str]:
     return sorted(out, key=lambda v: -1 if v == "off" else _ms(v))
 
 
-def _check_renderer(renderer: str) -> None:
+def _check_renderer(renderer: str | None) -> str:
+    """The renderer to use: ``None`` picks ``"altair"`` when charts are offline widgets, else ``"svg"``."""
+    if renderer is None:
+        return "altair" if viz.rendering.uses_widgets() else "svg"
     if renderer not in ("svg", "altair"):
         raise ValueError(f"renderer must be 'svg' or 'altair', got {renderer!r}")
+    return renderer
+
+
+def _entry(bundle: Any) -> dict:
+    """An Output-widget entry from a mime bundle (or a ``(data, metadata)`` pair)."""
+    data = bundle[0] if isinstance(bundle, tuple) else bundle
+    return {"output_type": "display_data", "data": dict(data, **{"text/plain": "<chart>"}), "metadata": {}}
 
 
 def chart_output(chart: Any, renderer: str = "svg") -> dict:
@@ -52,15 +66,27 @@ def chart_output(chart: Any, renderer: str = "svg") -> dict:
     if renderer == "svg":
         import vl_convert
 
-        svg = vl_convert.vegalite_to_svg(chart.to_dict())
-        return {"output_type": "display_data", "data": {"image/svg+xml": svg, "text/plain": "<chart>"},
-                "metadata": {}}
+        return _entry({"image/svg+xml": vl_convert.vegalite_to_svg(chart.to_dict())})
     if renderer == "altair":
-        bundle = chart._repr_mimebundle_()
-        data = bundle[0] if isinstance(bundle, tuple) else bundle
-        return {"output_type": "display_data", "data": dict(data, **{"text/plain": "<chart>"}), "metadata": {}}
+        return _entry(chart._repr_mimebundle_())
     _check_renderer(renderer)
     raise AssertionError("unreachable")
+
+
+class _Charts:
+    """Output entries for the charts of one app: with the JupyterChart renderer, one widget per
+    output name whose chart is replaced (the bundled Vega scripts reach the browser once)."""
+
+    def __init__(self, renderer: str):
+        self.renderer = renderer
+        self.widgets: dict[str, Any] = {}
+
+    def entry(self, name: str, chart: Any) -> dict:
+        if self.renderer == "altair" and viz.rendering.uses_widgets():
+            widget = viz.rendering.widget_for(chart, self.widgets.get(name))
+            self.widgets[name] = widget
+            return _entry(widget._repr_mimebundle_())
+        return chart_output(chart, self.renderer)
 
 
 class _App:
@@ -77,7 +103,7 @@ class Explorer(_App):
 
     CHARTS = ("records", "lateness", "firings", "watermarks", "state", "drops")
 
-    def __init__(self, log: Any, *, debounce_ms: int = 400, renderer: str = "svg", max_points: int = 2000,
+    def __init__(self, log: Any, *, debounce_ms: int = 400, renderer: str | None = None, max_points: int = 2000,
                  window: str = "tumbling:1s", delay: Any = "500ms", lateness: Any = "0ms",
                  interval: Any = "200ms", idleness: Any = None, source_parallelism: int = 1,
                  replay_fn: Callable[..., Any] | None = None, parallelism: int | None = None):
@@ -86,10 +112,10 @@ class Explorer(_App):
         if parallelism is not None:  # the old spelling
             source_parallelism = parallelism
 
-        _check_renderer(renderer)
+        self.renderer = renderer = _check_renderer(renderer)
+        self._charts = _Charts(renderer)
         self.log = log
         self.debounce_ms = int(debounce_ms)
-        self.renderer = renderer
         self.max_points = int(max_points)
         self._replay = replay_fn or toolkit.replay
         self.result: Any = None
@@ -242,7 +268,7 @@ class Explorer(_App):
         raise ValueError(f"no chart {name!r}; charts: {', '.join(self.CHARTS)}")
 
     def _draw(self, result: Any, name: str) -> dict:
-        return chart_output(self.chart(name, result), self.renderer)
+        return self._charts.entry(name, self.chart(name, result))
 
     def _on_tab(self, change: dict) -> None:
         """Charts are drawn when their tab is shown (only the visible one follows each replay)."""
@@ -273,7 +299,7 @@ def explore(log: Any, **options: Any) -> Explorer:
     idleness and source parallelism (``toolkit.settings``' names); the replay reruns on change (debounced by ``debounce_ms``, default
     400, with a busy indicator) and the charts and summary table follow.
 
-    Options: ``debounce_ms``, ``renderer`` ("svg" or "altair"), ``max_points`` and the initial
+    Options: ``debounce_ms``, ``renderer`` ("altair" or "svg"; default "altair" in a notebook), ``max_points`` and the initial
     ``window`` ("tumbling:1s", "sliding:10s/5s", "session:30s"), ``delay``, ``lateness``,
     ``interval``, ``idleness``, ``source_parallelism``. The app's ``result`` is the latest replay.
     """
@@ -283,13 +309,13 @@ def explore(log: Any, **options: Any) -> Explorer:
 class SweepExplorer(_App):
     """Browse a finished sweep (see :func:`explore_sweep`)."""
 
-    def __init__(self, results: pd.DataFrame, *, renderer: str = "svg", completeness: float = 0.99,
+    def __init__(self, results: pd.DataFrame, *, renderer: str | None = None, completeness: float = 0.99,
                  metric: str = "latency_p99_ms"):
-        _check_renderer(renderer)
+        self.renderer = renderer = _check_renderer(renderer)
+        self._charts = _Charts(renderer)
         if not len(results):
             raise ValueError("the sweep has no rows to explore")
         self.results = results
-        self.renderer = renderer
         self.completeness = completeness
         self.cfg = viz.config_columns(results)
         self.metrics = viz.metric_columns(results)
@@ -352,7 +378,7 @@ class SweepExplorer(_App):
             ).properties(width=480, height=320, title=f"{y} against {x}")
             self.kind = "scatter"
         self.chart = chart
-        self.output.outputs = (chart_output(chart, self.renderer),)
+        self.output.outputs = (self._charts.entry("chart", chart),)
         self.message.value = f"{fmt.number(len(df))} of {fmt.number(len(self.results))} configurations"
         ascending = metric not in viz.sweep.HIGHER_IS_BETTER
         top = df.sort_values(metric, ascending=ascending, kind="stable").head(10)
@@ -366,7 +392,7 @@ class SweepExplorer(_App):
 def explore_sweep(results: pd.DataFrame, **options: Any) -> SweepExplorer:
     """An ipywidgets app over finished sweep results: pick the x and y axes (configuration columns
     give a heatmap, figures a scatter), the metric shown as colour, and filters on the other
-    configuration columns; a table lists the best 10 rows. Options: ``renderer``."""
+    configuration columns; a table lists the best 10 rows. Options: ``renderer`` (as for :func:`explore`)."""
     return SweepExplorer(results, **options)
 
 

@@ -3,6 +3,9 @@
 Record-level charts never embed more than ``max_points`` rows (default 5000): larger logs
 are sampled (stratified by fate, seeded) or binned with numpy, and the chart's subtitle
 says so. See :mod:`toolkit.viz._common` for the rule.
+
+In a Jupyter kernel, importing this package makes Altair draw charts offline with its
+JupyterChart widget (see :mod:`toolkit.viz.rendering`).
 """
 from toolkit.viz._common import FATE_COLORS, FATES, MAX_POINTS, lateness_of, stratified_sample
 from toolkit.viz.records import (
@@ -23,6 +26,9 @@ from toolkit.viz.sweep import (
     sweep_sliders,
 )
 from toolkit.viz.timeline import firing_timeline, state_over_time, watermark_lag
+from toolkit.viz.rendering import enable_offline_charts
+
+enable_offline_charts()
 
 __all__ = [
     "FATES", "FATE_COLORS", "MAX_POINTS", "METRICS",
