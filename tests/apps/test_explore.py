@@ -158,3 +158,13 @@ def test_explorer_on_a_log_without_arrival_times():
         app.tabs.selected_index = app.CHARTS.index(name)
         (entry,) = app.outputs[name].outputs
         assert entry["data"]["image/svg+xml"].startswith("<svg")
+
+
+def test_explore_sweep_escapes_strings_in_its_table():
+    xss = "<script>alert(1)</script>"
+    sw = fake_sweep()
+    sw.loc[sw["delay_ms"] >= 250, "window"] = xss  # a varying configuration column holding markup
+    app = toolkit.explore_sweep(sw, metric="completeness_first")
+    assert "window" in app.table.value and xss not in app.table.value
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in app.table.value
+    assert fmt.number(sw["completeness_first"].max()) in app.table.value
