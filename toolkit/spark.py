@@ -51,6 +51,10 @@ def spark_session(master: str | None = None, *, app_name: str = "watermark-lab",
     master = master or os.environ.get("SPARK_MASTER") or "local[*]"
     # Python workers must run this interpreter (same pandas/pyarrow/toolkit), not the PATH one
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # Results come back to the driver over a local socket that both sides give 15 s by default
+    # to connect: too short on a busy 2-core machine (a collect then fails with an unbound
+    # ``sockfile``). Both ends get 2 minutes.
+    os.environ.setdefault("SPARK_AUTH_SOCKET_TIMEOUT", "120")
     builder = (
         SparkSession.builder.master(master)
         .appName(app_name)
@@ -60,6 +64,7 @@ def spark_session(master: str | None = None, *, app_name: str = "watermark-lab",
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.driver.memory", os.environ.get("WATERMARK_LAB_DRIVER_MEMORY", "2g"))
         .config("spark.sql.shuffle.partitions", str(shuffle_partitions or 8))
+        .config("spark.python.authenticate.socketTimeout", "120s")
     )
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
