@@ -565,7 +565,7 @@ class Setting:
             return spec.replace(**settings) if settings else spec
         given: dict[str, Any] = {}
         if isinstance(spec, str):
-            given.update(_split_text(spec))
+            given.update(split_text(spec))
         elif isinstance(spec, dict):
             given.update(spec)
         elif spec is not None:
@@ -760,7 +760,7 @@ class Setting:
             if v is not None and not _isna(v) and v != "none":
                 given[key] = bool(v) if key == "partitions_as_sources" else (int(v) if key == "source_parallelism" else v)
         if params:
-            given.update(_split_text(params.rstrip(")").replace(",", " ")))
+            given.update(split_text(params.rstrip(")").replace(",", " ")))
         if given.get("strategy") == "monotonous":
             given.pop("delay", None)
         return cls.parse(given)
@@ -790,7 +790,8 @@ def _text(name: str, v: Any) -> str:
     return str(v)
 
 
-def _split_text(text: str) -> dict:
+def split_text(text: str) -> dict:
+    """``"delay=500ms lateness=1s"`` -> ``{"delay": "500ms", "lateness": "1s"}`` (spellings kept)."""
     out = {}
     for token in text.split():
         k, sep, v = token.partition("=")
@@ -947,6 +948,6 @@ def describe_setting(setting: Setting) -> dict:
 __all__ = [
     "ACCUMULATIONS", "ALIASES", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
     "STRATEGIES", "Session", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling", "WindowSpec",
-    "cli_option", "describe_setting", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
+    "cli_option", "describe_setting", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
     "parse_window",
 ]

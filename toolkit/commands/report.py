@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.commands._settings import given_settings
     from toolkit.commands.describe import load_from_args
     from toolkit.errors import UserError
-    from toolkit.settings import Setting, grid
+    from toolkit.settings import grid, split_text
 
     if not 0.0 <= args.completeness <= 1.0:
         raise UserError(f"--completeness must be between 0 and 1, got {args.completeness}")
@@ -64,16 +64,12 @@ def run(args: argparse.Namespace) -> int:
     configs = grid(**given)  # validated before the log is read
     replay_setting = None
     if args.replay or args.replay_delay is not None or args.replay_lateness is not None:
-        overrides = Setting.parse(args.replay or "") if args.replay else None
-        base = configs[0]
-        changed = {}
-        if overrides is not None:
-            changed = {k: v for k, v in vars(overrides).items() if k in _typed(args.replay)}
+        changed = split_text(args.replay) if args.replay else {}
         if args.replay_delay is not None:
             changed["delay"] = args.replay_delay
         if args.replay_lateness is not None:
             changed["lateness"] = args.replay_lateness
-        replay_setting = base.replace(**changed)
+        replay_setting = configs[0].replace(**changed)
     log = load_from_args(args)
     sweep_kwargs = {"execution": args.execution}
     if args.master:
@@ -90,12 +86,3 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB): open it in a browser, it works offline")
     return 0
 
-
-def _typed(text: str) -> set[str]:
-    from toolkit.settings import ALIASES
-
-    names = set()
-    for token in text.split():
-        k = token.partition("=")[0].strip()
-        names.add(ALIASES.get(k, k))
-    return names
