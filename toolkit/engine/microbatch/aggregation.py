@@ -1,0 +1,137 @@
+"""The stateful ``window()`` aggregation (tumbling and sliding) over micro-batches, columnar.
+
+Rules (Spark's ``StateStoreSaveExec`` with a watermark on the window column):
+
+* ``window(ts, size, slide)`` puts a row in every ``[s, s + size)`` with ``s`` a multiple of the
+  slide (epoch-aligned) and ``s <= ts < s + size``.
+* The late filter of batch ``b`` uses the previous executed batch's watermark: a (row, window)
+  pair is dropped iff ``window end <= late_watermark(b)`` (equality drops). A sliding-window row
+  can lose some of its windows and keep others.
+* Append mode emits a window once, in the first batch whose watermark reaches its end
+  (``end <= watermark(b)``), with the final count and sum, then evicts it.
+* Update mode emits, in every batch, each (key, window) that accepted a row in that batch with
+  its running count and sum; windows the batch's watermark closes are evicted after.
+* ``numRowsDroppedByWatermark`` counts the distinct (key, window) groups among the dropped pairs
+  of a batch (the late filter runs after the partial aggregation), not rows.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from toolkit.engine.microbatch.batches import Batches
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """Every (record, window) pair: record position, window start, executed batch, accepted."""
+
+    record: np.ndarray
+    start: np.ndarray
+    batch: np.ndarray
+    accepted: np.ndarray
+
+
+def window_pairs(event_time: np.ndarray, size: int, slide: int) -> tuple[np.ndarray, np.ndarray]:
+    """(record position, window start) of every window each record belongs to."""
+    ts = np.asarray(event_time, dtype=np.int64)
+    n = len(ts)
+    per = -(-size // slide)
+    last = (ts // slide) * slide  # the latest window start at or before ts
+    rec = np.repeat(np.arange(n, dtype=np.int64), per)
+    start = np.repeat(last, per) - np.tile(np.arange(per, dtype=np.int64) * slide, n)
+    keep = start + size > np.repeat(ts, per)
+    return rec[keep], start[keep]
+
+
+@dataclass(frozen=True)
+class Emissions:
+    """Emitted rows (columnar): key code, window start/end, count, sum, batch, timing, pane."""
+
+    key: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    count: np.ndarray
+    sum: np.ndarray
+    batch: np.ndarray
+    final: np.ndarray  # True when the window is closed (evicted) by this batch's watermark
+    pane: np.ndarray
+
+
+def _group(*cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(group id per row, index of each group's first row in sorted order) for equal tuples."""
+    n = len(cols[0])
+    order = np.lexsort(tuple(reversed(cols)))
+    new = np.zeros(n, dtype=bool)
+    if n:
+        new[0] = True
+        for c in cols:
+            s = c[order]
+            new[1:] |= s[1:] != s[:-1]
+    gid_sorted = np.cumsum(new) - 1
+    gid = np.empty(n, dtype=np.int64)
+    gid[order] = gid_sorted
+    return gid, order[new]
+
+
+def aggregate_windows(key: np.ndarray, event_time: np.ndarray, value: np.ndarray, record_batch: np.ndarray,
+                      batches: Batches, size: int, slide: int, output_mode: str):
+    """Run the aggregation; return (pairs, emissions, window table, dropped-group count per batch).
+
+    ``key``: int codes; ``record_batch``: executed batch id of every record. The window table
+    (dict of arrays, one entry per window that accepted a row) has key, start, end, count,
+    sum, first_batch (first batch that accepted a row) and emit_batch (append mode: the batch
+    that emits it; ``len(batches)`` when none does).
+    """
+    rec, start = window_pairs(event_time, size, slide)
+    pb = record_batch[rec]
+    accepted = start + size > batches.late_watermark[pb]
+    pairs = Pairs(rec, start, pb, accepted)
+    k = np.asarray(key, dtype=np.int64)[rec]
+    n_exec = len(batches)
+    # the metric: distinct (batch, key, window) among dropped pairs
+    d = ~accepted
+    dropped_groups = np.zeros(n_exec, dtype=np.int64)
+    if d.any():
+        _, firsts = _group(pb[d], k[d], start[d])
+        np.add.at(dropped_groups, pb[d][firsts], 1)
+    a = accepted
+    ka, sa, ba, ra = k[a], start[a], pb[a], rec[a]
+    va = np.asarray(value)[ra]
+    wid, wfirst = _group(ka, sa)
+    nw = len(wfirst)
+    w_count = np.bincount(wid, minlength=nw).astype(np.int64)
+    w_sum = np.zeros(nw, dtype=va.dtype if va.dtype.kind in "iuf" else np.float64)
+    np.add.at(w_sum, wid, va)
+    w_first = np.full(nw, n_exec, dtype=np.int64)
+    np.minimum.at(w_first, wid, ba)
+    w_start = sa[wfirst]
+    w_end = w_start + np.int64(size)
+    emit = np.searchsorted(batches.watermark, w_end, side="left").astype(np.int64)
+    table = {"key": ka[wfirst], "start": w_start, "end": w_end, "count": w_count, "sum": w_sum,
+             "first_batch": w_first, "emit_batch": emit, "pair_window": wid, "pair_index": np.flatnonzero(a)}
+    if output_mode == "append":
+        e = emit < n_exec
+        em = Emissions(table["key"][e], w_start[e], w_end[e], w_count[e], w_sum[e], emit[e],
+                       np.ones(int(e.sum()), dtype=bool), np.zeros(int(e.sum()), dtype=np.int64))
+    else:
+        gid, gfirst = _group(wid, ba)  # (window, batch) groups, sorted by window then batch
+        ng = len(gfirst)
+        g_count = np.bincount(gid, minlength=ng).astype(np.int64)
+        g_sum = np.zeros(ng, dtype=w_sum.dtype)
+        np.add.at(g_sum, gid, va)
+        g_w = wid[gfirst]
+        g_b = ba[gfirst]
+        new_w = np.ones(ng, dtype=bool)
+        new_w[1:] = g_w[1:] != g_w[:-1]
+        seg = np.cumsum(new_w) - 1
+        starts_at = np.flatnonzero(new_w)
+        c_count = np.cumsum(g_count)
+        c_sum = np.cumsum(g_sum)
+        base_c = np.concatenate([[0], c_count])[starts_at][seg]
+        base_s = np.concatenate([[0], c_sum])[starts_at][seg]
+        pane = np.arange(ng, dtype=np.int64) - starts_at[seg]
+        em = Emissions(table["key"][g_w], w_start[g_w], w_end[g_w], c_count - base_c, c_sum - base_s, g_b,
+                       w_end[g_w] <= batches.watermark[g_b], pane)
+    return pairs, em, table, dropped_groups
