@@ -46,6 +46,14 @@ from toolkit.durations import parse_duration
 #: Durations above this are refused as absurd (10 years): they can only be a unit mistake.
 MAX_SETTING_MS = 10 * 366 * 24 * 3600 * 1000
 
+#: the engines whose event-time semantics a replay reproduces (``semantics=``)
+SEMANTICS = ("flink", "spark")
+OUTPUT_MODES = ("append", "update")
+WATERMARK_POLICIES = ("min", "max")
+#: settings only Spark Structured Streaming has (``semantics="spark"``)
+SPARK_SETTINGS = ("trigger_interval", "output_mode", "multiple_watermark_policy")
+SPARK_DEFAULTS = {"trigger_interval": 1000, "output_mode": "append", "multiple_watermark_policy": "min"}
+
 STRATEGIES = ("bounded", "legacy", "monotonous", "time_lag", "punctuated", "idle_advance", "adaptive")
 ACCUMULATIONS = ("accumulating", "discarding", "retracting")
 FUNCTIONS = ("count_sum", "values")
@@ -523,6 +531,10 @@ class Setting:
     max_delay: int | None = None
     second_window: WindowSpec | None = None
     second_lateness: int = 0
+    semantics: str = "flink"
+    trigger_interval: int | None = None
+    output_mode: str | None = None
+    multiple_watermark_policy: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.trigger, TriggerSpec) and self.trigger.kind == "default" and isinstance(self.window, (Tumbling, Sliding, Session)):
@@ -553,6 +565,15 @@ class Setting:
             raise SettingError("quantile", f"quantile must be within [0, 1], got {self.quantile}")
         if self.max_delay is not None and self.min_delay is not None and self.max_delay < self.min_delay:
             raise SettingError("max_delay", "max_delay must be >= min_delay")
+        if self.semantics not in SEMANTICS:
+            raise SettingError("semantics", f"semantics {self.semantics!r}: choose one of {', '.join(SEMANTICS)}")
+        if self.semantics == "flink":
+            for name in SPARK_SETTINGS:
+                if getattr(self, name) is not None:
+                    raise SettingError(name, f"{name} is a Spark Structured Streaming setting; give semantics='spark' "
+                                       "to replay the log the way Spark would")
+        else:
+            _check_spark(self)
 
     # -- reading what users write ---------------------------------------------------------
 
@@ -577,6 +598,10 @@ class Setting:
         """A copy with some settings changed (user spellings accepted)."""
         current = {f.name: getattr(self, f.name) for f in fields(self)}
         current.update(_canonical_names(settings))
+        if "semantics" in settings and str(settings["semantics"]).strip().lower() == "flink":
+            for p in SPARK_SETTINGS:  # back to Flink: Spark's own settings go
+                if p not in settings:
+                    current[p] = None
         if "strategy" in settings:  # a new strategy drops the old one's own parameters
             for p in ("step", "marker", "quantile", "quantile_window", "min_delay", "max_delay"):
                 if p not in settings:
@@ -738,6 +763,10 @@ class Setting:
             "accumulation": self.accumulation,
             "second_window": "none" if self.second_window is None else str(self.second_window),
             "second_lateness_ms": self.second_lateness,
+            "semantics": self.semantics,
+            "trigger_interval_ms": self.trigger_interval,
+            "output_mode": "none" if self.output_mode is None else self.output_mode,
+            "multiple_watermark_policy": "none" if self.multiple_watermark_policy is None else self.multiple_watermark_policy,
         }
 
     @classmethod
@@ -755,6 +784,13 @@ class Setting:
         idle = get("idleness_ms", None)
         if idle is not None and not _isna(idle):
             given["idleness"] = int(idle)
+        ti = get("trigger_interval_ms", None)
+        if ti is not None and not _isna(ti):
+            given["trigger_interval"] = int(ti)
+        for key in ("semantics", "output_mode", "multiple_watermark_policy"):
+            v = get(key, None)
+            if v is not None and not _isna(v) and v != "none":
+                given[key] = str(v)
         for key in ("partitions_as_sources", "source_parallelism", "trigger", "evictor", "function", "accumulation", "second_window"):
             v = get(key, None)
             if v is not None and not _isna(v) and v != "none":
@@ -768,6 +804,55 @@ class Setting:
 
 CONFIG_COLUMNS = list(Setting().row())
 
+def _check_spark(s: Setting) -> None:
+    """``semantics="spark"``: refuse what Spark Structured Streaming has no counterpart for, naming
+    the setting, and fill Spark's defaults (trigger interval 1s, append mode, min policy)."""
+    w = s.window
+    if not isinstance(w, (Tumbling, Sliding, Session)):
+        raise SettingError("window", f"window {w}: Spark's window()/session_window() give tumbling, sliding or session "
+                           "windows; use e.g. 'tumbling:10s', 'sliding:10s/5s' or 'session:30s'")
+    if getattr(w, "offset", 0):
+        raise SettingError("window", f"window {w}: window offsets are not replayed with semantics='spark'; drop the offset")
+    flink_only = {
+        "trigger": s.trigger != TriggerSpec("event_time"),
+        "evictor": s.evictor is not None,
+        "lateness": s.lateness != 0,
+        "function": s.function != "count_sum",
+        "accumulation": s.accumulation != "accumulating",
+        "strategy": s.strategy != "bounded",
+        "interval": s.interval != 200,
+        "idleness": s.idleness is not None,
+        "source_parallelism": s.source_parallelism != 1,
+        "second_window": s.second_window is not None,
+    }
+    hint = {
+        "trigger": "Spark emits by output mode (output_mode=append|update) at every micro-batch",
+        "lateness": "Spark keeps a window until the watermark passes its end; raise delay instead",
+        "strategy": "Spark's watermark is always max event time - delay (withWatermark)",
+        "interval": "Spark moves its watermark between micro-batches; use trigger_interval",
+        "idleness": "Spark has no idle timeout; multiple_watermark_policy='max' ignores a silent input",
+        "accumulation": "Spark's output modes are append and update",
+    }
+    for name, bad in flink_only.items():
+        if bad:
+            more = f" ({hint[name]})" if name in hint else ""
+            raise SettingError(name, f"{name} is a Flink setting that semantics='spark' does not have{more}; leave it "
+                               "at its default")
+    for name, default in SPARK_DEFAULTS.items():
+        if getattr(s, name) is None:
+            object.__setattr__(s, name, default)
+    if s.trigger_interval <= 0:
+        raise SettingError("trigger_interval", f"trigger_interval must be > 0, got {s.trigger_interval}")
+    if s.output_mode not in OUTPUT_MODES:
+        raise SettingError("output_mode", f"output_mode {s.output_mode!r}: choose one of {', '.join(OUTPUT_MODES)}")
+    if s.multiple_watermark_policy not in WATERMARK_POLICIES:
+        raise SettingError("multiple_watermark_policy", f"multiple_watermark_policy {s.multiple_watermark_policy!r}: "
+                           f"choose one of {', '.join(WATERMARK_POLICIES)}")
+    if isinstance(w, Session) and s.output_mode == "update":
+        raise SettingError("output_mode", "output_mode 'update' with session windows: Spark refuses it "
+                           "(STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION); use output_mode='append'")
+
+
 def _owner(param: str) -> str:
     return {"step": "idle_advance", "marker": "punctuated"}.get(param, "adaptive")
 
@@ -779,7 +864,8 @@ def _isna(v: Any) -> bool:
         return False
 
 
-_DURATIONS = ("lateness", "delay", "interval", "idleness", "step", "min_delay", "max_delay", "second_lateness")
+_DURATIONS = ("lateness", "delay", "interval", "idleness", "step", "min_delay", "max_delay", "second_lateness",
+              "trigger_interval")
 
 
 def _text(name: str, v: Any) -> str:
@@ -863,6 +949,14 @@ def _normalize(given: dict) -> dict:
                 raise SettingError(name, f"quantile must be a number within [0, 1], got {v!r}") from None
         elif name == "partitions_as_sources":
             out[name] = _bool(v, name)
+        elif name == "semantics":
+            out[name] = _choice(v, name, SEMANTICS, {"spark_structured_streaming": "spark", "structured_streaming": "spark"})
+        elif name == "trigger_interval":
+            out[name] = _opt_duration(v, name, positive=True)
+        elif name == "output_mode":
+            out[name] = None if v is None else _choice(v, name, OUTPUT_MODES, {})
+        elif name == "multiple_watermark_policy":
+            out[name] = None if v is None else _choice(v, name, WATERMARK_POLICIES, {})
         elif name == "marker":
             if v is not None and not (isinstance(v, str) or callable(v)):
                 raise SettingError(name, "marker must be a column name or a predicate f(ts, key, value) -> bool")
@@ -917,6 +1011,9 @@ _OWN_PARAMS = {"idle_advance": ("step",), "punctuated": ("marker",),
 def _fit(values: dict) -> dict:
     """In a grid, a strategy takes only its own parameters: the others' are left out, and
     ``monotonous`` (bounded with delay 0) ignores the delay axis."""
+    if values.get("semantics", "flink") == "flink":
+        for p in SPARK_SETTINGS:  # a semantics axis: Spark's own settings do not apply to Flink rows
+            values.pop(p, None)
     strategy = values.get("strategy", "bounded")
     if isinstance(strategy, str):
         own = _OWN_PARAMS.get(strategy, ())
@@ -946,7 +1043,7 @@ def describe_setting(setting: Setting) -> dict:
 
 
 __all__ = [
-    "ACCUMULATIONS", "ALIASES", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
+    "ACCUMULATIONS", "ALIASES", "OUTPUT_MODES", "SEMANTICS", "SPARK_SETTINGS", "WATERMARK_POLICIES", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
     "STRATEGIES", "Session", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling", "WindowSpec",
     "cli_option", "describe_setting", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
     "parse_window",

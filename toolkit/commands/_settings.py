@@ -39,6 +39,13 @@ SETTING_OPTIONS: list[tuple[str, str, str, bool]] = [
     ("max_delay", "DURATION", "adaptive: upper bound of the delay", False),
     ("second_window", "WINDOW", "a second windowed stage fed by the first stage's results (count/sum)", True),
     ("second_lateness", "DURATION", "allowed lateness of the second stage (default 0)", False),
+    ("semantics", "ENGINE", "whose event-time semantics to replay: flink | spark (Spark Structured Streaming; "
+     "default flink)", False),
+    ("trigger_interval", "DURATION", "spark: processing-time trigger interval, trigger(processingTime=...) "
+     "(default 1s)", False),
+    ("output_mode", "MODE", "spark: append | update (default append; sessions: append only)", False),
+    ("multiple_watermark_policy", "POLICY", "spark: min | max, spark.sql.streaming.multipleWatermarkPolicy, "
+     "when each partition is an input (default min)", False),
 ]
 
 

@@ -8,7 +8,8 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser(
         "replay",
-        help="replay an event log through Flink's event-time windowing under one setting; write emissions and fates",
+        help="replay an event log through Flink's (or, --semantics spark, Spark Structured Streaming's) event-time "
+        "windowing under one setting; write emissions and fates",
         description="Replay LOG (CSV, Parquet, JSON lines, or a folder of parts) under one setting and print its "
         "figures (the same as that setting's row in 'sweep'); --out writes every emission, record fate, late "
         "record, watermark and state sample.",
@@ -33,6 +34,11 @@ def run(args) -> int:
 
     given = given_settings(args, lists=False)
     setting = Setting.parse(given)  # validated before the log is read
+    if args.export_scenario and setting.semantics != "flink":
+        from toolkit.settings import SettingError
+
+        raise SettingError("export_scenario", "--export-scenario writes Flink window scenarios; with --semantics spark "
+                           "use --out (emissions, fates, watermarks per micro-batch)")
     log = load_from_args(args)
     result = replay(log, setting, **({"interval": given["interval"]} if "interval" in given else {}))
     summary = result.summary()

@@ -1,4 +1,5 @@
-"""``toolkit.replay(log, ...)``: replay an event log through Flink's event-time windowing.
+"""``toolkit.replay(log, ...)``: replay an event log through Flink's event-time windowing
+(or, with ``semantics="spark"``, Spark Structured Streaming's: ``toolkit.replays.microbatch``).
 
 Settings are ``toolkit.settings``' one vocabulary (``window, trigger, evictor, lateness,
 function, accumulation, strategy, delay, interval, idleness, source_parallelism,
@@ -129,6 +130,15 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         raise SettingError("log", "replay needs a local log; collect a Spark-backed log with log.to_pandas() first")
     s = Setting.parse(setting, **settings)
     has_arr = bool(log.has_arrival_time)
+    if s.semantics == "spark":  # Spark Structured Streaming's micro-batch semantics
+        from toolkit.replays.microbatch import microbatch_parts
+
+        a = _log_arrays(log, s)
+        if not s.partitions_as_sources:
+            a["part"] = np.zeros_like(a["part"])
+        if not len(a["ts"]):
+            raise SettingError("log", "the log has no valid records to replay")
+        return ReplayResult(**microbatch_parts(log, s, a))
     if not has_arr:
         strategy = s.watermark_strategy()
         if strategy.needs_processing_time:

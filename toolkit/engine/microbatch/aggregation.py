@@ -110,7 +110,8 @@ def aggregate_windows(key: np.ndarray, event_time: np.ndarray, value: np.ndarray
     w_end = w_start + np.int64(size)
     emit = np.searchsorted(batches.watermark, w_end, side="left").astype(np.int64)
     table = {"key": ka[wfirst], "start": w_start, "end": w_end, "count": w_count, "sum": w_sum,
-             "first_batch": w_first, "emit_batch": emit, "pair_window": wid, "pair_index": np.flatnonzero(a)}
+             "first_batch": w_first, "emit_batch": emit, "pair_window": wid, "pair_index": np.flatnonzero(a),
+             "pair_batch": ba, "pair_record": ra}
     if output_mode == "append":
         e = emit < n_exec
         em = Emissions(table["key"][e], w_start[e], w_end[e], w_count[e], w_sum[e], emit[e],

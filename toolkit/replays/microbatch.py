@@ -1,0 +1,228 @@
+"""A replay with ``semantics="spark"``: the log through Spark Structured Streaming's rules.
+
+``toolkit.replay`` calls :func:`microbatch_parts` for a Spark setting and wraps what it returns
+in the same ``ReplayResult`` a Flink replay gives, with the same columns and meanings:
+
+* ``emissions``: one row per emitted result (key, window_start, window_end, count, sum, ...);
+  ``emit_time`` is the trigger tick of the micro-batch that emits it, ``batch`` its batch id,
+  ``pane`` counts a window's emissions (update mode emits a window again in every batch that
+  adds rows to it), ``timing`` is ``on_time`` when the batch's watermark closes the window
+  (append mode always), ``early`` for an update-mode result of a window still open, and
+  ``at_end`` for a window still in state when the log ends (Spark would emit it later; like a
+  bounded Flink source, the replay flushes it, at the last tick).
+* ``fates``: ``dropped`` (the late filter removed the record from every window it belongs to),
+  ``late_accepted`` (kept although its event time was already behind the watermark its batch
+  filtered with: Spark accepts such a row while its window is open), ``on_time`` otherwise.
+* ``watermarks``: ``level`` ``operator`` is Spark's global watermark of every executed batch
+  (``time`` = its tick, ``batch``, ``no_data``), ``partition`` the inputs' own watermarks
+  (``max event time - delay``) when each partition is an input.
+* ``late``: the dropped records (Spark has no late side output; these are what its late
+  filter discarded), ``state``: windows (and the rows they aggregate) in the state store after
+  every batch.
+* ``summary()``: the sweep's figures (same definitions) plus ``batches``, ``no_data_batches``
+  and ``rows_dropped_by_watermark`` (Spark's ``numRowsDroppedByWatermark`` summed: distinct
+  groups, not records, so it differs from ``dropped``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from toolkit.engine.microbatch import MicroBatchConfig, MicroBatchConfigError, run_microbatch
+from toolkit.engine.microbatch.aggregation import window_pairs
+from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, ON_TIME
+from toolkit.metrics.fates import FATE_NAMES
+from toolkit.metrics.summary import nearest_rank
+from toolkit.metrics.truth import sessionize
+from toolkit.settings import Session, Setting, SettingError, Sliding, Tumbling, describe_setting
+
+
+def microbatch_config(s: Setting) -> MicroBatchConfig:
+    """The engine's ``MicroBatchConfig`` of a ``semantics="spark"`` setting."""
+    w = s.window
+    kind = "tumbling" if isinstance(w, Tumbling) else "sliding" if isinstance(w, Sliding) else "session"
+    try:
+        return MicroBatchConfig(
+            window_kind=kind, size=getattr(w, "size", 0), slide=getattr(w, "slide", getattr(w, "size", 0)),
+            gap=w.gap if isinstance(w, Session) else 0, delay=s.delay, trigger_interval=s.trigger_interval,
+            output_mode=s.output_mode, partitions_as_sources=s.partitions_as_sources,
+            multiple_watermark_policy=s.multiple_watermark_policy)
+    except MicroBatchConfigError as exc:
+        name, _, msg = str(exc).partition(":")
+        raise SettingError(name.strip(), str(exc)) from None
+
+
+def microbatch_parts(log: Any, s: Setting, a: dict) -> dict:
+    """The fields of a ``ReplayResult`` for ``log`` under the Spark setting ``s``.
+
+    ``a``: the log's columns in arrival order (``ts, arr, part, keys, vals, rows, has_arr``)."""
+    if not a["has_arr"]:
+        raise SettingError("semantics", "semantics='spark' replays micro-batches cut from arrival times, "
+                           "but the log has no arrival times; load it with an arrival-time column")
+    cfg = microbatch_config(s)
+    ts, arr, keys, vals, rows = a["ts"], a["arr"], a["keys"], a["vals"], a["rows"]
+    n = len(ts)
+    res = run_microbatch(cfg, ts, arr, keys, vals, partition=a["part"])
+    b = res.batches
+    n_exec = len(b)
+    em = res.emissions
+    last_tick = int(b.tick[-1])
+    append = cfg.output_mode == "append"
+    # --- emissions, plus the windows still in state at the end (append mode) flushed at_end
+    tab = res.windows
+    pending = tab["emit_batch"] >= n_exec if append else np.zeros(len(tab["start"]), dtype=bool)
+    k_all = np.concatenate([em.key, tab["key"][pending]])
+    start = np.concatenate([em.start, tab["start"][pending]])
+    end = np.concatenate([em.end, tab["end"][pending]])
+    count = np.concatenate([em.count, tab["count"][pending]])
+    total = np.concatenate([em.sum, tab["sum"][pending]])
+    n_em, n_pend = len(em.key), int(pending.sum())
+    at_end = np.concatenate([np.zeros(n_em, bool), np.ones(n_pend, bool)])
+    batch = np.concatenate([em.batch, np.full(n_pend, -1, np.int64)])
+    emit_time = np.concatenate([b.tick[em.batch], np.full(n_pend, last_tick, np.int64)])
+    wm = np.concatenate([b.watermark[em.batch], np.full(n_pend, b.watermark[-1], np.int64)])
+    timing = np.where(at_end, "at_end", np.where(np.concatenate([em.final, np.ones(n_pend, bool)]), "on_time", "early"))
+    pane = np.concatenate([em.pane, np.zeros(n_pend, np.int64)])
+    order = np.lexsort((start, emit_time, at_end))
+    emissions = pd.DataFrame({
+        "key": res.keys[k_all[order]] if len(order) else np.zeros(0, dtype=object),
+        "window_start": pd.array(start[order], dtype="Int64"), "window_end": pd.array(end[order], dtype="Int64"),
+        "max_timestamp": (end[order] - 1).astype(np.int64), "pane": pane[order].astype(np.int64),
+        "timing": timing[order].astype(object), "kind": np.full(len(order), "fire", dtype=object),
+        "count": pd.array(count[order], dtype="Int64"), "sum": total[order], "value": total[order],
+        "watermark": wm[order].astype(np.int64), "emit_time": pd.array(emit_time[order], dtype="Int64"),
+        "at_end": at_end[order], "seq": np.arange(len(order), dtype=np.int64),
+        "batch": pd.array(np.where(batch[order] < 0, None, batch[order]).tolist(), dtype="Int64"),
+    })
+    # --- fates, dropped records ("late")
+    table_rows = log.table["row"].to_numpy(dtype=np.int64)
+    fate_by_row = pd.Series(res.fate, index=rows)
+    fates = pd.DataFrame({"row": table_rows, "fate": FATE_NAMES[fate_by_row.loc[table_rows].to_numpy()]},
+                         index=log.table.index)
+    late_wm = b.late_watermark[res.record_batch]
+    d = res.fate == DROPPED
+    late = pd.DataFrame({"row": pd.array(rows[d], dtype="Int64"), "key": keys[d], "event_time": ts[d].astype(np.int64),
+                         "value": vals[d], "watermark": late_wm[d].astype(np.int64),
+                         "arrival_time": pd.array(arr[d], dtype="Int64"), "seq": np.arange(int(d.sum()), dtype=np.int64)})
+    # --- watermarks: the global one per executed batch; each input's own with several inputs
+    wms = [pd.DataFrame({"level": "operator", "id": np.zeros(n_exec, np.int64), "time": pd.array(b.tick, dtype="Int64"),
+                         "watermark": pd.array(b.watermark, dtype="Int64"), "status": "active",
+                         "batch": np.arange(n_exec, dtype=np.int64), "no_data": ~b.is_data})]
+    if cfg.partitions_as_sources:
+        wms.append(_input_watermarks(res, ts, a["part"], cfg.delay))
+    watermarks = pd.concat(wms, ignore_index=True)
+    # --- state after every batch: windows in the store and the rows they aggregate
+    first, last = tab["first_batch"], np.minimum(tab["emit_batch"], n_exec)
+    dw = np.zeros(n_exec + 1, np.int64)
+    dr = np.zeros(n_exec + 1, np.int64)
+    np.add.at(dw, first, 1)
+    np.add.at(dw, last, -1)
+    rows_in = _rows_per_window_batch(res, tab, n_exec)
+    np.add.at(dr, rows_in[0], rows_in[1])
+    np.add.at(dr, last, -tab["count"])
+    open_w, open_r = np.cumsum(dw)[:n_exec], np.cumsum(dr)[:n_exec]
+    state = pd.DataFrame({"time": b.tick.astype(np.int64), "open_windows": open_w, "buffered_records": open_r})
+    settings_d = describe_setting(s)
+    settings_d["has_arrival_time"] = True
+    summary = _summary(log, res, a, emissions, state)
+    summary["settings"] = settings_d
+    return {"emissions": emissions, "fates": fates, "late": late, "watermarks": watermarks, "state": state,
+            "settings": settings_d, "setting": s, "_summary": summary}
+
+
+def _rows_per_window_batch(res, tab: dict, n_exec: int) -> tuple[np.ndarray, np.ndarray]:
+    """(batch, rows) increments: the rows each window accepted, at the batch that accepted them."""
+    if "pair_batch" in tab:  # fixed windows: every accepted (record, window) pair at its batch
+        return tab["pair_batch"], np.ones(len(tab["pair_batch"]), np.int64)
+    # sessions: a session's rows counted from its first batch (its parts merge inside the store)
+    return tab["first_batch"], tab["count"]
+
+
+def _input_watermarks(res, ts: np.ndarray, part: np.ndarray, delay: int) -> pd.DataFrame:
+    """Each input's own watermark (its max event time so far - delay) after every batch it read."""
+    b = res.batches
+    df = pd.DataFrame({"id": part, "batch": res.record_batch, "t": ts}).groupby(["id", "batch"], sort=True)["t"].max()
+    df = df.reset_index()
+    df["watermark"] = df.groupby("id")["t"].cummax() - np.int64(delay)
+    return pd.DataFrame({"level": "partition", "id": df["id"].to_numpy(np.int64),
+                         "time": pd.array(b.tick[df["batch"].to_numpy()], dtype="Int64"),
+                         "watermark": pd.array(df["watermark"].to_numpy(np.int64), dtype="Int64"), "status": "active",
+                         "batch": df["batch"].to_numpy(np.int64), "no_data": False})
+
+
+def _summary(log: Any, res, a: dict, emissions: pd.DataFrame, state: pd.DataFrame) -> dict:
+    """The sweep's figures for this Spark setting (same definitions as for Flink), then Spark's own.
+
+    Ground truth is the batch answer (every record in every window it belongs to; sessions:
+    sessionized with the gap). A window's first result is its first emission (append: the only
+    one; the end-of-input flush counts, as for Flink); its latency is that emission's tick minus
+    the window end (flushed windows have none). Spark never emits after a window's end has passed
+    the watermark, so ``late_firings`` and ``retractions`` are 0.
+    """
+    cfg = res.config
+    ts, keys = a["ts"], a["keys"]
+    n = len(ts)
+    fate = res.fate
+    tab = res.windows
+    em = emissions
+    first_em = em[em["pane"] == 0]
+    if cfg.window_kind == "session":
+        truth, _ = sessionize(keys, ts, cfg.gap)
+        true_pairs = n
+        n_true = len(truth)
+        got = pd.DataFrame({"key": first_em["key"].to_numpy(), "window_start": first_em["window_start"].astype("int64").to_numpy(),
+                            "window_end": first_em["window_end"].astype("int64").to_numpy(),
+                            "true_count": first_em["count"].astype("int64").to_numpy()})
+        exact = len(truth.merge(got, on=["key", "window_start", "window_end", "true_count"], how="inner"))
+    else:
+        rec, start = window_pairs(ts, cfg.size, cfg.slide)
+        true_pairs = len(rec)
+        tk = pd.DataFrame({"key": keys[rec], "window_start": start}).groupby(
+            ["key", "window_start"], sort=False).size().rename("t").reset_index()
+        n_true = len(tk)
+        got = pd.DataFrame({"key": first_em["key"].to_numpy(), "window_start": first_em["window_start"].astype("int64").to_numpy(),
+                            "g": first_em["count"].astype("int64").to_numpy()})
+        joined = tk.merge(got, on=["key", "window_start"], how="inner")
+        exact = int((joined["t"] == joined["g"]).sum())
+    timed = first_em[~first_em["at_end"].to_numpy()]
+    lat = (timed["emit_time"].astype("int64") - timed["window_end"].astype("int64")).to_numpy(np.int64)
+    lv, lc = np.unique(lat, return_counts=True)
+    span = int(state["time"].iloc[-1] - state["time"].iloc[0]) if len(state) else 0
+    if span > 0:
+        dt = np.diff(state["time"].to_numpy(np.int64))
+        mean_w = float((state["open_windows"].to_numpy()[:-1] * dt).sum() / span)
+        mean_r = float((state["buffered_records"].to_numpy()[:-1] * dt).sum() / span)
+    else:
+        mean_w = float(state["open_windows"].iloc[-1]) if len(state) else 0.0
+        mean_r = float(state["buffered_records"].iloc[-1]) if len(state) else 0.0
+    invalid = int(getattr(log, "n_invalid", 0))
+    out = {
+        "records": n + invalid,
+        "on_time": int((fate == ON_TIME).sum()),
+        "late_accepted": int((fate == LATE_ACCEPTED).sum()),
+        "dropped": int((fate == DROPPED).sum()),
+        "invalid": invalid,
+        "completeness_first": res.first_pairs / true_pairs if true_pairs else 1.0,
+        "completeness_final": res.accepted_pairs / true_pairs if true_pairs else 1.0,
+        "exact_windows": exact / n_true if n_true else 1.0,
+        "latency_p50_ms": nearest_rank(lv, lc, 0.50),
+        "latency_p95_ms": nearest_rank(lv, lc, 0.95),
+        "latency_p99_ms": nearest_rank(lv, lc, 0.99),
+        "latency_max_ms": float(lv[-1]) if len(lv) else float("nan"),
+        "firings": int(len(em)),
+        "late_firings": 0,
+        "retractions": 0,
+        "peak_state_windows": int(state["open_windows"].max()) if len(state) else 0,
+        "peak_state_records": int(state["buffered_records"].max()) if len(state) else 0,
+        "mean_state_records": mean_r,
+        "mean_state_windows": mean_w,
+        "windows": int(n_true),
+        "at_end_firings": int(em["at_end"].sum()),
+        "late_side_output": 0,
+        "batches": int(len(res.batches)),
+        "no_data_batches": int((~res.batches.is_data).sum()),
+        "rows_dropped_by_watermark": int(res.rows_dropped_by_watermark.sum()),
+    }
+    return out
