@@ -2,7 +2,7 @@
 
 Usage::
 
-    python oracles/spark/spark_oracle.py CASE.jsonl... --out-dir DIR [--processing-time]
+    python oracles/spark/spark_oracle.py CASE.jsonl... --out-dir DIR [--processing-time] [--parallel N]
 
 A case file is JSON lines: the first line ``{"config": {...}}``, then one record a line
 ``{"event_time": ms, "arrival_time": ms, "key": str, "partition": int, "value": int}`` (epoch ms;
@@ -241,7 +241,10 @@ def run_processing_time(spark, config: dict, records: list[dict], work: Path, sc
             tmp = dirs[src] / f".b{n:05d}.tmp"
             tmp.write_text("".join(json.dumps(r) + "\n" for r in per_src[src]))
             tmp.rename(dirs[src] / f"b{n:05d}.json")
-    time.sleep(3 * scale_ms / 1000)
+    # wait until every file is read, then two more ticks for a closing no-data batch
+    while sum(1 for p in q.recentProgress if p.get("numInputRows", 0) > 0) < len(plan) and q.isActive:
+        time.sleep(0.5)
+    time.sleep(2 * scale_ms / 1000)
     q.stop()
     out = []
     by_id = {p["batchId"]: p for p in q.recentProgress}
@@ -273,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="run a real processingTime trigger in wall time (check run; slow)")
     ap.add_argument("--parallel", type=int, default=3, help="queries run at once (default 3)")
     args = ap.parse_args(argv)
+    args.cases = [c for c in args.cases if not c.name.endswith((".out.jsonl", ".pt.jsonl"))]  # outputs are no cases
     args.out_dir.mkdir(parents=True, exist_ok=True)
     spark = make_spark()
 
