@@ -52,6 +52,10 @@ OUTPUT_MODES = ("append", "update")
 WATERMARK_POLICIES = ("min", "max")
 #: settings only Spark Structured Streaming has (``semantics="spark"``)
 SPARK_SETTINGS = ("trigger_interval", "output_mode", "multiple_watermark_policy")
+#: settings only Flink has (refused with ``semantics="spark"``; left out of Spark rows of a grid)
+FLINK_SETTINGS = ("trigger", "evictor", "lateness", "function", "accumulation", "strategy", "interval", "idleness",
+                  "source_parallelism", "step", "marker", "quantile", "quantile_window", "min_delay", "max_delay",
+                  "second_window", "second_lateness")
 SPARK_DEFAULTS = {"trigger_interval": 1000, "output_mode": "append", "multiple_watermark_policy": "min"}
 
 STRATEGIES = ("bounded", "legacy", "monotonous", "time_lag", "punctuated", "idle_advance", "adaptive")
@@ -1013,6 +1017,9 @@ def _fit(values: dict) -> dict:
     ``monotonous`` (bounded with delay 0) ignores the delay axis."""
     if values.get("semantics", "flink") == "flink":
         for p in SPARK_SETTINGS:  # a semantics axis: Spark's own settings do not apply to Flink rows
+            values.pop(p, None)
+    else:  # ... nor Flink's to Spark rows (an axis such as lateness collapses to its default)
+        for p in FLINK_SETTINGS:
             values.pop(p, None)
     strategy = values.get("strategy", "bounded")
     if isinstance(strategy, str):

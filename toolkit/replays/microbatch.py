@@ -54,7 +54,27 @@ def microbatch_config(s: Setting) -> MicroBatchConfig:
         raise SettingError(name.strip(), str(exc)) from None
 
 
-def microbatch_parts(log: Any, s: Setting, a: dict) -> dict:
+def table_arrays(table: pd.DataFrame, s: Setting) -> dict:
+    """A log table's columns in arrival order (ties: row order), as ``microbatch_parts`` takes them."""
+    order = np.lexsort((table["row"].to_numpy(np.int64), table["arrival_time"].to_numpy(np.int64)))
+    t = table.iloc[order]
+    part = t["partition"].to_numpy(np.int64) if "partition" in t else np.zeros(len(t), np.int64)
+    return {"ts": t["event_time"].to_numpy(np.int64), "arr": t["arrival_time"].to_numpy(np.int64),
+            "part": part if s.partitions_as_sources else np.zeros_like(part),
+            "keys": t["key"].to_numpy(dtype=object), "vals": t["value"].to_numpy() if "value" in t else np.ones(len(t), np.int64),
+            "rows": t["row"].to_numpy(np.int64), "has_arr": True}
+
+
+def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0) -> dict:
+    """The sweep row's figures (``SUMMARY_COLUMNS``) of the Spark setting ``s`` on a log table:
+    exactly ``replay(log, s).summary()``'s (the same code computes both)."""
+    from toolkit.metrics.summary import SUMMARY_COLUMNS
+
+    parts = microbatch_parts(None, s, table_arrays(table, s), invalid=invalid, fates=False)
+    return {k: parts["_summary"][k] for k in SUMMARY_COLUMNS}
+
+
+def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = None, fates: bool = True) -> dict:
     """The fields of a ``ReplayResult`` for ``log`` under the Spark setting ``s``.
 
     ``a``: the log's columns in arrival order (``ts, arr, part, keys, vals, rows, has_arr``)."""
@@ -97,10 +117,13 @@ def microbatch_parts(log: Any, s: Setting, a: dict) -> dict:
         "batch": pd.array(np.where(batch[order] < 0, None, batch[order]).tolist(), dtype="Int64"),
     })
     # --- fates, dropped records ("late")
-    table_rows = log.table["row"].to_numpy(dtype=np.int64)
-    fate_by_row = pd.Series(res.fate, index=rows)
-    fates = pd.DataFrame({"row": table_rows, "fate": FATE_NAMES[fate_by_row.loc[table_rows].to_numpy()]},
-                         index=log.table.index)
+    if fates:
+        table_rows = log.table["row"].to_numpy(dtype=np.int64)
+        fate_by_row = pd.Series(res.fate, index=rows)
+        fates = pd.DataFrame({"row": table_rows, "fate": FATE_NAMES[fate_by_row.loc[table_rows].to_numpy()]},
+                             index=log.table.index)
+    else:
+        fates = None
     late_wm = b.late_watermark[res.record_batch]
     d = res.fate == DROPPED
     late = pd.DataFrame({"row": pd.array(rows[d], dtype="Int64"), "key": keys[d], "event_time": ts[d].astype(np.int64),
@@ -126,7 +149,7 @@ def microbatch_parts(log: Any, s: Setting, a: dict) -> dict:
     state = pd.DataFrame({"time": b.tick.astype(np.int64), "open_windows": open_w, "buffered_records": open_r})
     settings_d = describe_setting(s)
     settings_d["has_arrival_time"] = True
-    summary = _summary(log, res, a, emissions, state)
+    summary = _summary(int(getattr(log, "n_invalid", 0)) if invalid is None else invalid, res, a, emissions, state)
     summary["settings"] = settings_d
     return {"emissions": emissions, "fates": fates, "late": late, "watermarks": watermarks, "state": state,
             "settings": settings_d, "setting": s, "_summary": summary}
@@ -152,7 +175,7 @@ def _input_watermarks(res, ts: np.ndarray, part: np.ndarray, delay: int) -> pd.D
                          "batch": df["batch"].to_numpy(np.int64), "no_data": False})
 
 
-def _summary(log: Any, res, a: dict, emissions: pd.DataFrame, state: pd.DataFrame) -> dict:
+def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.DataFrame) -> dict:
     """The sweep's figures for this Spark setting (same definitions as for Flink), then Spark's own.
 
     Ground truth is the batch answer (every record in every window it belongs to; sessions:
@@ -197,7 +220,6 @@ def _summary(log: Any, res, a: dict, emissions: pd.DataFrame, state: pd.DataFram
     else:
         mean_w = float(state["open_windows"].iloc[-1]) if len(state) else 0.0
         mean_r = float(state["buffered_records"].iloc[-1]) if len(state) else 0.0
-    invalid = int(getattr(log, "n_invalid", 0))
     out = {
         "records": n + invalid,
         "on_time": int((fate == ON_TIME).sum()),

@@ -82,12 +82,19 @@ def sweep(
         raise SettingError("path", f"path must be one of {', '.join(PATHS)}, got {path!r}")
     if execution not in EXECUTIONS:
         raise SettingError("execution", f"execution must be one of {', '.join(EXECUTIONS)}, got {execution!r}")
+    all_configs = configs
+    micro = [i for i, c in enumerate(configs) if c.semantics == "spark"]
+    flink = [i for i, c in enumerate(configs) if c.semantics != "spark"]
+    configs = [all_configs[i] for i in flink]
     paths = choose_paths(configs, path)
-    table, invalid, spark_df = _inputs(log, configs)
+    table, invalid, spark_df = _inputs(log, all_configs)
     use_spark = execution == "spark" or (
         execution == "auto" and (spark_df is not None or master is not None or spark is not None or bool(os.environ.get("SPARK_MASTER")))
     )
-    if use_spark:
+    summary = None
+    if not configs:
+        pass
+    elif use_spark:
         from toolkit.sweeps.spark import run_spark
 
         summary = run_spark(
@@ -97,7 +104,32 @@ def sweep(
         if table is None:
             raise SettingError("execution", "this log is Spark-backed: run the sweep with execution='spark' (or 'auto')")
         summary = run_local(table, configs, paths, invalid=invalid, shards=shards or 1, progress=progress)
-    return assemble(configs, paths, summary)
+    if not micro:
+        return assemble(configs, paths, summary)
+    return _with_microbatch(all_configs, flink, paths, summary, micro, table, invalid)
+
+
+def _with_microbatch(configs: list[Setting], flink: list[int], paths: list[str], summary: pd.DataFrame | None,
+                     micro: list[int], table: pd.DataFrame | None, invalid: int) -> pd.DataFrame:
+    """Add the ``semantics="spark"`` configurations, evaluated in-process by the micro-batch engine
+    (``toolkit.replays.microbatch.sweep_figures``: the replay's own figures), path ``microbatch``."""
+    from toolkit.replays.microbatch import sweep_figures
+
+    if table is None:
+        raise SettingError("semantics", "semantics='spark' settings are swept in-process: give a local log "
+                           "(a Spark-backed log: log.to_pandas() first)")
+    rows = {i: sweep_figures(table, configs[i], invalid) for i in micro}
+    frame = pd.DataFrame.from_dict(rows, orient="index", columns=SUMMARY_COLUMNS)
+    if summary is not None:
+        s = summary.sort_index()
+        s.index = flink
+        frame = pd.concat([s[SUMMARY_COLUMNS], frame])
+    all_paths = [""] * len(configs)
+    for i, p in zip(flink, paths):
+        all_paths[i] = p
+    for i in micro:
+        all_paths[i] = "microbatch"
+    return assemble(configs, all_paths, frame.sort_index())
 
 
 def settings_grid(settings: Any, grid_settings: dict) -> list[Setting]:
