@@ -247,7 +247,9 @@ def run_processing_time(spark, config: dict, records: list[dict], work: Path, sc
     time.sleep(2 * scale_ms / 1000)
     q.stop()
     out = []
-    by_id = {p["batchId"]: p for p in q.recentProgress}
+    # idle triggers also report progress (every noDataProgressEventInterval, with the next batch
+    # id and no input): only batches the sink saw ran
+    by_id = {p["batchId"]: p for p in q.recentProgress if p["batchId"] in emitted}
     for bid in sorted(by_id):
         wm, rows, dropped = progress_figures(by_id[bid])
         out.append({"batch": bid, "watermark": wm, "input_rows": rows, "rows_dropped_by_watermark": dropped,
