@@ -14,6 +14,7 @@ BENCHMARKS: dict[str, str] = {
     "sweep": "toolkit.bench.sweep",
     "log": "toolkit.bench.log",
     "viz": "toolkit.bench.viz",
+    "microbatch": "toolkit.bench.microbatch",
 }
 
 

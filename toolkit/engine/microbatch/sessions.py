@@ -15,6 +15,8 @@ Rules (Spark's ``MergingSessionsExec`` / ``SessionWindowStateStoreSaveExec``):
 """
 from __future__ import annotations
 
+from bisect import bisect_left
+
 import numpy as np
 
 from toolkit.engine.microbatch.aggregation import Emissions, _group
@@ -43,6 +45,7 @@ def aggregate_sessions(key: np.ndarray, event_time: np.ndarray, gap: np.ndarray,
         _, firsts = _group(rb[d], k[d], ts[d], end_row[d])
         np.add.at(dropped_groups, rb[d][firsts], 1)
     wm = batches.watermark
+    wm_list = wm.tolist()  # bisect on a list: the loop asks once per session and batch
     sid = np.full(n, -1, dtype=np.int64)
     s_key: list[int] = []
     s_start: list[int] = []
@@ -73,7 +76,7 @@ def aggregate_sessions(key: np.ndarray, event_time: np.ndarray, gap: np.ndarray,
             b = bo[i]
             state_kept = []
             for s in state:
-                if int(np.searchsorted(wm, s[1], side="left")) < b:
+                if bisect_left(wm_list, s[1]) < b:
                     close(s)  # evicted (and emitted) by an earlier batch
                 else:
                     state_kept.append(s)
