@@ -140,3 +140,15 @@ def test_cli_replay_semantics_spark(tmp_path, capsys):
     assert "--trigger-interval is a Spark" in capsys.readouterr().err
     assert main(["replay", str(csv), "--semantics", "spark", "--lateness", "2s"]) == 2
     assert "--lateness is a Flink setting" in capsys.readouterr().err
+
+
+def test_charts_and_report_take_a_spark_replay(tmp_path):
+    import toolkit.viz as viz
+
+    log = _log(n=300)
+    r = toolkit.replay(log, semantics="spark", window="sliding:10s/5s", delay="2s", output_mode="update")
+    for chart in (viz.event_time_scatter(log, r), viz.drops_by_key(log, r), viz.firing_timeline(r),
+                  viz.state_over_time(r), viz.watermark_lag(r), viz.lateness_histogram(log, r)):
+        assert chart.to_dict()
+    out = toolkit.report(log, replay=r, out=tmp_path / "r.html")
+    assert "semantics=spark" in Path(out).read_text()
