@@ -10,7 +10,9 @@ setting.
 Result columns (one row per configuration): the configuration (``CONFIG_COLUMNS``: ``window,
 delay_ms, lateness_ms, interval_ms, strategy, idleness_ms, partitions_as_sources,
 source_parallelism, trigger, evictor, function, accumulation, second_window,
-second_lateness_ms``), ``path`` (fast | engine), then
+second_lateness_ms, semantics, trigger_interval_ms, output_mode, multiple_watermark_policy``),
+``path`` (fast | engine; ``microbatch`` for ``semantics="spark"`` rows, evaluated in-process by
+``toolkit.replays.microbatch`` with the replay's own figures), then
 
 - ``records`` (valid + invalid) = ``on_time + late_accepted + dropped + invalid``: a record is
   ``on_time`` when it is in the first firing (pane 0) of a window that accepted it (a late
@@ -169,7 +171,7 @@ def assemble(configs: list[Setting], paths: list[str], summary: pd.DataFrame) ->
     data: dict = {}
     for col in CONFIG_COLUMNS:
         values = [r[col] for r in rows]
-        if col == "idleness_ms":
+        if col in ("idleness_ms", "trigger_interval_ms"):
             data[col] = pd.array(values, dtype="Int64")
         elif col in _INT_COLUMNS:
             data[col] = np.asarray(values, dtype=np.int64)
