@@ -17,7 +17,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "synth": ("toolkit.log.synth", None),
     "engine": ("toolkit.engine", None),
     "replay": ("toolkit.replays", "replay"),
-    "pyspark_snippet": ("toolkit.pyspark_snippet", "pyspark_snippet"),
+    "pyspark_snippet": ("toolkit.pyspark_code", "pyspark_snippet"),
     "ReplayResult": ("toolkit.replays", "ReplayResult"),
     "sweep": ("toolkit.sweeps", "sweep"),
     "frontier": ("toolkit.sweeps", "frontier"),
