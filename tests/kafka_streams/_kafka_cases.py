@@ -56,3 +56,13 @@ def split_at(result, positions: list[int]) -> list[list[tuple]]:
         groups.append([r for r, i in zip(rows, e["emit_index"].tolist()) if lo < i <= p])
         lo = p
     return groups
+
+
+def table(result) -> set[tuple]:
+    """What a KTable fed by the emissions holds at the end: the last value of every window key,
+    windows whose last record is a tombstone left out (what a record cache that only forwards a
+    key's latest value, flushed at the end, would show)."""
+    last: dict[tuple, tuple] = {}
+    for k, s, e, c, sm, kind, t in result.rows():
+        last[(k, s, e)] = (kind, c, sm, t)
+    return {(k, s, e, c, sm, t) for (k, s, e), (kind, c, sm, t) in last.items() if kind != "tombstone"}

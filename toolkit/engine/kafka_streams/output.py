@@ -78,7 +78,8 @@ class KafkaStreamsResult:
     Per record (arrays in the order the records were given): ``task``, ``stream_time`` (the
     task's stream time after the record), ``dropped_windows`` (how many windows skipped the
     record: what it added to the dropped-records sensor) and ``fate`` (``on_time`` when at least
-    one window accepted it, ``dropped`` when none did). ``dropped_records`` is Kafka's
+    one window accepted it, ``dropped`` when none did). ``state``: per task, the windows its store
+    holds at the end of input (before the optional flush). ``dropped_records`` is Kafka's
     ``dropped-records-total`` per task; ``record_lateness_max`` / ``record_lateness_avg`` its
     ``record-lateness`` sensor per task (stream time before the record minus the record's
     timestamp, floored at 0).
@@ -94,6 +95,9 @@ class KafkaStreamsResult:
     record_lateness_avg: np.ndarray
     end_inclusive: bool
     description: dict = field(default_factory=dict)
+    #: per task, what its store holds when the input ends (before any end-of-input flush):
+    #: ``(key, start, end, count, sum, timestamp)``
+    state: list[list[tuple]] = field(default_factory=list)
 
     @property
     def fate_codes(self) -> np.ndarray:

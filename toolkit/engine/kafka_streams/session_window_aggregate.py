@@ -90,9 +90,10 @@ class SessionWindowAggregate:
             live.sort(key=lambda s: s[0])
             if m_end > self.store_time:
                 self.store_time = m_end
-            if self.on_close and (m_end, m_start, key) not in self.queued:
-                self.queued.add((m_end, m_start, key))
-                heapq.heappush(self.closing, (m_end, key_bytes(key), m_start, key))
+            if self.on_close:
+                if (m_end, m_start, key) not in self.queued:
+                    self.queued.add((m_end, m_start, key))
+                    heapq.heappush(self.closing, (m_end, key_bytes(key), m_start, key))
             else:
                 self.forward("update", key, m_start, m_end, session[2], session[3], m_end, index)
         if self.on_close:
@@ -122,6 +123,12 @@ class SessionWindowAggregate:
                 if s[0] == start and s[1] == end:  # still in the store (not merged away)
                     self.forward("final", key, start, end, s[2], s[3], end, index)
                     break
+
+    def snapshot(self) -> list[tuple]:
+        """``(key, start, end, count, sum, timestamp)`` of the sessions the store still returns."""
+        expiry = self.store_time - self.retention
+        rows = [(k, s[0], s[1], s[2], s[3], s[1]) for k, live in self.sessions.items() for s in live if s[1] > expiry]
+        return sorted(rows, key=lambda r: (r[2], key_bytes(r[0]), r[1]))
 
     def flush(self) -> None:
         """End of input (not a Kafka behaviour): forward the sessions not emitted yet."""

@@ -246,6 +246,12 @@ class SlidingWindowAggregate:
                 agg = self.keys[k].aggs[start]
                 self.forward("final", k, start, start + self.td, agg[0], agg[1], agg[2], index)
 
+    def snapshot(self) -> list[tuple]:
+        """``(key, start, end, count, sum, timestamp)`` of the windows the store still returns."""
+        rows = [(k, st, st + self.td, a[0], a[1], a[2]) for k, kw in self.keys.items()
+                for st, a in kw.aggs.items() if self._visible(st)]
+        return sorted(rows, key=lambda r: (r[1], key_bytes(r[0])))
+
     def flush(self) -> None:
         """End of input (not a Kafka behaviour): forward the windows an on-close aggregation holds."""
         if self.on_close:

@@ -117,6 +117,12 @@ class TimeWindowAggregate:
                 c, s, t = bucket[key]
                 self.forward("final", key, start, start + size, c, s, t, index)
 
+    def snapshot(self) -> list[tuple]:
+        """``(key, start, end, count, sum, timestamp)`` of the windows still held (open or, on close, unemitted)."""
+        size = self.w.size
+        return [(k, st, st + size, a[0], a[1], a[2]) for st in sorted(self.store)
+                for k, a in sorted(self.store[st].items(), key=lambda kv: key_bytes(kv[0]))]
+
     def flush(self) -> None:
         """End of input (not a Kafka behaviour): forward what an on-close aggregation still holds."""
         if self.on_close:

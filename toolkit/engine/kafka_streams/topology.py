@@ -137,6 +137,7 @@ def run_windowed_aggregation(keys: Sequence[Any] | np.ndarray, timestamps: Seque
             observed[t] = x
         stream_time[i] = observed[t]
         accepted[i], dropped[i] = procs[t].process(i, key_l[i], x, val_l[i], arr_l[i])
+    state = [p.snapshot() for p in procs]
     if flush_at_end:
         for t in range(n_tasks):
             procs[t].flush()
@@ -165,5 +166,5 @@ def run_windowed_aggregation(keys: Sequence[Any] | np.ndarray, timestamps: Seque
         emissions=sink.columns(arr, end_time), task=task, stream_time=stream_time,
         dropped_windows=dropped, accepted_windows=accepted, dropped_records=dropped_records,
         record_lateness_max=lat_max, record_lateness_avg=lat_avg,
-        end_inclusive=not isinstance(windows, TimeWindows), description=desc,
+        end_inclusive=not isinstance(windows, TimeWindows), description=desc, state=state,
     )
