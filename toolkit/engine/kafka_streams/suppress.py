@@ -3,8 +3,8 @@
 Sits after an aggregation that emits on every update and sees only what it forwards:
 
 - its own stream time is the max **timestamp of the records it receives** (the aggregation's
-  output timestamps: a time/sliding window's max record time, a session's end), not the task's;
-  a record every window skipped forwards nothing and so does not move it;
+  output timestamps: a time/sliding window's max record time, a session's end). With the cache
+  off this equals the task's stream time: the record that raised it was accepted and forwarded;
 - each received record is buffered under its windowed key (a newer value replaces the older),
   with buffer time = the window's end;
 - after each received record, buffered entries with ``window end <= stream time - grace`` are
@@ -12,9 +12,11 @@ Sits after an aggregation that emits on every update and sees only what it forwa
   record's timestamp; tombstones (sessions merged away) are dropped (``safeToDropTombstones``).
   ``grace`` is the windows' grace; for session windows Kafka uses ``grace + inactivity gap``.
 
-A window can thus be emitted more than once when the aggregation still accepts it after the
-suppression let it go (sliding windows, whose end is inclusive: the aggregation keeps a window
-while ``end >= S - grace``, the suppression releases it at ``end <= S' - grace``).
+For time windows that is exactly when the aggregation closes the window (``end <= S - grace``).
+Sliding and session windows end inclusively and the aggregation still accepts a window while
+``end >= S - grace`` (sessions: ``end >= S - grace - gap``), so a window whose end equals that
+bound is released by the suppression and may still be updated and released again: its "final"
+result can come twice.
 """
 from __future__ import annotations
 
