@@ -17,6 +17,9 @@ The modelled topology is ``stream.groupByKey() / groupBy(...)`` (repartitioned b
   emitted at the end, flagged ``at_end`` (``emit_index`` -1, ``emit_time`` the last arrival),
   as the Flink replay flags its end-of-input firings; ``False`` leaves them out, as Kafka does.
 - **Timestamps** must be ``>= 0``: Kafka Streams has no negative record timestamps.
+- **Evaluation.** ``TimeWindows`` run on whole columns (``time_window_columnar``) unless
+  ``reference=True``, which runs the record-by-record processors (``time_window_aggregate``);
+  both give identical results (property tests). Sliding and session windows run record by record.
 """
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ from toolkit.engine.kafka_streams.session_window_aggregate import SessionWindowA
 from toolkit.engine.kafka_streams.sliding_window_aggregate import SlidingWindowAggregate
 from toolkit.engine.kafka_streams.suppress import SuppressUntilWindowCloses
 from toolkit.engine.kafka_streams.time_window_aggregate import TimeWindowAggregate
+from toolkit.engine.kafka_streams.time_window_columnar import run_time_windows, task_stream_time
 from toolkit.engine.kafka_streams.windows import SessionWindows, SlidingWindows, TimeWindows
 from toolkit.errors import UserError
 
@@ -83,7 +87,8 @@ def run_windowed_aggregation(keys: Sequence[Any] | np.ndarray, timestamps: Seque
                              partitions: Sequence[int] | np.ndarray | None = None, *,
                              windows: TimeWindows | SlidingWindows | SessionWindows,
                              emit: str | Emit = "on_window_update", tasks: int | None = None,
-                             assign: str = "key", flush_at_end: bool = True) -> KafkaStreamsResult:
+                             assign: str = "key", flush_at_end: bool = True,
+                             reference: bool = False) -> KafkaStreamsResult:
     """Replay records (in arrival order) through per-task Kafka Streams windowed count-and-sum.
 
     ``values`` default to 1 per record; ``arrival`` (system time for the on-close throttle)
@@ -107,43 +112,19 @@ def run_windowed_aggregation(keys: Sequence[Any] | np.ndarray, timestamps: Seque
         raise UserError("arrival: records must be given in arrival order (arrival times ascending)")
     task, n_tasks = assign_tasks(keys, partitions, tasks, assign)
 
-    sink = Sink()
-    procs: list[Any] = []
-    suppressors: list[SuppressUntilWindowCloses | None] = []
-    for t in range(n_tasks):
-        def out(kind, key, start, end, count, total, timestamp, index, _t=t):
-            sink.forward(kind, key, start, end, count, total, timestamp, index, _t)
-        if emit.strategy == SUPPRESS_UNTIL_WINDOW_CLOSES:
-            sup = SuppressUntilWindowCloses(_suppress_duration(windows), out)
-            suppressors.append(sup)
-            procs.append(_processor(windows, sup.forward, emit))
-        else:
-            suppressors.append(None)
-            procs.append(_processor(windows, out, emit))
-
-    accepted = np.zeros(n, dtype=np.int64)
-    dropped = np.zeros(n, dtype=np.int64)
-    stream_time = np.empty(n, dtype=np.int64)
-    lateness = np.zeros(n, dtype=np.int64)
-    observed = [-1] * n_tasks
-    key_l, ts_l, val_l, arr_l, task_l = keys.tolist(), ts.tolist(), vals.tolist(), arr.tolist(), task.tolist()
-    for i in range(n):
-        t = task_l[i]
-        x = ts_l[i]
-        before = observed[t]
-        if before > x:
-            lateness[i] = before - x
-        elif x > before:
-            observed[t] = x
-        stream_time[i] = observed[t]
-        accepted[i], dropped[i] = procs[t].process(i, key_l[i], x, val_l[i], arr_l[i])
-    state = [p.snapshot() for p in procs]
-    if flush_at_end:
-        for t in range(n_tasks):
-            procs[t].flush()
-            if suppressors[t] is not None:
-                suppressors[t].flush()
-
+    after, before = task_stream_time(ts, task)
+    lateness = np.where(before > ts, before - ts, 0).astype(np.int64)
+    if isinstance(windows, TimeWindows) and not reference:
+        out = run_time_windows(keys, ts, vals, arr, task, n_tasks, windows, emit, flush_at_end)
+        accepted, dropped, rows = out["accepted"], out["dropped"], out["rows"]
+        sink = Sink()
+        sink.key, sink.start, sink.end = rows["key"], rows["start"], rows["end"]
+        sink.count, sink.sum, sink.kind = rows["count"], rows["sum"], rows["kind"]
+        sink.timestamp, sink.index, sink.task = rows["timestamp"], rows["index"], rows["task"]
+        state = None
+    else:
+        sink, accepted, dropped, state = _run_records(keys, ts, vals, arr, task, n_tasks, windows, emit, flush_at_end)
+    stream_time = after
     dropped_records = np.bincount(task, weights=dropped, minlength=n_tasks).astype(np.int64)
     counts = np.bincount(task, minlength=n_tasks)
     lat_max = np.zeros(n_tasks, dtype=np.int64)
@@ -166,5 +147,35 @@ def run_windowed_aggregation(keys: Sequence[Any] | np.ndarray, timestamps: Seque
         emissions=sink.columns(arr, end_time), task=task, stream_time=stream_time,
         dropped_windows=dropped, accepted_windows=accepted, dropped_records=dropped_records,
         record_lateness_max=lat_max, record_lateness_avg=lat_avg,
-        end_inclusive=not isinstance(windows, TimeWindows), description=desc, state=state,
+        end_inclusive=not isinstance(windows, TimeWindows), description=desc, state=state or [],
     )
+
+
+def _run_records(keys, ts, vals, arr, task, n_tasks, windows, emit, flush_at_end):
+    """The record-by-record processors, one per task (and a suppression buffer each)."""
+    sink = Sink()
+    procs: list[Any] = []
+    suppressors: list[SuppressUntilWindowCloses | None] = []
+    for t in range(n_tasks):
+        def out(kind, key, start, end, count, total, timestamp, index, _t=t):
+            sink.forward(kind, key, start, end, count, total, timestamp, index, _t)
+        if emit.strategy == SUPPRESS_UNTIL_WINDOW_CLOSES:
+            sup = SuppressUntilWindowCloses(_suppress_duration(windows), out)
+            suppressors.append(sup)
+            procs.append(_processor(windows, sup.forward, emit))
+        else:
+            suppressors.append(None)
+            procs.append(_processor(windows, out, emit))
+    n = len(ts)
+    accepted = np.zeros(n, dtype=np.int64)
+    dropped = np.zeros(n, dtype=np.int64)
+    key_l, ts_l, val_l, arr_l, task_l = keys.tolist(), ts.tolist(), vals.tolist(), arr.tolist(), task.tolist()
+    for i in range(n):
+        accepted[i], dropped[i] = procs[task_l[i]].process(i, key_l[i], ts_l[i], val_l[i], arr_l[i])
+    state = [p.snapshot() for p in procs]
+    if flush_at_end:
+        for t in range(n_tasks):
+            procs[t].flush()
+            if suppressors[t] is not None:
+                suppressors[t].flush()
+    return sink, accepted, dropped, state
