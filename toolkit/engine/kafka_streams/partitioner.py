@@ -72,18 +72,19 @@ def partition_for_key(key: Any, num_partitions: int) -> int:
     return to_positive(murmur2(key_bytes(key))) % num_partitions
 
 
+def factorize(keys: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, list]:
+    """Integer codes (first-appearance order) and the distinct keys, without a per-record Python loop."""
+    key_list = keys.tolist() if isinstance(keys, np.ndarray) else list(keys)
+    uniq = list(dict.fromkeys(key_list))
+    index = {k: i for i, k in enumerate(uniq)}
+    codes = np.fromiter(map(index.__getitem__, key_list), dtype=np.int64, count=len(key_list))
+    return codes, uniq
+
+
 def tasks_for_keys(keys: Sequence[Any] | np.ndarray, tasks: int) -> np.ndarray:
     """The task of every record (int64 array), hashing each distinct key once."""
     if tasks < 1:
         raise UserError(f"tasks must be at least 1, got {tasks}")
-    keys = np.asarray(keys, dtype=object)
-    if not len(keys):
-        return np.zeros(0, dtype=np.int64)
-    uniq: dict[Any, int] = {}
-    out = np.empty(len(keys), dtype=np.int64)
-    for i, k in enumerate(keys.tolist()):
-        t = uniq.get(k)
-        if t is None:
-            t = uniq[k] = partition_for_key(k, tasks)
-        out[i] = t
-    return out
+    codes, uniq = factorize(keys)
+    per_key = np.array([partition_for_key(k, tasks) for k in uniq], dtype=np.int64)
+    return per_key[codes] if len(codes) else np.zeros(0, dtype=np.int64)

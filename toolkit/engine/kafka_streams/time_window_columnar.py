@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from toolkit.engine.kafka_streams.emit import ON_WINDOW_CLOSE, SUPPRESS_UNTIL_WINDOW_CLOSES, Emit
-from toolkit.engine.kafka_streams.partitioner import key_bytes
+from toolkit.engine.kafka_streams.partitioner import factorize, key_bytes
 from toolkit.engine.kafka_streams.windows import TimeWindows
 
 
@@ -56,15 +56,7 @@ def task_stream_time(ts: np.ndarray, task: np.ndarray) -> tuple[np.ndarray, np.n
 
 def _factorize(keys: np.ndarray) -> tuple[np.ndarray, list, np.ndarray]:
     """Key codes, the distinct keys, and each code's rank in key-bytes order."""
-    codes = np.empty(len(keys), dtype=np.int64)
-    seen: dict[Any, int] = {}
-    uniq: list = []
-    for i, k in enumerate(keys.tolist()):
-        c = seen.get(k)
-        if c is None:
-            c = seen[k] = len(uniq)
-            uniq.append(k)
-        codes[i] = c
+    codes, uniq = factorize(keys)
     by_bytes = sorted(range(len(uniq)), key=lambda c: key_bytes(uniq[c]))
     rank = np.empty(len(uniq), dtype=np.int64)
     rank[by_bytes] = np.arange(len(uniq))
@@ -120,11 +112,14 @@ def _checks(arr: np.ndarray, task: np.ndarray, interval: int) -> np.ndarray:
 
 
 def run_time_windows(keys: np.ndarray, ts: np.ndarray, vals: np.ndarray, arr: np.ndarray, task: np.ndarray,
-                     n_tasks: int, windows: TimeWindows, emit: Emit, flush_at_end: bool) -> dict[str, Any]:
-    """Emissions (rows in emission order) and per-record accepted/dropped window counts."""
+                     n_tasks: int, windows: TimeWindows, emit: Emit, flush_at_end: bool,
+                     after: np.ndarray | None = None) -> dict[str, Any]:
+    """Emissions (rows in emission order) and per-record accepted/dropped window counts;
+    ``after`` is each record's task stream time (computed when not given)."""
     n = len(ts)
     size, adv, grace = windows.size, windows.advance, windows.grace
-    after, before = task_stream_time(ts, task)
+    if after is None:
+        after, _ = task_stream_time(ts, task)
     close = after - grace
     first = (np.maximum(0, ts - size + adv) // adv) * adv
     last = (ts // adv) * adv
@@ -149,7 +144,7 @@ def run_time_windows(keys: np.ndarray, ts: np.ndarray, vals: np.ndarray, arr: np
         return {"rows": {"key": keys[prec], "start": pstart, "end": pstart + size, "count": cnt, "sum": sm,
                          "kind": np.full(len(prec), "update", dtype=object), "timestamp": mt, "index": prec,
                          "task": task[prec]},
-                "accepted": accepted, "dropped": dropped, "after": after, "before": before}
+                "accepted": accepted, "dropped": dropped}
 
     # one row per window, with its final aggregate (the group's last pair)
     w_rec = prec[last_of_group]
@@ -198,4 +193,4 @@ def run_time_windows(keys: np.ndarray, ts: np.ndarray, vals: np.ndarray, arr: np
                      "start": w_start[rows_idx], "end": w_end[rows_idx], "count": cnt[li], "sum": sm[li],
                      "kind": np.full(len(rows_idx), "final", dtype=object), "timestamp": mt[li], "index": idx,
                      "task": w_task[rows_idx]},
-            "accepted": accepted, "dropped": dropped, "after": after, "before": before}
+            "accepted": accepted, "dropped": dropped}

@@ -115,7 +115,7 @@ def run_windowed_aggregation(keys: Sequence[Any] | np.ndarray, timestamps: Seque
     after, before = task_stream_time(ts, task)
     lateness = np.where(before > ts, before - ts, 0).astype(np.int64)
     if isinstance(windows, TimeWindows) and not reference:
-        out = run_time_windows(keys, ts, vals, arr, task, n_tasks, windows, emit, flush_at_end)
+        out = run_time_windows(keys, ts, vals, arr, task, n_tasks, windows, emit, flush_at_end, after)
         accepted, dropped, rows = out["accepted"], out["dropped"], out["rows"]
         sink = Sink()
         sink.key, sink.start, sink.end = rows["key"], rows["start"], rows["end"]
