@@ -190,3 +190,19 @@ def test_assign_by_partition_and_its_errors():
         assign_tasks(keys, None, 0, "key")
     task, n = assign_tasks(keys, None, 3, "key")
     assert task.tolist() == [partition_for_key(k, 3) for k in keys] and n == 3
+
+
+def test_bad_inputs_name_the_column_or_option():
+    from toolkit.engine.kafka_streams import run_windowed_aggregation
+
+    w = TimeWindows.of_size_with_no_grace(10)
+    with pytest.raises(UserError, match="event_time"):
+        run_windowed_aggregation(["a"], [-5], windows=w)
+    with pytest.raises(UserError, match="key"):
+        run_windowed_aggregation([None], [5], windows=w)
+    with pytest.raises(UserError, match="arrival"):
+        run_windowed_aggregation(["a", "b"], [5, 6], arrival=[2, 1], windows=w)
+    with pytest.raises(UserError, match="emit"):
+        run_windowed_aggregation(["a"], [5], windows=w, emit="on_close")
+    with pytest.raises(UserError, match="windows"):
+        run_windowed_aggregation(["a"], [5], windows="tumbling:10")

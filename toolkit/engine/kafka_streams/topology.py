@@ -108,6 +108,9 @@ def run_windowed_aggregation(keys: Sequence[Any] | np.ndarray, timestamps: Seque
         bad = int(np.flatnonzero(ts < 0)[0])
         raise UserError(f"event_time: Kafka Streams has no negative timestamps; {int((ts < 0).sum())} records "
                         f"are negative (first at position {bad}: {int(ts[bad])} ms)")
+    if n and any(k is None for k in keys.tolist()):
+        raise UserError("key: null keys are not modelled (Kafka Streams skips them and counts them as dropped); "
+                        "a loaded log quarantines them")
     if n and np.any(np.diff(arr) < 0):
         raise UserError("arrival: records must be given in arrival order (arrival times ascending)")
     task, n_tasks = assign_tasks(keys, partitions, tasks, assign)
