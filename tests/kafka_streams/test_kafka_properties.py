@@ -198,3 +198,20 @@ def test_columnar_time_windows_equal_the_record_by_record_processors(records, si
     assert a.accepted_windows.tolist() == b.accepted_windows.tolist()
     assert a.dropped_windows.tolist() == b.dropped_windows.tolist()
     assert a.stream_time.tolist() == b.stream_time.tolist()
+
+
+def test_summary_counts():
+    r = _run([("a", 5, 1), ("a", 12, 1), ("a", 2, 1)], TimeWindows(10, 10, 0), "on_window_close")
+    s = r.summary()
+    assert (s["records"], s["on_time"], s["dropped"], s["dropped_records_sensor"]) == (3, 2, 1, 1)
+    assert (s["finals"], s["at_end"], s["updates"]) == (2, 1, 0)
+    assert s["deployable"] == (".windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofMillis(10)))"
+                               ".emitStrategy(EmitStrategy.onWindowClose())"
+                               ".aggregate(initializer, aggregator, Materialized.with(keySerde, aggSerde).withCachingDisabled())")
+    r = _run([("a", 5, 1)], SessionWindows(10, 5).with_retention(100), "suppress")
+    assert r.description["deployable"] == (
+        ".windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(10), Duration.ofMillis(5)))"
+        ".aggregate(initializer, aggregator, merger, Materialized.with(keySerde, aggSerde)"
+        ".withRetention(Duration.ofMillis(100)).withCachingDisabled())"
+        ".suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))")
+    assert Emit("on_window_close", np.int64(5)).emit_interval == 5

@@ -180,3 +180,13 @@ def test_default_retention_expires_windows_the_throttle_left_unemitted():
     windows = TimeWindows.of_size_and_grace(10, 5).advance_by(5)
     r = run(records, windows, "on_window_close", emit_interval=1000, arrival=[0, 0, 0, 0, 10000, 10100])
     assert out(r) == [kvt("A", 5, 15, "0+1", 5), kvt("B", 5, 15, "0+2", 10)]
+
+
+def test_a_jump_of_stream_time_beyond_the_retention_loses_a_closed_window_on_close():
+    """a@5 then a@30 (tumbling 10, grace 0, default retention 10): a@30 writes window [30,40) (store
+    time 30) before the close check, whose fetch starts at 30 - 10 = 20, so [0,10) is never emitted.
+    With a retention that covers the jump it is."""
+    records = [("a", "1", 5), ("a", "1", 30)]
+    assert out(run(records, TimeWindows.of_size_with_no_grace(10), "on_window_close")) == []
+    assert out(run(records, TimeWindows.of_size_with_no_grace(10).with_retention(30), "on_window_close")) == [
+        kvt("a", 0, 10, "0+1", 5)]

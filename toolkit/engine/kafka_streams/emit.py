@@ -39,19 +39,12 @@ class Emit:
     def __post_init__(self) -> None:
         if self.strategy not in EMIT_STRATEGIES:
             raise UserError(f"emit must be one of {', '.join(EMIT_STRATEGIES)}, got {self.strategy!r}")
-        if isinstance(self.emit_interval, bool) or not isinstance(self.emit_interval, int) or self.emit_interval < 0:
+        if isinstance(self.emit_interval, bool) or not hasattr(self.emit_interval, "__index__") or self.emit_interval < 0:
             raise UserError(f"emit_interval must be a non-negative integer of milliseconds, got {self.emit_interval!r}")
 
     @property
     def on_close(self) -> bool:
         return self.strategy == ON_WINDOW_CLOSE
-
-    def deployable(self) -> str:
-        if self.strategy == ON_WINDOW_CLOSE:
-            return ".emitStrategy(EmitStrategy.onWindowClose())"
-        if self.strategy == SUPPRESS_UNTIL_WINDOW_CLOSES:
-            return ".suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))"
-        return ""
 
 
 class CloseTracker:

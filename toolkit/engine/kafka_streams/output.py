@@ -112,6 +112,22 @@ class KafkaStreamsResult:
     def dropped_records_total(self) -> int:
         return int(self.dropped_records.sum())
 
+    def summary(self) -> dict:
+        """Counts a reader needs first: records and their fates, the sensor, emissions by kind."""
+        kinds = self.emissions["kind"]
+        return {
+            "records": int(len(self.task)),
+            "on_time": int((self.accepted_windows > 0).sum()),
+            "dropped": int((self.accepted_windows == 0).sum()),
+            "dropped_records_sensor": self.dropped_records_total,
+            "updates": int((kinds == "update").sum()),
+            "tombstones": int((kinds == "tombstone").sum()),
+            "finals": int((kinds == "final").sum()),
+            "at_end": int(self.emissions["at_end"].sum()),
+            "tasks": int(len(self.dropped_records)),
+            **{k: v for k, v in self.description.items() if k in ("windows", "emit", "deployable")},
+        }
+
     def rows(self, kinds: tuple[str, ...] = KINDS) -> list[tuple]:
         """Emissions as ``(key, start, end, count, sum, kind, timestamp)`` tuples (for tests and reading)."""
         e = self.emissions

@@ -75,6 +75,21 @@ def _processor(windows: Any, forward, emit: Emit):
     raise UserError(f"windows must be TimeWindows, SlidingWindows or SessionWindows, got {type(windows).__name__}")
 
 
+def deployable(windows: TimeWindows | SlidingWindows | SessionWindows, emit: Emit) -> str:
+    """The Kafka Streams DSL chain (after ``groupByKey()``/``groupBy(...)``) these settings model."""
+    out = f".windowedBy({windows.deployable()})"
+    if emit.strategy == ON_WINDOW_CLOSE:
+        out += ".emitStrategy(EmitStrategy.onWindowClose())"
+    merger = "merger, " if isinstance(windows, SessionWindows) else ""
+    mat = "Materialized.with(keySerde, aggSerde)"
+    if windows.retention is not None:
+        mat += f".withRetention(Duration.ofMillis({windows.retention}))"
+    out += f".aggregate(initializer, aggregator, {merger}{mat}.withCachingDisabled())"
+    if emit.strategy == SUPPRESS_UNTIL_WINDOW_CLOSES:
+        out += ".suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))"
+    return out
+
+
 def _suppress_duration(windows: Any) -> int:
     if isinstance(windows, SessionWindows):
         return windows.grace + windows.inactivity_gap
@@ -144,7 +159,7 @@ def run_windowed_aggregation(keys: Sequence[Any] | np.ndarray, timestamps: Seque
         "tasks": n_tasks,
         "assign": assign,
         "flush_at_end": flush_at_end,
-        "deployable": windows.deployable() + emit.deployable(),
+        "deployable": deployable(windows, emit),
     }
     return KafkaStreamsResult(
         emissions=sink.columns(arr, end_time), task=task, stream_time=stream_time,
