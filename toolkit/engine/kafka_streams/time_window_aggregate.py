@@ -32,7 +32,12 @@ Forward = Callable[..., None]
 
 
 class TimeWindowAggregate:
-    """One task's time-window aggregation (its window store and stream time)."""
+    """One task's time-window aggregation (its window store and stream time).
+
+    The store keeps a window until its retention drops it: update-mode stores hide
+    ``start <= store_time - retention``, the time-ordered store used on close hides
+    ``start < store_time - retention``.
+    """
 
     def __init__(self, windows: TimeWindows, forward: Forward, on_close: bool, emit_interval: int) -> None:
         self.w = windows
@@ -43,7 +48,12 @@ class TimeWindowAggregate:
         self.store_time = NO_TIMESTAMP
         self.retention = windows.retention_ms
         self.store: dict[int, dict[Any, list]] = {}  # window start -> key -> [count, sum, timestamp]
-        self.starts: list[int] = []  # heap of the starts in ``store``
+        self.starts: list[int] = []  # heap of the starts in ``store`` (expiry)
+        self.pending: list[int] = []  # heap of the starts not emitted yet (on close)
+
+    def _visible(self, start: int) -> bool:
+        oldest = self.store_time - self.retention
+        return start >= oldest if self.on_close else start > oldest
 
     def process(self, index: int, key: Any, ts: int, value: float, now: int) -> tuple[int, int]:
         """Process one record; returns (windows that accepted it, windows that skipped it)."""
@@ -62,6 +72,8 @@ class TimeWindowAggregate:
                 if bucket is None:
                     bucket = self.store[start] = {}
                     heapq.heappush(self.starts, start)
+                    if self.on_close:
+                        heapq.heappush(self.pending, start)
                 agg = bucket.get(key)
                 if agg is None:
                     agg = bucket[key] = [1, 0.0 + value, ts]
@@ -80,14 +92,12 @@ class TimeWindowAggregate:
             start += adv
         if self.on_close:
             self._maybe_emit_final(index, close, now)
-        else:
-            self._evict(close)
+        self._expire()
         return accepted, dropped
 
-    def _evict(self, close: int) -> None:
-        """Forget windows that can no longer change (``end <= close``); Kafka keeps them until retention."""
-        size = self.w.size
-        while self.starts and self.starts[0] + size <= close:
+    def _expire(self) -> None:
+        """Drop the windows the store's retention no longer keeps."""
+        while self.starts and not self._visible(self.starts[0]):
             del self.store[heapq.heappop(self.starts)]
 
     def _maybe_emit_final(self, index: int, close: int, now: int) -> None:
@@ -105,22 +115,21 @@ class TimeWindowAggregate:
         self._emit_until(upper, index)
         self.tracker.last_emit_close = close
 
-    def _emit_until(self, upper: int, index: int, expire: bool = True) -> None:
+    def _emit_until(self, upper: int, index: int) -> None:
         size = self.w.size
-        oldest = self.store_time - self.retention
-        while self.starts and self.starts[0] <= upper:
-            start = heapq.heappop(self.starts)
-            bucket = self.store.pop(start)
-            if expire and start < oldest:
+        while self.pending and self.pending[0] <= upper:
+            start = heapq.heappop(self.pending)
+            if not self._visible(start) or start not in self.store:
                 continue  # expired in the store before it could be emitted
+            bucket = self.store[start]
             for key in sorted(bucket, key=key_bytes):
                 c, s, t = bucket[key]
                 self.forward("final", key, start, start + size, c, s, t, index)
 
     def snapshot(self) -> list[tuple]:
-        """``(key, start, end, count, sum, timestamp)`` of the windows still held (open or, on close, unemitted)."""
+        """``(key, start, end, count, sum, timestamp)`` of the windows the store still returns."""
         size = self.w.size
-        return [(k, st, st + size, a[0], a[1], a[2]) for st in sorted(self.store)
+        return [(k, st, st + size, a[0], a[1], a[2]) for st in sorted(self.store) if self._visible(st)
                 for k, a in sorted(self.store[st].items(), key=lambda kv: key_bytes(kv[0]))]
 
     def flush(self) -> None:
