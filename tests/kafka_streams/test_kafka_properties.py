@@ -215,3 +215,11 @@ def test_summary_counts():
         ".withRetention(Duration.ofMillis(100)).withCachingDisabled())"
         ".suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))")
     assert Emit("on_window_close", np.int64(5)).emit_interval == 5
+
+
+def test_pane_and_stream_time_columns():
+    r = _run([("a", 5, 1), ("b", 6, 1), ("a", 7, 1), ("a", 30, 1)], TimeWindows(10, 10, 0))
+    assert r.emissions["pane"].tolist() == [0, 0, 1, 0]
+    assert r.emissions["stream_time"].tolist() == [5, 6, 7, 30]
+    r = _run([("a", 5, 1), ("a", 30, 1)], TimeWindows(10, 10, 0).with_retention(30), "on_window_close")
+    assert r.emissions["stream_time"].tolist() == [30, 30] and r.emissions["at_end"].tolist() == [False, True]

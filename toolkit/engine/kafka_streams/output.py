@@ -11,7 +11,10 @@ One row per record forwarded downstream of the aggregation (or of ``suppress``):
   highest record timestamp in the window; sessions: the session end; suppress keeps the
   buffered record's timestamp),
 - ``emit_index``: position, in arrival order, of the input record whose processing caused the
-  row (``-1`` for the end-of-input flush), ``task`` and ``at_end`` (see ``topology``).
+  row (``-1`` for the end-of-input flush), ``emit_time`` (that record's arrival time; the last
+  arrival for the flush), ``task`` and ``at_end`` (see ``topology``),
+- ``pane``: 0 for a window's first row, then 1, 2, ... (tombstones count), and ``stream_time``:
+  the task's stream time when the row was emitted (the Kafka analogue of a firing's watermark).
 """
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from toolkit.engine.kafka_streams.emit import ON_WINDOW_CLOSE, SUPPRESS_UNTIL_WINDOW_CLOSES, Emit
 from toolkit.engine.kafka_streams.output import KafkaStreamsResult, Sink
-from toolkit.engine.kafka_streams.partitioner import tasks_for_keys
+from toolkit.engine.kafka_streams.partitioner import factorize, tasks_for_keys
 from toolkit.engine.kafka_streams.session_window_aggregate import SessionWindowAggregate
 from toolkit.engine.kafka_streams.sliding_window_aggregate import SlidingWindowAggregate
 from toolkit.engine.kafka_streams.suppress import SuppressUntilWindowCloses
@@ -73,6 +73,28 @@ def _processor(windows: Any, forward, emit: Emit):
     if isinstance(windows, SessionWindows):
         return SessionWindowAggregate(windows, forward, on_close, emit.emit_interval)
     raise UserError(f"windows must be TimeWindows, SlidingWindows or SessionWindows, got {type(windows).__name__}")
+
+
+def _with_pane(em: dict[str, np.ndarray], after: np.ndarray, task: np.ndarray, n_tasks: int) -> dict[str, np.ndarray]:
+    """Add ``pane`` (0 for a window's first emission, then 1, 2, ...; tombstones count) and
+    ``stream_time`` (the task's stream time when the row was emitted; at the end: its last)."""
+    m = len(em["key"])
+    codes, _ = factorize(em["key"])
+    order = np.lexsort((np.arange(m), em["window_end"], em["window_start"], codes, em["task"]))
+    same = np.zeros(m, dtype=bool)
+    if m:
+        k = [em["task"][order], codes[order], em["window_start"][order], em["window_end"][order]]
+        same[1:] = np.logical_and.reduce([c[1:] == c[:-1] for c in k])
+    starts = np.flatnonzero(~same)
+    rank = np.arange(m) - np.repeat(starts, np.diff(np.r_[starts, m]))
+    pane = np.empty(m, dtype=np.int64)
+    pane[order] = rank
+    last = np.full(n_tasks, -1, dtype=np.int64)
+    if len(after):
+        np.maximum.at(last, task, after)
+    idx = em["emit_index"]
+    st = np.where(idx >= 0, after[np.maximum(idx, 0)] if len(after) else -1, last[em["task"]] if m else -1)
+    return {**em, "pane": pane, "stream_time": st.astype(np.int64)}
 
 
 def deployable(windows: TimeWindows | SlidingWindows | SessionWindows, emit: Emit) -> str:
@@ -162,7 +184,7 @@ def run_windowed_aggregation(keys: Sequence[Any] | np.ndarray, timestamps: Seque
         "deployable": deployable(windows, emit),
     }
     return KafkaStreamsResult(
-        emissions=sink.columns(arr, end_time), task=task, stream_time=stream_time,
+        emissions=_with_pane(sink.columns(arr, end_time), after, task, n_tasks), task=task, stream_time=stream_time,
         dropped_windows=dropped, accepted_windows=accepted, dropped_records=dropped_records,
         record_lateness_max=lat_max, record_lateness_avg=lat_avg,
         end_inclusive=not isinstance(windows, TimeWindows), description=desc, state=state or [],
