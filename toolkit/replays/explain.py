@@ -438,22 +438,24 @@ def _words(s: Setting, d: dict) -> str:
         where = f"It arrived at {d['arrival']}, before any watermark"
     else:
         where = f"It arrived at {d['arrival']}, when the operator watermark was {d['watermark_at']}"
-    lateness = f"{duration_text(L)} allowed lateness" if L else "no allowed lateness"
+    lateness = f"plus {duration_text(L)} allowed lateness" if L else "no allowed lateness"
     held = f" The watermark was held by {d['held_by']}." if d["held_by"] else ""
     if d["idle_partitions"]:
-        held += f" Partition(s) {d['idle_partitions']} were idle then (left out of the watermark)."
+        ps = d["idle_partitions"].split(",")
+        held += (f" Partition {ps[0]} was" if len(ps) == 1 else f" Partitions {', '.join(ps)} were") + \
+            " marked idle then (left out of the watermark)."
     if fate == "on_time":
         return f"{head} was on time: {where}, and it is in the first result of {win}."
     behind = duration_text(d["behind_end_ms"])
     if fate == "late_accepted":
         text = (f"{head} was late but accepted. {where}, {behind} past the end of {win}, which had fired already; "
-                f"with {lateness} the window was still kept (cleanup at {instant_text(d['cleanup_time'], _epoch(d))}), "
+                f"with {lateness.removeprefix('plus ')} the window was still kept (cleanup at {instant_text(d['cleanup_time'], _epoch(d))}), "
                 f"so the record was added in a late firing.{held}")
         if not _na(d["delay_on_time_ms"]):
             text += f" A delay of at least {d['delay_on_time']} (now {duration_text(s.delay)}) puts it in the first result."
         return text
     text = (f"{head} was dropped. {where}, {behind} past the end of {win} and {d['missed_by']} past its cleanup "
-            f"time {instant_text(d['cleanup_time'], _epoch(d))} (its last timestamp plus {lateness}), so every "
+            f"time {instant_text(d['cleanup_time'], _epoch(d))} (its last timestamp, {lateness}), so every "
             f"window it belongs to was already purged.{held}")
     keep = []
     if not _na(d["delay_to_keep_ms"]):
