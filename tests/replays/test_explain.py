@@ -126,6 +126,19 @@ def test_no_arrival_times_uses_record_positions() -> None:
     assert d["delay_to_keep_ms"].iloc[0] == 1000 + (3000 - 1001 - 999) + 1
 
 
+def test_records_a_trigger_or_evictor_left_out_are_not_late() -> None:
+    log = toolkit.synth.generate("nexmark", 300, seed=5, partitions=2, rate=100)
+    r = toolkit.replay(log, window="tumbling:1s", evictor="count:2", delay="100ms", interval="200ms")
+    d = r.drops(fates=("dropped",))
+    not_late = d[d["behind_cleanup_ms"].isna() | (d["behind_cleanup_ms"] < 0)]
+    assert len(not_late) > 50 and not_late["delay_to_keep_ms"].isna().all() and not_late["lateness_to_keep_ms"].isna().all()
+    assert "not late" in r.explain(int(not_late["row"].iloc[0])).text
+    causes = r.drop_causes()
+    assert causes[0].startswith(f"{len(not_late)} of {len(d)} drops were not late: the trigger (event_time) or the evictor (count:2)")
+    assert causes[-1].startswith(f"The {len(d) - len(not_late)} late ones: a delay of")
+    check_exact(log, dict(window="tumbling:1s", evictor="count:2", delay="100ms", interval="200ms"), "delay")
+
+
 def test_global_windows_cannot_be_explained() -> None:
     log = EventLog.from_arrays([0, 10], [0, 10])
     with pytest.raises(toolkit.settings.SettingError, match="window"):

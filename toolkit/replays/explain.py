@@ -280,10 +280,11 @@ def drops(result: Any, *, fates: tuple[str, ...] = ("dropped", "late_accepted"))
     if bad:
         raise ValueError(f"fates: {bad[0]!r} is not a fate; choose among 'dropped', 'late_accepted', 'on_time'")
     cache = a.setdefault("_drops", {})
-    key = tuple(sorted(fates))
+    key = ("dropped", "late_accepted") if set(fates) <= {"dropped", "late_accepted"} else tuple(sorted(fates))
     if key not in cache:
-        cache[key] = _table(result, a, names, np.flatnonzero(np.isin(names, list(fates))))
-    return cache[key].copy()
+        cache[key] = _table(result, a, names, np.flatnonzero(np.isin(names, list(key))))
+    table = cache[key]
+    return table[table["fate"].isin(fates)].reset_index(drop=True)
 
 
 def _table(result: Any, a: dict, names: np.ndarray, pos: np.ndarray) -> pd.DataFrame:
@@ -324,7 +325,8 @@ def _table(result: Any, a: dict, names: np.ndarray, pos: np.ndarray) -> pd.DataF
     # what would have kept it
     shift = isinstance(s.strategy, str) and s.strategy in SHIFT_STRATEGIES
     d = int(s.delay)
-    can = dropped & has_wm & in_window
+    late = has_wm & in_window & (W >= cleanup)  # Flink's isWindowLate for the deciding window
+    can = dropped & late
     delay_keep = np.where(can & shift, d + (W - cleanup) + 1, -1)
     late_keep = np.where(can, np.maximum(W - max_ts + 1, 0), -1)
     on_time = np.where(has_wm & in_window & shift & (W >= max_ts), d + (W - max_ts) + 1, -1)
@@ -454,6 +456,10 @@ def _words(s: Setting, d: dict) -> str:
         if not _na(d["delay_on_time_ms"]):
             text += f" A delay of at least {d['delay_on_time']} (now {duration_text(s.delay)}) puts it in the first result."
         return text
+    if not _na(d["behind_cleanup_ms"]) and d["behind_cleanup_ms"] < 0 or _na(d["behind_end_ms"]):
+        return (f"{head} is in no firing, but it was not late. {where}, before its window's cleanup time "
+                f"{instant_text(d['cleanup_time'], _epoch(d))}. The trigger ({s.trigger}) or the evictor "
+                f"({s.evictor or 'none'}) left it out of every result; no watermark setting changes that.")
     text = (f"{head} was dropped. {where}, {behind} past the end of {win} and {d['missed_by']} past its cleanup "
             f"time {instant_text(d['cleanup_time'], _epoch(d))} (its last timestamp, {lateness}), so every "
             f"window it belongs to was already purged.{held}")
@@ -496,12 +502,17 @@ def drop_causes(result: Any, top: int = 3) -> list[str]:
     if n == 0:
         return ["No record was dropped."]
     idle_cause = df["dropped_by_idleness"].to_numpy() & df["idle_partitions"].ne("").to_numpy()
+    not_late = ~(df["behind_cleanup_ms"].fillna(-1) >= 0).to_numpy()
     group = np.where(idle_cause, "idle:" + df["idle_partitions"], "late:" + df["partition"].astype(str))
+    group = np.where(not_late, "fired:", group)
     lines: list[tuple[int, str]] = []
     for g, sub in df.groupby(group, sort=False):
         k = len(sub)
         kind, what = g.split(":", 1)
-        if kind == "idle":
+        if kind == "fired":
+            t = (f"{k:,} of {n:,} drops were not late: the trigger ({s.trigger}) or the evictor "
+                 f"({s.evictor or 'none'}) left them out of every result")
+        elif kind == "idle":
             ps = what.replace(",", ", ")
             plural = "s" if "," in what else ""
             silent = sub["idle_silent_ms"].max()
@@ -531,7 +542,11 @@ def drop_causes(result: Any, top: int = 3) -> list[str]:
     if len(lines) > len(shown):
         rest = sum(k for k, _, _ in lines) - sum(k for k, _, _ in shown)
         out.append(f"{rest:,} more drops in {len(lines) - len(shown)} other group(s).")
-    out.append(f"All {n:,}:" + _keeps(df, "every one", now=s)[1:] + ".")
+    if not_late.all():
+        return out
+    late_df = df[~not_late]
+    what = f"All {n:,}" if not not_late.any() else f"The {len(late_df):,} late ones"
+    out.append(f"{what}:" + _keeps(late_df, "every one", now=s)[1:] + ".")
     return out
 
 
