@@ -161,3 +161,22 @@ def test_idle_timeout_suggestions_keep_the_records_they_name() -> None:
     first = with_t[need == need.min()]["row"].to_numpy()
     res = toolkit.replay(prefix, **{**IDLE, "idleness": int(need.min()) - 200})
     assert not kept(res, first).any()
+
+
+RECOMMENDED = dict(window="tumbling:1s", delay="2s", lateness="5s", idleness="2s", interval="200ms")
+
+
+def test_the_recommendations_drops_are_kept_by_their_suggestions() -> None:
+    """The demo sweep's recommendation (2 s delay, 5 s lateness, 2 s idle timeout, as issue 13
+    quotes it) still drops a record: each suggestion, replayed on the whole log, keeps it."""
+    log = demo_log()
+    d = toolkit.replay(log, **RECOMMENDED).drops(fates=("dropped",))
+    assert len(d) >= 1
+    for what in ("delay", "lateness", "idleness"):
+        col = d[f"{what}_to_keep_ms"]
+        for v in sorted(set(col.dropna().astype(int))):
+            rows = d.loc[col == v, "row"].to_numpy()
+            assert kept(toolkit.replay(log, **{**RECOMMENDED, what: v}), rows).all(), f"{what}={v}"
+            if what != "idleness":
+                assert not kept(toolkit.replay(log, **{**RECOMMENDED, what: v - 1}), rows).any()
+    assert d["delay_to_keep_ms"].notna().all() and d["lateness_to_keep_ms"].notna().all()

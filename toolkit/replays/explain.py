@@ -509,6 +509,7 @@ def drop_causes(result: Any, top: int = 3) -> list[str]:
     for g, sub in df.groupby(group, sort=False):
         k = len(sub)
         kind, what = g.split(":", 1)
+        them = "it" if k == 1 else "them all"
         if kind == "fired":
             t = (f"{k:,} of {n:,} drops were not late: the trigger ({s.trigger}) or the evictor "
                  f"({s.evictor or 'none'}) left them out of every result")
@@ -521,14 +522,14 @@ def drop_causes(result: Any, top: int = 3) -> list[str]:
                  "so the watermark moved on without it")
             need = sub["idleness_to_keep_ms"].dropna()
             if len(need) == k and _idle_keeps_all(result, sub, int(need.max())):
-                t += f"; an idle timeout of {duration_text(int(need.max()))} (or none) keeps them all"
+                t += f"; an idle timeout of {duration_text(int(need.max()))} (or none) keeps {them}"
             else:
-                t += "; turning idleness off keeps them all"
-            t += _keeps(sub, "them", also=True)
+                t += f"; turning idleness off keeps {them}"
+            t += _keeps(sub, "it" if k == 1 else "them", also=True)
         else:
             t = (f"{k:,} of {n:,} drops: records of partition {what} arrived up to "
                  f"{duration_text(int(sub['behind_cleanup_ms'].max()))} after their window's cleanup")
-            t += _keeps(sub, "them all")
+            t += _keeps(sub, them)
             holders = sub["holder_partition"].dropna()
             if len(holders):
                 hp, hc = holders.value_counts().index[0], int(holders.value_counts().iloc[0])
@@ -545,8 +546,8 @@ def drop_causes(result: Any, top: int = 3) -> list[str]:
     if not_late.all():
         return out
     late_df = df[~not_late]
-    what = f"All {n:,}" if not not_late.any() else f"The {len(late_df):,} late ones"
-    out.append(f"{what}:" + _keeps(late_df, "every one", now=s)[1:] + ".")
+    what = (f"All {n:,}" if n > 1 else "The drop") if not not_late.any() else f"The {len(late_df):,} late ones"
+    out.append(f"{what}:" + _keeps(late_df, "every one" if len(late_df) > 1 else "it", now=s)[1:] + ".")
     return out
 
 
