@@ -4,7 +4,6 @@ sliding-window gaps, logs without arrival times, and a property test on random l
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -60,6 +59,18 @@ def test_sliding_windows_four_partitions_two_subtasks(mixed: EventLog) -> None:
 def test_legacy_strategy_delay_is_exact(mixed: EventLog) -> None:
     s = dict(window="tumbling:1s", strategy="legacy", delay="300ms", interval="200ms")
     assert check_exact(mixed, s, "delay") >= 3
+
+
+def test_monotonous_strategy_suggests_a_bounded_delay(mixed: EventLog) -> None:
+    s = dict(window="tumbling:1s", strategy="monotonous", interval="200ms")
+    r = toolkit.replay(mixed, **s)
+    d = r.drops(fates=("dropped",))
+    assert len(d) > 3
+    assert "a bounded out-of-orderness delay of at least" in r.explain(int(d["row"].iloc[0])).text
+    bounded = dict(s, strategy="bounded")
+    for v, rows in d.groupby("delay_to_keep_ms")["row"]:
+        assert kept(toolkit.replay(mixed, **bounded, delay=int(v)), rows).all()
+        assert not kept(toolkit.replay(mixed, **bounded, delay=int(v) - 1), rows).any()
 
 
 def test_time_lag_strategy_delay_is_exact(mixed: EventLog) -> None:
@@ -175,8 +186,8 @@ events = st.lists(st.tuples(st.integers(0, 6000), st.integers(0, 300), st.intege
 
 @settings(max_examples=25, deadline=None)
 @given(events, st.integers(0, 800), st.integers(0, 800), st.sampled_from([0, 50, 200]),
-       st.sampled_from(["tumbling:1s", "sliding:1s/500ms", "tumbling:700ms,100ms"]), st.integers(1, 2))
-def test_property_suggestions_are_exact(ev, delay, lateness, interval, window, par) -> None:
+       st.sampled_from(["tumbling:1s", "sliding:1s/500ms", "tumbling:700ms,100ms"]), st.integers(1, 2), st.booleans())
+def test_property_suggestions_are_exact(ev, delay, lateness, interval, window, par, per_partition) -> None:
     """Random logs: every dropped record is kept with its delay / lateness suggestion and
     dropped with 1 ms less."""
     ev = sorted(ev, key=lambda x: x[0] + x[1])  # arrival order
@@ -184,6 +195,7 @@ def test_property_suggestions_are_exact(ev, delay, lateness, interval, window, p
     arr = et + np.array([a for _, a, _ in ev])
     order = np.argsort(arr, kind="stable")
     log = EventLog.from_arrays(et[order], arr[order], key="k", partition=np.array([p for *_, p in ev])[order])
-    s = dict(window=window, delay=delay, lateness=lateness, interval=interval, source_parallelism=par)
+    s = dict(window=window, delay=delay, lateness=lateness, interval=interval, source_parallelism=par,
+             partitions_as_sources=per_partition)
     check_exact(log, s, "delay")
     check_exact(log, s, "lateness")

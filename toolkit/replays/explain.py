@@ -267,7 +267,8 @@ def drops(result: Any, *, fates: tuple[str, ...] = ("dropped", "late_accepted"))
     ``dropped_by_idleness`` (turning idleness off keeps it), and the
     smallest ``delay_to_keep_ms``, ``lateness_to_keep_ms``, ``idleness_to_keep_ms`` that keep
     a dropped record and ``delay_on_time_ms`` that puts it in its window's first result (NA
-    where no such value exists); ``exact`` is False where they are sufficient but maybe not
+    where no such value exists; the monotonous strategy's is the bounded strategy's delay, as
+    monotonous is bounded with delay 0); ``exact`` is False where they are sufficient but maybe not
     the smallest (session windows, a capped idle-timeout search).
 
     Readable columns (text): ``event, arrival, window, watermark_at, late_by, missed_by,
@@ -338,7 +339,7 @@ def _table(result: Any, a: dict, names: np.ndarray, pos: np.ndarray) -> pd.DataF
         idle_keep, by_idleness, capped = _idle_suggestions(a, s, pos, cleanup, cand)
     idle_off = by_idleness & (idle_keep < 0)
     epoch = bool(len(a["ts"]) and np.abs(a["ts"]).max() >= _EPOCH_MS)
-    sub = np.where(part >= 0, part % max(1, int(s.source_parallelism)), -1)
+    sub = a["part"][pos] % max(1, int(s.source_parallelism))  # the generator's partition picks the subtask
 
     df = pd.DataFrame({
         "row": a["rows"][pos], "key": a["keys"][pos], "partition": part,
@@ -465,7 +466,8 @@ def _words(s: Setting, d: dict) -> str:
             f"window it belongs to was already purged.{held}")
     keep = []
     if not _na(d["delay_to_keep_ms"]):
-        keep.append(f"a delay of at least {d['delay_to_keep']} (now {duration_text(s.delay)})")
+        kind = "a bounded out-of-orderness delay" if s.strategy == "monotonous" else "a delay"
+        keep.append(f"{kind} of at least {d['delay_to_keep']} (now {duration_text(s.delay)})")
     elif isinstance(s.strategy, str):
         keep.append(f"no delay of the {s.strategy} strategy is computed exactly here")
     if not _na(d["lateness_to_keep_ms"]):
