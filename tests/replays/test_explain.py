@@ -11,6 +11,8 @@ import toolkit
 from toolkit.log.model import EventLog
 from toolkit.replays.explain import COLUMNS, duration_text, instant_text
 
+from helpers.explain_demo import DEMO, demo_log
+
 
 def kept(result: toolkit.ReplayResult, rows) -> np.ndarray:
     fate = result.fates.set_index("row")["fate"]
@@ -165,8 +167,6 @@ def test_readable_units() -> None:
 
 
 def test_drop_causes_on_the_demo_log() -> None:
-    from tests.replays.test_explain_exact import DEMO, demo_log
-
     r = toolkit.replay(demo_log(), **DEMO)
     causes = r.drop_causes()
     counts = [int(c.split(" of ")[0].replace(",", "")) for c in causes[:-1]]

@@ -8,7 +8,7 @@ import toolkit
 from toolkit.log.model import EventLog
 from toolkit.viz.drops import drops_frame, drops_over_time, idle_periods, nice_bin
 
-from tests.replays.test_explain_exact import DEMO, demo_log
+from helpers.explain_demo import DEMO, demo_log
 
 
 def _layers(spec: dict) -> list[dict]:

@@ -27,15 +27,7 @@ import pytest
 import toolkit
 from toolkit.log.model import EventLog
 
-from tests.conftest import DATA
-
-DEMO = dict(window="tumbling:1s", delay="500ms", lateness="1s", interval="200ms")
-
-
-@cache
-def demo_log() -> EventLog:
-    return toolkit.load_log(DATA / "sample.csv", event_time="event_time", arrival_time="arrival_time", key="key",
-                            partition="partition", value="value", time_unit="ms", max_invalid_fraction=0.001)
+from helpers.explain_demo import DEMO, demo_log
 
 
 @cache
