@@ -2,8 +2,8 @@
 
 Every setting :func:`toolkit.replay` takes, the sweep takes, each as one value or a list
 (``toolkit.settings``: one vocabulary). Each configuration runs on the closed-form path
-(``toolkit.fast``) when it applies (tumbling/sliding windows, the event-time trigger, no
-evictor, accumulating or retracting, one stage) and on the engine path otherwise; the figures
+(``toolkit.fast``) when it applies (tumbling/sliding windows in closed form or session
+windows compiled, the event-time trigger, no evictor, accumulating or retracting, one stage) and on the engine path otherwise; the figures
 are the same either way (property tests), and the same as ``replay(...).summary()`` for that
 setting.
 
@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from toolkit.fast import sessions as fast_sessions
 from toolkit.fast.evaluate import Shard
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.settings import CONFIG_COLUMNS, Setting, SettingError, grid
@@ -114,14 +115,21 @@ def settings_grid(settings: Any, grid_settings: dict) -> list[Setting]:
     return grid(**grid_settings)
 
 
+def fast_applies(config: Setting) -> bool:
+    """The fast path serves ``config``: the closed form (tumbling/sliding windows,
+    ``toolkit.fast.evaluate``) or compiled sessions (``toolkit.fast.sessions``)."""
+    return config.closed_form or fast_sessions.applies(config)
+
+
 def choose_paths(configs: list[Setting], path: str) -> list[str]:
-    """``fast`` where the closed form applies (and is allowed), ``engine`` otherwise."""
+    """``fast`` where the fast path applies (and is allowed), ``engine`` otherwise."""
     out = []
     for c in configs:
-        if path == "fast" and not c.closed_form:
-            raise SettingError("path", f"the fast path does not apply to {c}: it needs tumbling/sliding windows, the "
-                               "event-time trigger, no evictor, accumulating or retracting mode and one stage")
-        out.append("fast" if (path != "engine" and c.closed_form) else "engine")
+        ok = fast_applies(c)
+        if path == "fast" and not ok:
+            raise SettingError("path", f"the fast path does not apply to {c}: it needs tumbling, sliding or session "
+                               "windows, the event-time trigger, no evictor, accumulating or retracting mode and one stage")
+        out.append("fast" if (path != "engine" and ok) else "engine")
     return out
 
 

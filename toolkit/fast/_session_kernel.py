@@ -1,0 +1,343 @@
+"""The compiled step of ``toolkit.fast.sessions``: Flink's session ``WindowOperator`` with the
+``EventTimeTrigger`` per key, over a precomputed watermark timeline (numba).
+
+Imported lazily by ``toolkit.fast.sessions`` (numba is heavy to import and compiles on first
+use; the compiled code is cached on disk next to this file when that is writable).
+
+Rules (``toolkit.engine.operator_fast.SessionEventTimeOperator``, step for step): a record of
+timestamp ``t`` and gap ``g`` proposes ``[t, t + g)``; the live sessions of its key that
+intersect it (``start <= t + g and end >= t``: touching counts) merge with it into their
+cover; with none, the proposed window alone is late when ``cleanupTime <= W`` (``W`` the
+operator watermark current at the record) and the record is dropped (side output when
+``isElementLate``). A merge whose ``max_ts + lateness`` wraps (Java ``long``) to ``<= W`` is
+the engine's error. The record then joins the session: the session fires at once (a record
+caused firing) when ``max_ts <= W``, otherwise its timer at ``max_ts`` is pending. A pending
+timer fires at the first watermark change ``>= max_ts``; the cleanup timer at
+``cleanupTime = max_ts + lateness`` (saturated) drops the session. Timers are evaluated
+lazily, per key, before each of the key's records, in timestamp order (what the engine's
+timer queue does), then up to the last change, then the end-of-input MAX watermark.
+Pane bookkeeping (index, "passed", emitted panes to retract) merges like ``merge_panes``.
+"""
+from __future__ import annotations
+
+import os
+
+import numba
+import numpy as np
+
+MAXT = np.iinfo(np.int64).max
+MINT = np.iinfo(np.int64).min
+
+# session slot columns
+S_START, S_END, S_CNT, S_PANE, S_PASSED, S_PENDING, S_EMITTED, S_REP, S_UHEAD, S_UTAIL, S_MHEAD, S_MTAIL = range(12)
+S_COLS = 12
+# firing columns
+F_REC, F_START, F_END, F_CNT, F_PANE, F_TIMING, F_TICK, F_TIME, F_WM, F_RETRACT, F_MEMOFF, F_KEY = range(12)
+F_COLS = 12
+# timing codes
+T_ON_TIME, T_LATE, T_AT_END = 0, 1, 2
+# fates (3: accepted, not fired: only without an end of input)
+FATE_ON_TIME, FATE_LATE, FATE_DROPPED, FATE_PENDING = 0, 1, 2, 3
+# errors
+E_NONE, E_MERGE_LATE, E_RETIRE, E_GAP = 0, 1, 2, 3
+
+_CACHE = os.path.isfile(__file__) and os.access(os.path.dirname(__file__), os.W_OK)
+_jit = numba.njit(cache=_CACHE, nogil=True)
+
+
+@_jit
+def _sat_add(a, b):
+    """``a + b`` saturated at Long.MAX_VALUE (``b >= 0``): Flink's guarded ``cleanupTime``."""
+    if a > MAXT - b:
+        return MAXT
+    return a + b
+
+
+@_jit
+def _wrap_add(a, b):
+    """``a + b`` in Java ``long`` arithmetic (``b >= 0``): the merge check and isElementLate."""
+    if b > 0 and a > MAXT - b:
+        return (a - (MAXT - b) - 1) + MINT
+    return a + b
+
+
+@_jit
+def _fire(slot, by_timer, at_end, tick, time, wmv, S, sums, F, fsum, nf, fate, nxt_u, nxt_m, members, mem_pos, key):
+    """Emit the session in ``slot`` (its whole contents: accumulating); returns (nf, mem_pos)."""
+    pane = S[slot, S_PANE]
+    if at_end:
+        timing = T_AT_END
+    elif by_timer and S[slot, S_PASSED] == 0:
+        timing = T_ON_TIME
+    else:
+        timing = T_LATE
+    S[slot, S_PASSED] = 1
+    F[nf, F_REC] = S[slot, S_REP]
+    F[nf, F_START] = S[slot, S_START]
+    F[nf, F_END] = S[slot, S_END]
+    F[nf, F_CNT] = S[slot, S_CNT]
+    F[nf, F_PANE] = pane
+    F[nf, F_TIMING] = timing
+    F[nf, F_TICK] = tick
+    F[nf, F_TIME] = time
+    F[nf, F_WM] = wmv
+    F[nf, F_RETRACT] = S[slot, S_EMITTED]
+    F[nf, F_MEMOFF] = mem_pos
+    F[nf, F_KEY] = key
+    fsum[nf] = sums[slot]
+    S[slot, S_EMITTED] = 1
+    if len(members) > 0:
+        r = S[slot, S_MHEAD]
+        while r >= 0:
+            members[mem_pos] = r
+            mem_pos += 1
+            r = nxt_m[r]
+    code = FATE_ON_TIME if pane == 0 else FATE_LATE
+    r = S[slot, S_UHEAD]
+    while r >= 0:
+        fate[r] = code
+        r = nxt_u[r]
+    S[slot, S_UHEAD] = -1
+    S[slot, S_UTAIL] = -1
+    S[slot, S_PANE] = pane + 1
+    return nf + 1, mem_pos
+
+
+@_jit
+def _remove(slot, m, S, sums):
+    """Swap-remove session ``slot`` of the ``m`` live ones; returns the new count."""
+    last = m - 1
+    if slot != last:
+        for c in range(S_COLS):
+            S[slot, c] = S[last, c]
+        sums[slot] = sums[last]
+    return last
+
+
+@_jit
+def _advance(W, m, S, sums, lateness, wm, tick_time, F, fsum, nf, fate, nxt_u, nxt_m, members, mem_pos, CL, ncl, key):
+    """Fire the pending timers ``<= W`` in timestamp order, then drop the sessions whose
+    cleanup time is ``<= W``. Returns (m, nf, mem_pos, ncl)."""
+    while True:
+        best = -1
+        bmt = MAXT
+        for q in range(m):
+            if S[q, S_PENDING] == 1:
+                mt = S[q, S_END] - 1
+                if mt <= W and (best < 0 or mt < bmt):
+                    best = q
+                    bmt = mt
+        if best < 0:
+            break
+        k = np.searchsorted(wm, bmt)
+        S[best, S_PENDING] = 0
+        nf, mem_pos = _fire(best, True, False, k, tick_time[k], wm[k], S, sums, F, fsum, nf, fate, nxt_u, nxt_m,
+                            members, mem_pos, key)
+        if _sat_add(bmt, lateness) == bmt:
+            # the cleanup timer is the same timer: cleared right after the firing
+            CL[ncl, 0] = k
+            CL[ncl, 1] = S[best, S_CNT]
+            ncl += 1
+            m = _remove(best, m, S, sums)
+    q = 0
+    while q < m:
+        c = _sat_add(S[q, S_END] - 1, lateness)
+        if c != MAXT and c <= W:
+            CL[ncl, 0] = np.searchsorted(wm, c)
+            CL[ncl, 1] = S[q, S_CNT]
+            ncl += 1
+            m = _remove(q, m, S, sums)
+        else:
+            q += 1
+    return m, nf, mem_pos, ncl
+
+
+@_jit
+def _next_event(m, S, lateness):
+    """The smallest watermark at which a timer of the live sessions fires."""
+    ne = MAXT
+    for q in range(m):
+        mt = S[q, S_END] - 1
+        if S[q, S_PENDING] == 1 and mt < ne:
+            ne = mt
+        c = _sat_add(mt, lateness)
+        if c != MAXT and c < ne:
+            ne = c
+    return ne
+
+
+@_jit
+def simulate(group_start, perm, ts, gap, val, seg, arrival, wm, tick_time, end_time, with_end, lateness, member_cap):
+    """Run every key group (``perm[group_start[g]:group_start[g+1]]``, arrival order within a
+    key) through the session operator. See ``toolkit.fast.sessions.SessionRun`` for outputs."""
+    n = len(ts)
+    K = len(wm)
+    fate = np.full(n, FATE_DROPPED, dtype=np.int8)
+    side = np.zeros(n, dtype=np.int8)
+    dw = np.zeros(n, dtype=np.int64)
+    F = np.zeros((2 * n + 1, F_COLS), dtype=np.int64)
+    fsum = np.zeros(2 * n + 1, dtype=val.dtype)
+    CL = np.zeros((n + 1, 2), dtype=np.int64)
+    err = np.zeros(5, dtype=np.int64)
+    members = np.zeros(member_cap, dtype=np.int64)
+    nxt_u = np.full(n, -1, dtype=np.int64)
+    nxt_m = np.full(n, -1, dtype=np.int64)
+    cap = 1
+    for g in range(len(group_start) - 1):
+        size = group_start[g + 1] - group_start[g]
+        if size > cap:
+            cap = size
+    S = np.zeros((cap + 1, S_COLS), dtype=np.int64)
+    sums = np.zeros(cap + 1, dtype=val.dtype)
+    hits = np.zeros(cap + 1, dtype=np.int64)
+    nf = 0
+    ncl = 0
+    mem_pos = 0
+    w_last = wm[K - 1] if K > 0 else MINT
+    for g in range(len(group_start) - 1):
+        m = 0
+        next_ev = MAXT
+        for idx in range(group_start[g], group_start[g + 1]):
+            j = perm[idx]
+            s = seg[j]
+            W = wm[s - 1] if s > 0 else MINT
+            if m > 0 and W >= next_ev:
+                m, nf, mem_pos, ncl = _advance(W, m, S, sums, lateness, wm, tick_time, F, fsum, nf, fate, nxt_u,
+                                               nxt_m, members, mem_pos, CL, ncl, g)
+                next_ev = _next_event(m, S, lateness)
+            t = ts[j]
+            gp = gap[j]
+            if gp <= 0:
+                err[0] = E_GAP
+                err[1] = j
+                err[2] = gp
+                return fate, side, dw, F[:nf], fsum[:nf], CL[:ncl], members[:mem_pos], err
+            ne = t + gp
+            nh = 0
+            for q in range(m):
+                if S[q, S_START] <= ne and S[q, S_END] >= t:
+                    hits[nh] = q
+                    nh += 1
+            merged = False
+            if nh == 0:
+                c = _sat_add(ne - 1, lateness)
+                if c <= W:
+                    # the window alone is late: added and retired at once; the record is skipped
+                    if _wrap_add(t, lateness) <= W:
+                        side[j] = 1
+                    continue
+                slot = m
+                m += 1
+                S[slot, S_START] = t
+                S[slot, S_END] = ne
+                S[slot, S_CNT] = 0
+                S[slot, S_PANE] = 0
+                S[slot, S_PASSED] = 0
+                S[slot, S_PENDING] = 0
+                S[slot, S_EMITTED] = 0
+                S[slot, S_REP] = j
+                S[slot, S_UHEAD] = -1
+                S[slot, S_UTAIL] = -1
+                S[slot, S_MHEAD] = -1
+                S[slot, S_MTAIL] = -1
+                sums[slot] = 0
+                dw[j] = 1
+            elif nh == 1 and S[hits[0], S_START] <= t and S[hits[0], S_END] >= ne:
+                slot = hits[0]                      # inside a session: nothing changes
+            else:
+                ns = t
+                nend = ne
+                for i in range(nh):
+                    q = hits[i]
+                    if S[q, S_START] < ns:
+                        ns = S[q, S_START]
+                    if S[q, S_END] > nend:
+                        nend = S[q, S_END]
+                mt = nend - 1
+                if _wrap_add(mt, lateness) <= W:
+                    err[0] = E_MERGE_LATE
+                    err[1] = j
+                    err[2] = ns
+                    err[3] = nend
+                    err[4] = W
+                    return fate, side, dw, F[:nf], fsum[:nf], CL[:ncl], members[:mem_pos], err
+                slot = hits[0]
+                for i in range(nh - 1, 0, -1):
+                    q = hits[i]
+                    S[slot, S_CNT] += S[q, S_CNT]
+                    sums[slot] += sums[q]
+                    if S[q, S_PANE] > S[slot, S_PANE]:
+                        S[slot, S_PANE] = S[q, S_PANE]
+                    if S[q, S_PASSED] == 1:
+                        S[slot, S_PASSED] = 1
+                    S[slot, S_EMITTED] += S[q, S_EMITTED]
+                    if S[q, S_UHEAD] >= 0:
+                        if S[slot, S_UHEAD] < 0:
+                            S[slot, S_UHEAD] = S[q, S_UHEAD]
+                        else:
+                            nxt_u[S[slot, S_UTAIL]] = S[q, S_UHEAD]
+                        S[slot, S_UTAIL] = S[q, S_UTAIL]
+                    if S[q, S_MHEAD] >= 0:
+                        if S[slot, S_MHEAD] < 0:
+                            S[slot, S_MHEAD] = S[q, S_MHEAD]
+                        else:
+                            nxt_m[S[slot, S_MTAIL]] = S[q, S_MHEAD]
+                        S[slot, S_MTAIL] = S[q, S_MTAIL]
+                    m = _remove(q, m, S, sums)
+                S[slot, S_START] = ns
+                S[slot, S_END] = nend
+                if mt > W:
+                    S[slot, S_PENDING] = 1          # EventTimeTrigger.onMerge
+                    merged = True
+                else:
+                    S[slot, S_PENDING] = 0          # the merged windows' timers are deleted
+                dw[j] = 1 - nh
+            mt = S[slot, S_END] - 1
+            c = _sat_add(mt, lateness)
+            if c <= W:
+                err[0] = E_RETIRE
+                err[1] = j
+                return fate, side, dw, F[:nf], fsum[:nf], CL[:ncl], members[:mem_pos], err
+            S[slot, S_CNT] += 1
+            sums[slot] += val[j]
+            fate[j] = FATE_PENDING
+            if S[slot, S_UHEAD] < 0:
+                S[slot, S_UHEAD] = j
+            else:
+                nxt_u[S[slot, S_UTAIL]] = j
+            S[slot, S_UTAIL] = j
+            if S[slot, S_MHEAD] < 0:
+                S[slot, S_MHEAD] = j
+            else:
+                nxt_m[S[slot, S_MTAIL]] = j
+            S[slot, S_MTAIL] = j
+            if mt <= W:
+                # EventTimeTrigger.onElement: the watermark is past the window: FIRE now
+                nf, mem_pos = _fire(slot, False, False, -1, arrival[j], W, S, sums, F, fsum, nf, fate, nxt_u, nxt_m,
+                                    members, mem_pos, g)
+            elif not merged:
+                S[slot, S_PENDING] = 1
+            if S[slot, S_PENDING] == 1 and mt < next_ev:
+                next_ev = mt
+            if c != MAXT and c < next_ev:
+                next_ev = c
+        # the key's timers at the changes after its last record, then the end of input
+        if m > 0 and w_last >= next_ev:
+            m, nf, mem_pos, ncl = _advance(w_last, m, S, sums, lateness, wm, tick_time, F, fsum, nf, fate, nxt_u,
+                                           nxt_m, members, mem_pos, CL, ncl, g)
+        if with_end:
+            while True:
+                best = -1
+                bmt = MAXT
+                for q in range(m):
+                    if S[q, S_PENDING] == 1:
+                        mt = S[q, S_END] - 1
+                        if best < 0 or mt < bmt:
+                            best = q
+                            bmt = mt
+                if best < 0:
+                    break
+                S[best, S_PENDING] = 0
+                nf, mem_pos = _fire(best, True, True, K, end_time, MAXT, S, sums, F, fsum, nf, fate, nxt_u, nxt_m,
+                                    members, mem_pos, g)
+    return fate, side, dw, F[:nf], fsum[:nf], CL[:ncl], members[:mem_pos], err
