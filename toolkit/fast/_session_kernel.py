@@ -29,14 +29,14 @@ MAXT = np.iinfo(np.int64).max
 MINT = np.iinfo(np.int64).min
 
 # session slot columns
-S_START, S_END, S_CNT, S_PANE, S_PASSED, S_PENDING, S_EMITTED, S_REP, S_UHEAD, S_UTAIL, S_MHEAD, S_MTAIL = range(12)
-S_COLS = 12
+S_START, S_END, S_CNT, S_PANE, S_PASSED, S_PENDING, S_EMITTED, S_REP, S_UHEAD, S_UTAIL, S_MHEAD, S_MTAIL, S_PRISTINE = range(13)
+S_COLS = 13
 # firing columns
-F_REC, F_START, F_END, F_CNT, F_PANE, F_TIMING, F_TICK, F_TIME, F_WM, F_RETRACT, F_MEMOFF, F_KEY = range(12)
-F_COLS = 12
+F_REC, F_START, F_END, F_CNT, F_PANE, F_TIMING, F_TICK, F_TIME, F_WM, F_RETRACT, F_MEMOFF, F_KEY, F_CAUSE = range(13)
+F_COLS = 13
 # timing codes
 T_ON_TIME, T_LATE, T_AT_END = 0, 1, 2
-# fates (3: accepted, not fired: only without an end of input)
+# fates (3: accepted, never fired: without an end of input, or left behind, see S_PRISTINE)
 FATE_ON_TIME, FATE_LATE, FATE_DROPPED, FATE_PENDING = 0, 1, 2, 3
 # errors
 E_NONE, E_MERGE_LATE, E_RETIRE, E_GAP = 0, 1, 2, 3
@@ -62,8 +62,9 @@ def _wrap_add(a, b):
 
 
 @_jit
-def _fire(slot, by_timer, at_end, tick, time, wmv, S, sums, F, fsum, nf, fate, nxt_u, nxt_m, members, mem_pos, key):
-    """Emit the session in ``slot`` (its whole contents: accumulating); returns (nf, mem_pos)."""
+def _fire(slot, by_timer, at_end, tick, time, wmv, S, sums, F, fsum, nf, fate, nxt_u, nxt_m, members, mem_pos, key, cause):
+    """Emit the session in ``slot`` (its whole contents: accumulating); ``cause``: the record
+    that caused the firing, -1 for a timer. Returns (nf, mem_pos)."""
     pane = S[slot, S_PANE]
     if at_end:
         timing = T_AT_END
@@ -84,6 +85,7 @@ def _fire(slot, by_timer, at_end, tick, time, wmv, S, sums, F, fsum, nf, fate, n
     F[nf, F_RETRACT] = S[slot, S_EMITTED]
     F[nf, F_MEMOFF] = mem_pos
     F[nf, F_KEY] = key
+    F[nf, F_CAUSE] = cause
     fsum[nf] = sums[slot]
     S[slot, S_EMITTED] = 1
     if len(members) > 0:
@@ -132,7 +134,7 @@ def _advance(W, m, S, sums, lateness, wm, tick_time, F, fsum, nf, fate, nxt_u, n
         k = np.searchsorted(wm, bmt)
         S[best, S_PENDING] = 0
         nf, mem_pos = _fire(best, True, False, k, tick_time[k], wm[k], S, sums, F, fsum, nf, fate, nxt_u, nxt_m,
-                            members, mem_pos, key)
+                            members, mem_pos, key, -1)
         if _sat_add(bmt, lateness) == bmt:
             # the cleanup timer is the same timer: cleared right after the firing
             CL[ncl, 0] = k
@@ -240,10 +242,25 @@ def simulate(group_start, perm, ts, gap, val, seg, arrival, wm, tick_time, end_t
                 S[slot, S_UTAIL] = -1
                 S[slot, S_MHEAD] = -1
                 S[slot, S_MTAIL] = -1
+                S[slot, S_PRISTINE] = 1
                 sums[slot] = 0
                 dw[j] = 1
             elif nh == 1 and S[hits[0], S_START] <= t and S[hits[0], S_END] >= ne:
-                slot = hits[0]                      # inside a session: nothing changes
+                slot = hits[0]                      # inside a session: nothing changes, except...
+                if S[slot, S_START] == t and S[slot, S_END] == ne and S[slot, S_PRISTINE] == 0:
+                    # ...Flink's MergingWindowSet when the proposed window equals a session window
+                    # that came from a merge (only possible with dynamic gaps): it maps the window
+                    # to itself as its state window, so the session's contents are left behind
+                    # (kept in state, never fired or cleaned) and it starts empty; panes and
+                    # timers belong to the window and carry on
+                    S[slot, S_CNT] = 0
+                    sums[slot] = 0
+                    S[slot, S_UHEAD] = -1
+                    S[slot, S_UTAIL] = -1
+                    S[slot, S_MHEAD] = -1
+                    S[slot, S_MTAIL] = -1
+                    S[slot, S_PRISTINE] = 1
+                    dw[j] = 1
             else:
                 ns = t
                 nend = ne
@@ -286,6 +303,7 @@ def simulate(group_start, perm, ts, gap, val, seg, arrival, wm, tick_time, end_t
                     m = _remove(q, m, S, sums)
                 S[slot, S_START] = ns
                 S[slot, S_END] = nend
+                S[slot, S_PRISTINE] = 0             # the state window is an older, smaller one
                 if mt > W:
                     S[slot, S_PENDING] = 1          # EventTimeTrigger.onMerge
                     merged = True
@@ -314,7 +332,7 @@ def simulate(group_start, perm, ts, gap, val, seg, arrival, wm, tick_time, end_t
             if mt <= W:
                 # EventTimeTrigger.onElement: the watermark is past the window: FIRE now
                 nf, mem_pos = _fire(slot, False, False, -1, arrival[j], W, S, sums, F, fsum, nf, fate, nxt_u, nxt_m,
-                                    members, mem_pos, g)
+                                    members, mem_pos, g, j)
             elif not merged:
                 S[slot, S_PENDING] = 1
             if S[slot, S_PENDING] == 1 and mt < next_ev:
@@ -339,5 +357,5 @@ def simulate(group_start, perm, ts, gap, val, seg, arrival, wm, tick_time, end_t
                     break
                 S[best, S_PENDING] = 0
                 nf, mem_pos = _fire(best, True, True, K, end_time, MAXT, S, sums, F, fsum, nf, fate, nxt_u, nxt_m,
-                                    members, mem_pos, g)
+                                    members, mem_pos, g, -1)
     return fate, side, dw, F[:nf], fsum[:nf], CL[:ncl], members[:mem_pos], err

@@ -60,10 +60,11 @@ class MergeIntoLateWindow(RuntimeError):
 @dataclass
 class SessionRun:
     """Outputs of one run. Per record (shard arrival order): ``fate`` (0 on_time, 1
-    late_accepted, 2 dropped, 3 accepted but never fired: no end of input), ``side`` (1: sent
+    late_accepted, 2 dropped, 3 accepted but never fired: no end of input, or contents that
+    Flink's merging window set leaves behind with dynamic gaps), ``side`` (1: sent
     to the late side output), ``windows_delta`` (change of live sessions when it was
     processed). Per firing, in emission order within each key: ``key`` (code), ``rec`` (a
-    record of the session), ``start``/``end``, ``count``, ``sum``, ``pane``, ``timing`` (0
+    record of the session), ``cause`` (the record that caused it, -1 for a timer), ``start``/``end``, ``count``, ``sum``, ``pane``, ``timing`` (0
     on_time, 1 late, 2 at_end), ``tick`` (change index; -1 caused by a record, ``len(wm)`` end
     of input), ``time`` (processing time), ``watermark``, ``retract`` (panes to retract first
     in retracting mode), ``members`` (record indices, when asked). Per cleanup inside the
@@ -74,6 +75,7 @@ class SessionRun:
     windows_delta: np.ndarray
     key: np.ndarray
     rec: np.ndarray
+    cause: np.ndarray
     start: np.ndarray
     end: np.ndarray
     count: np.ndarray
@@ -174,7 +176,7 @@ def simulate(
         offsets = np.append(F[:, k.F_MEMOFF], len(mem)).astype(np.int64)
     return SessionRun(
         fate=fate, side=side, windows_delta=dw, key=np.asarray(key_code, dtype=np.int64)[F[:, k.F_REC]] if len(F) else F[:, 0],
-        rec=F[:, k.F_REC], start=F[:, k.F_START], end=F[:, k.F_END], count=F[:, k.F_CNT], sum=fsum,
+        rec=F[:, k.F_REC], cause=F[:, k.F_CAUSE], start=F[:, k.F_START], end=F[:, k.F_END], count=F[:, k.F_CNT], sum=fsum,
         pane=F[:, k.F_PANE], timing=F[:, k.F_TIMING], tick=F[:, k.F_TICK], time=F[:, k.F_TIME],
         watermark=F[:, k.F_WM], retract=F[:, k.F_RETRACT], member_offsets=offsets, members=mem if members else None,
         cleanup_tick=CL[:, 0], cleanup_count=CL[:, 1],
@@ -319,7 +321,7 @@ def partial(shard: Shard, spec: SessionWindows, timeline: WatermarkTimeline, lat
         "valid": n,
         "on_time": int(counts[0]),
         "late_accepted": int(counts[1]),
-        "dropped": int(counts[2]),
+        "dropped": int(counts[2] + counts[3]),
         "windows": len(fig.start),
         "exact_windows": int(np.sum(fig.fired & (fig.first_count == fig.true_count))),
         "fired_windows": int(fig.fired.sum()),
