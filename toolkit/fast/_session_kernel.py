@@ -38,6 +38,11 @@ F_COLS = 13
 T_ON_TIME, T_LATE, T_AT_END = 0, 1, 2
 # fates (3: accepted, never fired: without an end of input, or left behind, see S_PRISTINE)
 FATE_ON_TIME, FATE_LATE, FATE_DROPPED, FATE_PENDING = 0, 1, 2, 3
+# per true session (WA) and scalars (SC)
+WA_FIRST, WA_LAST, WA_FIRINGS, WA_FINAL = range(4)
+WA_COLS = 4
+SC_ON_TIME, SC_LATE, SC_AREA_R, SC_AREA_W = range(4)
+SC_COLS = 4
 # errors
 E_NONE, E_MERGE_LATE, E_RETIRE, E_GAP = 0, 1, 2, 3
 
@@ -62,9 +67,11 @@ def _wrap_add(a, b):
 
 
 @_jit
-def _fire(slot, by_timer, at_end, tick, time, wmv, S, sums, F, fsum, nf, fate, nxt_u, nxt_m, members, mem_pos, key, cause):
+def _fire(slot, by_timer, at_end, tick, time, wmv, S, sums, F, fsum, nf, fate, nxt_u, nxt_m, members, mem_pos, key, cause,
+          sid, WA, scal):
     """Emit the session in ``slot`` (its whole contents: accumulating); ``cause``: the record
-    that caused the firing, -1 for a timer. Returns (nf, mem_pos)."""
+    that caused the firing, -1 for a timer. Per true session ``sid[record]`` (an engine session
+    lies in one): first and last firing, firings, records fired. Returns (nf, mem_pos)."""
     pane = S[slot, S_PANE]
     if at_end:
         timing = T_AT_END
@@ -94,11 +101,20 @@ def _fire(slot, by_timer, at_end, tick, time, wmv, S, sums, F, fsum, nf, fate, n
             members[mem_pos] = r
             mem_pos += 1
             r = nxt_m[r]
+    w = sid[S[slot, S_REP]]
+    if WA[w, WA_FIRST] < 0:
+        WA[w, WA_FIRST] = nf
+    WA[w, WA_LAST] = nf
+    WA[w, WA_FIRINGS] += 1
     code = FATE_ON_TIME if pane == 0 else FATE_LATE
     r = S[slot, S_UHEAD]
+    walked = 0
     while r >= 0:
         fate[r] = code
+        walked += 1
         r = nxt_u[r]
+    WA[w, WA_FINAL] += walked
+    scal[code] += walked
     S[slot, S_UHEAD] = -1
     S[slot, S_UTAIL] = -1
     S[slot, S_PANE] = pane + 1
@@ -117,69 +133,66 @@ def _remove(slot, m, S, sums):
 
 
 @_jit
-def _advance(W, m, S, sums, lateness, wm, tick_time, F, fsum, nf, fate, nxt_u, nxt_m, members, mem_pos, CL, ncl, key):
+def _advance(W, m, S, sums, lateness, wm, tick_time, F, fsum, nf, fate, nxt_u, nxt_m, members, mem_pos, CL, ncl, key, cand,
+             sid, WA, scal):
     """Fire the pending timers ``<= W`` in timestamp order, then drop the sessions whose
-    cleanup time is ``<= W``. Returns (m, nf, mem_pos, ncl)."""
-    while True:
-        best = -1
-        bmt = MAXT
-        for q in range(m):
-            if S[q, S_PENDING] == 1:
-                mt = S[q, S_END] - 1
-                if mt <= W and (best < 0 or mt < bmt):
-                    best = q
-                    bmt = mt
-        if best < 0:
-            break
-        k = np.searchsorted(wm, bmt)
-        S[best, S_PENDING] = 0
-        nf, mem_pos = _fire(best, True, False, k, tick_time[k], wm[k], S, sums, F, fsum, nf, fate, nxt_u, nxt_m,
-                            members, mem_pos, key, -1)
-        if _sat_add(bmt, lateness) == bmt:
-            # the cleanup timer is the same timer: cleared right after the firing
-            CL[ncl, 0] = k
-            CL[ncl, 1] = S[best, S_CNT]
-            ncl += 1
-            m = _remove(best, m, S, sums)
+    cleanup time is ``<= W`` (when it equals ``max_ts`` it is the same timer: after the
+    firing). Returns (m, nf, mem_pos, ncl, next event)."""
+    nc = 0
+    for q in range(m):
+        if S[q, S_PENDING] == 1 and S[q, S_END] - 1 <= W:
+            # insertion by max timestamp (live sessions are disjoint: no ties)
+            i = nc
+            while i > 0 and S[cand[i - 1], S_END] > S[q, S_END]:
+                cand[i] = cand[i - 1]
+                i -= 1
+            cand[i] = q
+            nc += 1
+    for i in range(nc):
+        q = cand[i]
+        mt = S[q, S_END] - 1
+        k = np.searchsorted(wm, mt)
+        S[q, S_PENDING] = 0
+        nf, mem_pos = _fire(q, True, False, k, tick_time[k], wm[k], S, sums, F, fsum, nf, fate, nxt_u, nxt_m,
+                            members, mem_pos, key, -1, sid, WA, scal)
+    ne = MAXT
     q = 0
     while q < m:
-        c = _sat_add(S[q, S_END] - 1, lateness)
-        if c != MAXT and c <= W:
+        mt = S[q, S_END] - 1
+        c = _sat_add(mt, lateness)
+        if c <= W and (c != MAXT or c == mt):
             CL[ncl, 0] = np.searchsorted(wm, c)
             CL[ncl, 1] = S[q, S_CNT]
             ncl += 1
             m = _remove(q, m, S, sums)
         else:
+            if S[q, S_PENDING] == 1 and mt < ne:
+                ne = mt
+            if c != MAXT and c < ne:
+                ne = c
             q += 1
-    return m, nf, mem_pos, ncl
+    return m, nf, mem_pos, ncl, ne
 
 
 @_jit
-def _next_event(m, S, lateness):
-    """The smallest watermark at which a timer of the live sessions fires."""
-    ne = MAXT
-    for q in range(m):
-        mt = S[q, S_END] - 1
-        if S[q, S_PENDING] == 1 and mt < ne:
-            ne = mt
-        c = _sat_add(mt, lateness)
-        if c != MAXT and c < ne:
-            ne = c
-    return ne
-
-
-@_jit
-def simulate(group_start, perm, ts, gap, val, seg, arrival, wm, tick_time, end_time, with_end, lateness, member_cap):
-    """Run every key group (``perm[group_start[g]:group_start[g+1]]``, arrival order within a
-    key) through the session operator. See ``toolkit.fast.sessions.SessionRun`` for outputs."""
+def simulate(group_start, ts, gap, val, seg, arrival, wm, tick_time, end_time, with_end, lateness, member_cap, sid, nw):
+    """Run every key group (records ``group_start[g]:group_start[g+1]``, in arrival order within
+    the key: the arrays are grouped by key) through the session operator. Outputs are indexed
+    by that order; see ``toolkit.fast.sessions.SessionRun``."""
     n = len(ts)
     K = len(wm)
     fate = np.full(n, FATE_DROPPED, dtype=np.int8)
     side = np.zeros(n, dtype=np.int8)
     dw = np.zeros(n, dtype=np.int64)
-    F = np.zeros((2 * n + 1, F_COLS), dtype=np.int64)
-    fsum = np.zeros(2 * n + 1, dtype=val.dtype)
-    CL = np.zeros((n + 1, 2), dtype=np.int64)
+    DW = np.empty(n, dtype=np.int64)
+    WA = np.zeros((nw, WA_COLS), dtype=np.int64)
+    WA[:, WA_FIRST] = -1
+    scal = np.zeros(SC_COLS, dtype=np.int64)
+    rec_seg = np.zeros(K + 1, dtype=np.int64)
+    ndw = 0
+    F = np.empty((2 * n + 1, F_COLS), dtype=np.int64)
+    fsum = np.empty(2 * n + 1, dtype=val.dtype)
+    CL = np.empty((n + 1, 2), dtype=np.int64)
     err = np.zeros(5, dtype=np.int64)
     members = np.zeros(member_cap, dtype=np.int64)
     nxt_u = np.full(n, -1, dtype=np.int64)
@@ -192,6 +205,7 @@ def simulate(group_start, perm, ts, gap, val, seg, arrival, wm, tick_time, end_t
     S = np.zeros((cap + 1, S_COLS), dtype=np.int64)
     sums = np.zeros(cap + 1, dtype=val.dtype)
     hits = np.zeros(cap + 1, dtype=np.int64)
+    cand = np.zeros(cap + 1, dtype=np.int64)
     nf = 0
     ncl = 0
     mem_pos = 0
@@ -199,21 +213,19 @@ def simulate(group_start, perm, ts, gap, val, seg, arrival, wm, tick_time, end_t
     for g in range(len(group_start) - 1):
         m = 0
         next_ev = MAXT
-        for idx in range(group_start[g], group_start[g + 1]):
-            j = perm[idx]
+        for j in range(group_start[g], group_start[g + 1]):
             s = seg[j]
             W = wm[s - 1] if s > 0 else MINT
             if m > 0 and W >= next_ev:
-                m, nf, mem_pos, ncl = _advance(W, m, S, sums, lateness, wm, tick_time, F, fsum, nf, fate, nxt_u,
-                                               nxt_m, members, mem_pos, CL, ncl, g)
-                next_ev = _next_event(m, S, lateness)
+                m, nf, mem_pos, ncl, next_ev = _advance(W, m, S, sums, lateness, wm, tick_time, F, fsum, nf, fate,
+                                                        nxt_u, nxt_m, members, mem_pos, CL, ncl, g, cand, sid, WA, scal)
             t = ts[j]
             gp = gap[j]
             if gp <= 0:
                 err[0] = E_GAP
                 err[1] = j
                 err[2] = gp
-                return fate, side, dw, F[:nf], fsum[:nf], CL[:ncl], members[:mem_pos], err
+                return fate, side, dw, F[:nf], fsum[:nf], CL[:ncl], members[:mem_pos], err, DW[:ndw], rec_seg, WA, scal
             ne = t + gp
             nh = 0
             for q in range(m):
@@ -277,7 +289,7 @@ def simulate(group_start, perm, ts, gap, val, seg, arrival, wm, tick_time, end_t
                     err[2] = ns
                     err[3] = nend
                     err[4] = W
-                    return fate, side, dw, F[:nf], fsum[:nf], CL[:ncl], members[:mem_pos], err
+                    return fate, side, dw, F[:nf], fsum[:nf], CL[:ncl], members[:mem_pos], err, DW[:ndw], rec_seg, WA, scal
                 slot = hits[0]
                 for i in range(nh - 1, 0, -1):
                     q = hits[i]
@@ -315,10 +327,16 @@ def simulate(group_start, perm, ts, gap, val, seg, arrival, wm, tick_time, end_t
             if c <= W:
                 err[0] = E_RETIRE
                 err[1] = j
-                return fate, side, dw, F[:nf], fsum[:nf], CL[:ncl], members[:mem_pos], err
+                return fate, side, dw, F[:nf], fsum[:nf], CL[:ncl], members[:mem_pos], err, DW[:ndw], rec_seg, WA, scal
             S[slot, S_CNT] += 1
             sums[slot] += val[j]
             fate[j] = FATE_PENDING
+            rec_seg[s] += 1
+            scal[SC_AREA_R] += end_time - arrival[j]
+            if dw[j] != 0:
+                DW[ndw] = j
+                ndw += 1
+                scal[SC_AREA_W] += dw[j] * (end_time - arrival[j])
             if S[slot, S_UHEAD] < 0:
                 S[slot, S_UHEAD] = j
             else:
@@ -332,7 +350,7 @@ def simulate(group_start, perm, ts, gap, val, seg, arrival, wm, tick_time, end_t
             if mt <= W:
                 # EventTimeTrigger.onElement: the watermark is past the window: FIRE now
                 nf, mem_pos = _fire(slot, False, False, -1, arrival[j], W, S, sums, F, fsum, nf, fate, nxt_u, nxt_m,
-                                    members, mem_pos, g, j)
+                                    members, mem_pos, g, j, sid, WA, scal)
             elif not merged:
                 S[slot, S_PENDING] = 1
             if S[slot, S_PENDING] == 1 and mt < next_ev:
@@ -341,8 +359,8 @@ def simulate(group_start, perm, ts, gap, val, seg, arrival, wm, tick_time, end_t
                 next_ev = c
         # the key's timers at the changes after its last record, then the end of input
         if m > 0 and w_last >= next_ev:
-            m, nf, mem_pos, ncl = _advance(w_last, m, S, sums, lateness, wm, tick_time, F, fsum, nf, fate, nxt_u,
-                                           nxt_m, members, mem_pos, CL, ncl, g)
+            m, nf, mem_pos, ncl, next_ev = _advance(w_last, m, S, sums, lateness, wm, tick_time, F, fsum, nf, fate,
+                                                    nxt_u, nxt_m, members, mem_pos, CL, ncl, g, cand, sid, WA, scal)
         if with_end:
             while True:
                 best = -1
@@ -357,5 +375,5 @@ def simulate(group_start, perm, ts, gap, val, seg, arrival, wm, tick_time, end_t
                     break
                 S[best, S_PENDING] = 0
                 nf, mem_pos = _fire(best, True, True, K, end_time, MAXT, S, sums, F, fsum, nf, fate, nxt_u, nxt_m,
-                                    members, mem_pos, g, -1)
-    return fate, side, dw, F[:nf], fsum[:nf], CL[:ncl], members[:mem_pos], err
+                                    members, mem_pos, g, -1, sid, WA, scal)
+    return fate, side, dw, F[:nf], fsum[:nf], CL[:ncl], members[:mem_pos], err, DW[:ndw], rec_seg, WA, scal
