@@ -32,7 +32,6 @@ import pandas as pd
 
 from toolkit.engine.timeline import INT64_MIN, WatermarkTimeline
 from toolkit.fast.evaluate import Shard, _value_counts
-from toolkit.settings import Session, Setting, TriggerSpec
 
 TIMING_NAMES = np.array(["on_time", "late", "at_end"], dtype=object)
 
@@ -110,19 +109,6 @@ class SessionRun:
         if self.members is None:
             raise ValueError("run simulate(..., members=True) to get the records of each firing")
         return self.members[self.member_offsets[i]:self.member_offsets[i + 1]]
-
-
-def applies(config: Setting) -> bool:
-    """Fast sessions serve this configuration: session windows, the event-time trigger, no
-    evictor, accumulating or retracting, one stage (figures do not depend on the function)."""
-    trig = config.trigger
-    return (
-        isinstance(config.window, Session)
-        and isinstance(trig, TriggerSpec) and trig.kind in ("default", "event_time")
-        and config.evictor is None
-        and config.accumulation in ("accumulating", "retracting")
-        and config.second_window is None
-    )
 
 
 def _kernel():
@@ -434,5 +420,5 @@ def _fate_codes(run: SessionRun, view: KeyOrder) -> np.ndarray:
     return _ungroup(np.where(run.fate == 3, 2, run.fate).astype(np.int8), view.perm)
 
 
-__all__ = ["applies", "SessionWindows", "SessionRun", "MergeIntoLateWindow", "KeyOrder", "simulate", "run_shard",
+__all__ = ["SessionWindows", "SessionRun", "MergeIntoLateWindow", "KeyOrder", "simulate", "run_shard",
            "partial", "window_frame", "record_fates", "key_groups"]

@@ -42,10 +42,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from toolkit.fast import sessions as fast_sessions
 from toolkit.fast.evaluate import Shard
 from toolkit.metrics.summary import SUMMARY_COLUMNS
-from toolkit.settings import CONFIG_COLUMNS, Setting, SettingError, grid
+from toolkit.settings import CONFIG_COLUMNS, Session, Setting, SettingError, TriggerSpec, grid
 from toolkit.sweeps.evaluate import evaluate_shard, merge_all
 from toolkit.sweeps.timelines import build_timelines, local_sources
 
@@ -117,8 +116,18 @@ def settings_grid(settings: Any, grid_settings: dict) -> list[Setting]:
 
 def fast_applies(config: Setting) -> bool:
     """The fast path serves ``config``: the closed form (tumbling/sliding windows,
-    ``toolkit.fast.evaluate``) or compiled sessions (``toolkit.fast.sessions``)."""
-    return config.closed_form or fast_sessions.applies(config)
+    ``toolkit.fast.evaluate``) or compiled sessions (``toolkit.fast.sessions``: session
+    windows under the same conditions: the event-time trigger, no evictor, accumulating or
+    retracting, one stage; figures do not depend on the window function)."""
+    trig = config.trigger
+    sessions = (
+        isinstance(config.window, Session)
+        and isinstance(trig, TriggerSpec) and trig.kind in ("default", "event_time")
+        and config.evictor is None
+        and config.accumulation in ("accumulating", "retracting")
+        and config.second_window is None
+    )
+    return config.closed_form or sessions
 
 
 def choose_paths(configs: list[Setting], path: str) -> list[str]:
