@@ -265,6 +265,29 @@ def test_fast_run_equals_engine_run(case, retracting):
         assert int(run.retract.sum()) == retractions
 
 
+@pytest.mark.parametrize("lateness", [0, 1000])
+def test_many_live_sessions_of_one_key(lateness):
+    """Hundreds of sessions of one key live at once (the kernel's session table grows), some
+    bridged by later records, the watermark moving through them."""
+    rng = np.random.default_rng(4)
+    n = 600
+    ts = (rng.permutation(n) * 20).tolist()
+    keys = [0] * (n - 50) + [1] * 50
+    values = rng.integers(0, 9, n).tolist()
+    steps = [0] * (n + 1)
+    for i in range(300, n + 1, 25):
+        steps[i] = 500
+    seg, wm, tick_time, arrival, end_time = _arrays(keys, ts, 15, values, steps)
+    fires, late, fate, _ = _engine(keys, ts, 15, values, seg, wm, tick_time, arrival, end_time, lateness)
+    run = sessions.simulate(np.array(keys), np.array(ts), 15, np.array(values), seg, arrival, wm, tick_time, end_time, lateness)
+    got = collections.defaultdict(list)
+    for i in range(run.n_firings):
+        got[int(run.key[i])].append((int(run.start[i]), int(run.end[i]), int(run.count[i]), int(run.sum[i]), int(run.pane[i]),
+                                     sessions.TIMING_NAMES[run.timing[i]], int(run.time[i]), int(run.watermark[i])))
+    assert dict(got) == fires and len(fires[0]) > 300
+    assert np.flatnonzero(run.side).tolist() == late and run.fate.tolist() == fate.tolist()
+
+
 def test_a_late_record_bridges_two_sessions_and_refires_them():
     """Two sessions fired on time and kept (lateness): a late record between them merges them
     into one window that fires at once, pane 1, with every record."""

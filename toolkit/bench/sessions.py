@@ -80,7 +80,7 @@ def case_c(table: pd.DataFrame, gap: str, limit: int, fast_rate: float | None) -
     fst, tf = timed(lambda: toolkit.sweep(part, path="fast", progress=False, **one))
     rate = len(part) / te.cpu
     print(f"(c) engine path, 1 configuration x {len(part):,} records: {te.wall:.1f} s wall, {te.cpu:.1f} s CPU "
-          f"=> {len(part) / te.wall / 1e6:.3f} M record-configurations/s (wall), {rate / 1e6:.3f} M per CPU-second")
+          f"=> {len(part) / te.wall / 1e3:.1f} k record-configurations/s (wall), {rate / 1e3:.1f} k per CPU-second")
     print(f"    fast path, the same configuration (whole sweep call): {tf.wall:.2f} s wall")
     same = fst.drop(columns=["path"]).equals(eng.drop(columns=["path"]))
     print(f"    identical figures on both paths: {same}")

@@ -190,22 +190,20 @@ def simulate(group_start, ts, gap, val, seg, arrival, wm, tick_time, end_time, w
     scal = np.zeros(SC_COLS, dtype=np.int64)
     rec_seg = np.zeros(K + 1, dtype=np.int64)
     ndw = 0
-    F = np.empty((2 * n + 1, F_COLS), dtype=np.int64)
-    fsum = np.empty(2 * n + 1, dtype=val.dtype)
+    # at most one firing per record: a record fires its session at once, or registers the
+    # one timer that may fire it later, or neither
+    F = np.empty((n + 1, F_COLS), dtype=np.int64)
+    fsum = np.empty(n + 1, dtype=val.dtype)
     CL = np.empty((n + 1, 2), dtype=np.int64)
     err = np.zeros(5, dtype=np.int64)
     members = np.zeros(member_cap, dtype=np.int64)
     nxt_u = np.full(n, -1, dtype=np.int64)
     nxt_m = np.full(n, -1, dtype=np.int64)
-    cap = 1
-    for g in range(len(group_start) - 1):
-        size = group_start[g + 1] - group_start[g]
-        if size > cap:
-            cap = size
-    S = np.zeros((cap + 1, S_COLS), dtype=np.int64)
-    sums = np.zeros(cap + 1, dtype=val.dtype)
-    hits = np.zeros(cap + 1, dtype=np.int64)
-    cand = np.zeros(cap + 1, dtype=np.int64)
+    cap = 16  # live sessions of one key; doubled when needed
+    S = np.zeros((cap, S_COLS), dtype=np.int64)
+    sums = np.zeros(cap, dtype=val.dtype)
+    hits = np.zeros(cap, dtype=np.int64)
+    cand = np.zeros(cap, dtype=np.int64)
     nf = 0
     ncl = 0
     mem_pos = 0
@@ -240,6 +238,15 @@ def simulate(group_start, ts, gap, val, seg, arrival, wm, tick_time, end_time, w
                     if _wrap_add(t, lateness) <= W:
                         side[j] = 1
                     continue
+                if m == S.shape[0]:
+                    S2 = np.zeros((2 * m, S_COLS), dtype=np.int64)
+                    S2[:m] = S[:m]
+                    S = S2
+                    sums2 = np.zeros(2 * m, dtype=val.dtype)
+                    sums2[:m] = sums[:m]
+                    sums = sums2
+                    hits = np.zeros(2 * m, dtype=np.int64)
+                    cand = np.zeros(2 * m, dtype=np.int64)
                 slot = m
                 m += 1
                 S[slot, S_START] = t

@@ -180,8 +180,7 @@ def _simulate_grouped(group_start, key_code, ts, gaps, values, seg, arrival, tim
     (``n_true`` of them), for the per-true-session accounting."""
     if lateness < 0:
         raise ValueError(f"allowed lateness must be >= 0, got {lateness}")
-    vals = np.asarray(values)
-    vals = np.ascontiguousarray(vals, dtype=np.float64 if vals.dtype.kind == "f" else np.int64)
+    vals = _numeric(values)
     c = np.ascontiguousarray
     k = _kernel()
     args = (c(group_start, dtype=np.int64), c(ts, dtype=np.int64), c(gaps, dtype=np.int64), vals, c(seg, dtype=np.int64),
@@ -206,6 +205,16 @@ def _simulate_grouped(group_start, key_code, ts, gaps, values, seg, arrival, tim
         true_first=WA[:n_true, k.WA_FIRST], true_last=WA[:n_true, k.WA_LAST], true_firings=WA[:n_true, k.WA_FIRINGS],
         true_final=WA[:n_true, k.WA_FINAL], delta_records=DW, held_per_segment=rec_seg, scalars=scal,
     )
+
+
+def _numeric(values) -> np.ndarray:
+    """Record values as the kernel sums them: float64 for floats, int64 otherwise; values
+    that are not numbers are not summed (zeros: no figure depends on them)."""
+    v = np.asarray(values)
+    try:
+        return np.ascontiguousarray(v, dtype=np.float64 if v.dtype.kind == "f" else np.int64)
+    except (TypeError, ValueError, OverflowError):
+        return np.zeros(len(v), dtype=np.int64)
 
 
 def _raise(err: np.ndarray, k) -> None:
@@ -239,8 +248,7 @@ class KeyOrder:
         self.ts = shard.ts[p]
         self.arrival = shard.arrival[p]
         self.row = shard.row[p]
-        vals = np.asarray(shard.values)
-        self.values = np.ascontiguousarray(vals[p], dtype=np.float64 if vals.dtype.kind == "f" else np.int64)
+        self.values = _numeric(np.asarray(shard.values)[p])
         self._gaps: dict = {}
         self._segs: dict = {}
         self._truth: dict = {}
