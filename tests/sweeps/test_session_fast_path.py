@@ -389,3 +389,23 @@ def test_synthetic_log_session_sweep_fast_equals_engine(model):
     assert set(fast["path"]) == {"fast"}
     assert fast["late_accepted"].sum() > 0 and fast["dropped"].sum() > 0
     pd.testing.assert_frame_equal(fast.drop(columns=["path"]), engine.drop(columns=["path"]), check_exact=True)
+
+
+def test_bench_sessions_command_runs_and_checks_both_paths(capsys):
+    from toolkit.cli import main
+
+    assert main(["bench", "sessions", "--records", "3000", "--keys", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "M record-configurations/s" in out and "all paths: ['fast']" in out
+    assert "identical figures on both paths: True" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--gap", "0s"], "--gap must be a positive"), (["--gap", "soon"], "--gap"),
+    (["--only", "z"], "--only"), (["--engine-records", "0"], "--engine-records"),
+])
+def test_bench_sessions_names_the_bad_option(args, message, capsys):
+    from toolkit.cli import main
+
+    assert main(["bench", "sessions", "--records", "100", *args]) == 2
+    assert message in capsys.readouterr().err

@@ -23,6 +23,7 @@ import pandas as pd
 import toolkit
 from toolkit.bench._timing import Timer, timed
 from toolkit.bench.sweep import DELAYS, LATENESS, bench_table
+from toolkit.durations import parse_duration
 from toolkit.fast import sessions as fast_sessions
 from toolkit.fast.evaluate import Shard
 from toolkit.settings import grid
@@ -89,8 +90,17 @@ def case_c(table: pd.DataFrame, gap: str, limit: int, fast_rate: float | None) -
 
 
 def run(args) -> int:
-    gap = getattr(args, "gap", None) or "200ms"
+    gap_ms = parse_duration(getattr(args, "gap", None) or "200ms", name="--gap")
+    if gap_ms <= 0:
+        raise ValueError(f"--gap must be a positive duration such as 200ms, got {args.gap!r}")
+    gap = f"{gap_ms}ms"
+    limit = getattr(args, "engine_records", None)
+    if limit is not None and limit < 1:
+        raise ValueError(f"--engine-records must be at least 1, got {limit}")
     only = set((args.only or "a,b,c").split(","))
+    unknown = only - {"a", "b", "c"}
+    if unknown:
+        raise ValueError(f"--only: unknown sub-case(s) {', '.join(sorted(unknown))}; choose from a, b, c")
     print(f"machine: {os.cpu_count()} cores, load average {', '.join(f'{x:.1f}' for x in os.getloadavg())} "
           "(shared with other work: treat timings as indicative)")
     print(f"numba warm-up (compile or load the cached kernel): {warm_up():.1f} s")
@@ -101,6 +111,5 @@ def run(args) -> int:
     if "b" in only:
         case_b(table, gap)
     if "c" in only:
-        limit = getattr(args, "engine_records", None)
         case_c(table, gap, limit if limit is not None else 0, rate)
     return 0

@@ -58,16 +58,19 @@ class MergeIntoLateWindow(RuntimeError):
 
 @dataclass
 class SessionRun:
-    """Outputs of one run. Per record (shard arrival order): ``fate`` (0 on_time, 1
-    late_accepted, 2 dropped, 3 accepted but never fired: no end of input, or contents that
-    Flink's merging window set leaves behind with dynamic gaps), ``side`` (1: sent
-    to the late side output), ``windows_delta`` (change of live sessions when it was
-    processed). Per firing, in emission order within each key: ``key`` (code), ``rec`` (a
-    record of the session), ``cause`` (the record that caused it, -1 for a timer), ``start``/``end``, ``count``, ``sum``, ``pane``, ``timing`` (0
-    on_time, 1 late, 2 at_end), ``tick`` (change index; -1 caused by a record, ``len(wm)`` end
-    of input), ``time`` (processing time), ``watermark``, ``retract`` (panes to retract first
-    in retracting mode), ``members`` (record indices, when asked). Per cleanup inside the
-    timeline: ``cleanup_tick``, ``cleanup_count`` (records dropped from state)."""
+    """Outputs of one run. Record indices and per-record arrays are in the input order of
+    :func:`simulate` (in the shard's :class:`KeyOrder` for :func:`run_shard`).
+
+    Per record: ``fate`` (0 on_time, 1 late_accepted, 2 dropped, 3 accepted but never fired:
+    no end of input, or contents that Flink's merging window set leaves behind with dynamic
+    gaps), ``side`` (1: sent to the late side output), ``windows_delta`` (change of the
+    windows held in state when it was processed). Per firing, in emission order within each
+    key: ``key`` (code), ``rec`` (a record of the session), ``cause`` (the record that caused
+    it, -1 for a timer), ``start``/``end``, ``count``, ``sum``, ``pane``, ``timing`` (0
+    on_time, 1 late, 2 at_end), ``tick`` (change index; -1 caused by a record, ``len(wm)``
+    the end of input), ``time`` (processing time), ``watermark``, ``retract`` (panes to
+    retract first in retracting mode), ``members`` (record indices, when asked). Per cleanup
+    inside the timeline: ``cleanup_tick``, ``cleanup_count`` (records dropped from state)."""
 
     fate: np.ndarray
     side: np.ndarray
