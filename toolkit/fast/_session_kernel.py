@@ -2,7 +2,7 @@
 ``EventTimeTrigger`` per key, over a precomputed watermark timeline (numba).
 
 Imported lazily by ``toolkit.fast.sessions`` (numba is heavy to import and compiles on first
-use; the compiled code is cached on disk next to this file when that is writable).
+use; the compiled code is cached on disk, see ``_CACHE``).
 
 Rules (``toolkit.engine.operator_fast.SessionEventTimeOperator``, step for step): a record of
 timestamp ``t`` and gap ``g`` proposes ``[t, t + g)``; the live sessions of its key that
@@ -46,7 +46,10 @@ SC_COLS = 4
 # errors
 E_NONE, E_MERGE_LATE, E_RETIRE, E_GAP = 0, 1, 2, 3
 
-_CACHE = os.path.isfile(__file__) and os.access(os.path.dirname(__file__), os.W_OK)
+# numba caches the compiled code beside this file, or in the user's cache directory when that
+# is not writable; a module imported from a zip (a package shipped to Spark executors) has no
+# place to cache: it compiles once per Python worker
+_CACHE = os.path.isfile(__file__)
 _jit = numba.njit(cache=_CACHE, nogil=True)
 
 
