@@ -19,6 +19,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "replay": ("toolkit.replays", "replay"),
     "pyspark_snippet": ("toolkit.pyspark_code", "pyspark_snippet"),
     "ReplayResult": ("toolkit.replays", "ReplayResult"),
+    "explain": ("toolkit.replays.explain", "explain"),
+    "drop_causes": ("toolkit.replays.explain", "drop_causes"),
     "sweep": ("toolkit.sweeps", "sweep"),
     "frontier": ("toolkit.sweeps", "frontier"),
     "recommend": ("toolkit.sweeps", "recommend"),

@@ -20,6 +20,11 @@ def register(subparsers) -> None:
     o = p.add_argument_group("output")
     o.add_argument("--out", metavar="DIR", help="write DIR/emissions.csv, fates.csv, late.csv, watermarks.csv, state.csv, summary.json")
     o.add_argument("--export-scenario", metavar="FILE", help="write the record/watermark interleaving in the window-scenario format")
+    o.add_argument("--explain", metavar="ROW", type=int, action="append", default=None,
+                   help="say why the record of log row ROW was dropped, late or on time, and what would have kept it "
+                   "(repeat for several rows)")
+    o.add_argument("--drops", metavar="FILE", help="write every dropped or late record, why, and the smallest delay, "
+                   "allowed lateness or idle timeout that keeps it, as CSV (the table of ReplayResult.drops())")
     p.set_defaults(func=run)
 
 
@@ -57,7 +62,21 @@ def run(args) -> int:
             result.stages.to_csv(out / "stage_watermarks.csv", index=False)
     if args.export_scenario:
         result.export_scenario(args.export_scenario)
+    explained = []
+    for row in args.explain or []:  # a bad row fails before any output
+        try:
+            explained.append(result.explain(row))
+        except ValueError as exc:
+            raise ValueError(f"--explain {row}: {exc}") from None
+    if args.drops:
+        Path(args.drops).parent.mkdir(parents=True, exist_ok=True)
+        result.drops().to_csv(args.drops, index=False)
     s = {k: v for k, v in summary.items() if k != "settings"}
     s["setting"] = str(setting)
     print(json.dumps(s, default=str))
+    for e in explained:
+        print(f"\n{e.text}")
+    if args.drops:
+        print(f"\nwrote {args.drops}: {summary['dropped']:,} dropped and {summary['late_accepted']:,} late records, "
+              "why, and what keeps each")
     return 0
