@@ -3,6 +3,12 @@
 An assigner maps an element to its windows, names its default trigger and says whether it
 works in event time (``is_event_time``) and whether its windows merge (sessions).
 All parameters are validated when the assigner is built (``ValueError`` with a clear message).
+
+Window bounds are computed in Java ``long`` arithmetic, as Flink computes them: near
+Long.MAX a window's ``start + size`` (a session's ``ts + gap``) wraps negative, near
+Long.MIN a start wraps to near Long.MAX (``windows.get_window_start_with_offset``), and the
+sliding assigner's lower bound ``ts - size`` and its ``start -= slide`` steps wrap too
+(checked against real Flink by the ``i64_*`` window fixtures).
 """
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ from operator import index
 from typing import Any, Callable, Iterable
 
 from .triggers import EndOfStreamTrigger, EventTimeTrigger, NeverTrigger, ProcessingTimeTrigger
-from .windows import GlobalWindow, TimeWindow, get_window_start_with_offset, MIN_TIMESTAMP
+from .windows import GlobalWindow, TimeWindow, get_window_start_with_offset, window_end, wrap_long, MIN_TIMESTAMP
 
 
 def _check_int(name: str, value: Any, owner: str) -> int:
@@ -73,8 +79,8 @@ class TumblingEventTimeWindows(WindowAssigner):
     def assign_windows(self, element, timestamp, current_processing_time):
         if timestamp <= MIN_TIMESTAMP:
             raise _no_timestamp()
-        start = timestamp - (timestamp - self._eff_offset) % self.size
-        return [TimeWindow(start, start + self.size)]
+        start = get_window_start_with_offset(timestamp, self._eff_offset, self.size)
+        return [TimeWindow(start, window_end(start, self.size))]
 
     def default_trigger(self):
         return EventTimeTrigger()
@@ -87,8 +93,8 @@ class TumblingProcessingTimeWindows(TumblingEventTimeWindows):
 
     def assign_windows(self, element, timestamp, current_processing_time):
         now = current_processing_time
-        start = now - (now - self._eff_offset) % self.size
-        return [TimeWindow(start, start + self.size)]
+        start = get_window_start_with_offset(now, self._eff_offset, self.size)
+        return [TimeWindow(start, window_end(start, self.size))]
 
     def default_trigger(self):
         return ProcessingTimeTrigger()
@@ -119,13 +125,29 @@ class SlidingEventTimeWindows(WindowAssigner):
         return cls(size, slide, offset)
 
     def _windows(self, t: int) -> list:
+        """Flink's loop ``for (s = lastStart; s > t - size; s -= slide)`` in ``long`` arithmetic."""
         size, slide = self.size, self.slide
         start = get_window_start_with_offset(t, self.offset, slide)
-        out = []
         lower = t - size
+        if start <= t and lower >= MIN_TIMESTAMP and start - (size // slide + 1) * slide >= MIN_TIMESTAMP:
+            out = []
+            while start > lower:
+                out.append(TimeWindow(start, window_end(start, size)))
+                start -= slide
+            return out
+        return self._windows_wrapping(t, start, wrap_long(lower))
+
+    def _windows_wrapping(self, t: int, start: int, lower: int) -> list:
+        size, slide = self.size, self.slide
+        out = []
+        limit = size // slide + 2
         while start > lower:
-            out.append(TimeWindow(start, start + size))
-            start -= slide
+            if len(out) > limit:
+                raise RuntimeError(
+                    f"SlidingEventTimeWindows(size={size}, slide={slide}, offset={self.offset}): for timestamp {t} "
+                    f"Flink's window loop wraps past Long.MIN_VALUE and never ends (real Flink runs out of memory)")
+            out.append(TimeWindow(start, window_end(start, size)))
+            start = wrap_long(start - slide)
         return out
 
     def assign_windows(self, element, timestamp, current_processing_time):
@@ -196,7 +218,7 @@ class EventTimeSessionWindows(MergingWindowAssigner):
         return cls(gap)
 
     def assign_windows(self, element, timestamp, current_processing_time):
-        return [TimeWindow(timestamp, timestamp + self.gap)]
+        return [TimeWindow(timestamp, window_end(timestamp, self.gap))]
 
     def default_trigger(self):
         return EventTimeTrigger()
@@ -208,7 +230,7 @@ class ProcessingTimeSessionWindows(EventTimeSessionWindows):
     is_event_time = False
 
     def assign_windows(self, element, timestamp, current_processing_time):
-        return [TimeWindow(current_processing_time, current_processing_time + self.gap)]
+        return [TimeWindow(current_processing_time, window_end(current_processing_time, self.gap))]
 
     def default_trigger(self):
         return ProcessingTimeTrigger()
@@ -235,7 +257,7 @@ class DynamicEventTimeSessionWindows(MergingWindowAssigner):
         return gap
 
     def assign_windows(self, element, timestamp, current_processing_time):
-        return [TimeWindow(timestamp, timestamp + self._gap(element))]
+        return [TimeWindow(timestamp, window_end(timestamp, self._gap(element)))]
 
     def default_trigger(self):
         return EventTimeTrigger()
@@ -247,7 +269,7 @@ class DynamicProcessingTimeSessionWindows(DynamicEventTimeSessionWindows):
     is_event_time = False
 
     def assign_windows(self, element, timestamp, current_processing_time):
-        return [TimeWindow(current_processing_time, current_processing_time + self._gap(element))]
+        return [TimeWindow(current_processing_time, window_end(current_processing_time, self._gap(element)))]
 
     def default_trigger(self):
         return ProcessingTimeTrigger()
