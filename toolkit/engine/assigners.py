@@ -12,6 +12,8 @@ sliding assigner's lower bound ``ts - size`` and its ``start -= slide`` steps wr
 """
 from __future__ import annotations
 
+import enum
+import random
 from operator import index
 from typing import Any, Callable, Iterable
 
@@ -53,15 +55,41 @@ def _no_timestamp() -> RuntimeError:
     )
 
 
-class TumblingEventTimeWindows(WindowAssigner):
-    """Windows ``[start, start + size)`` with ``start = getWindowStartWithOffset(ts, offset % size, size)``.
+class WindowStagger(enum.Enum):
+    """Flink's ``WindowStagger``: how a tumbling assigner shifts its windows, decided once per
+    operator instance (at its first element, from the processing time then).
 
-    Flink requires ``size > 0`` and ``abs(offset) < size``.
+    - ``ALIGNED``: 0, every window starts at ``offset`` (plus multiples of the size);
+    - ``RANDOM``: ``(long) (random in [0, 1) * size)``;
+    - ``NATURAL``: ``max(0, now - getWindowStartWithOffset(now, 0, size))``, i.e. the
+      windows start where the first element's processing-time window would have started.
+    """
+
+    ALIGNED = "aligned"
+    RANDOM = "random"
+    NATURAL = "natural"
+
+    def get_stagger_offset(self, current_processing_time: int, size: int, rng: random.Random | None = None) -> int:
+        if self is WindowStagger.ALIGNED:
+            return 0
+        if self is WindowStagger.RANDOM:
+            return int((rng or random).random() * size)
+        return max(0, current_processing_time - get_window_start_with_offset(current_processing_time, 0, size))
+
+
+class TumblingEventTimeWindows(WindowAssigner):
+    """Windows ``[start, start + size)`` with
+    ``start = getWindowStartWithOffset(ts, (offset + stagger offset) % size, size)``.
+
+    Flink requires ``size > 0`` and ``abs(offset) < size``. ``stagger`` (a
+    :class:`WindowStagger`, default ``ALIGNED``) is resolved at the first element; each
+    window operator works on its own copy of a staggered assigner (Flink serialises the
+    assigner into every operator instance). ``rng`` seeds ``RANDOM``.
     """
 
     is_event_time = True
 
-    def __init__(self, size: int, offset: int = 0):
+    def __init__(self, size: int, offset: int = 0, stagger: "WindowStagger" = None, rng: random.Random | None = None):
         name = type(self).__name__
         self.size = _check_int("size", size, name)
         self.offset = _check_int("offset", offset, name)
@@ -69,16 +97,29 @@ class TumblingEventTimeWindows(WindowAssigner):
             raise ValueError(f"{name}: size must be > 0, got {self.size}")
         if abs(self.offset) >= self.size:
             raise ValueError(f"{name}: parameters must satisfy abs(offset) < size, got offset {self.offset}, size {self.size}")
+        stagger = WindowStagger.ALIGNED if stagger is None else stagger
+        if not isinstance(stagger, WindowStagger):
+            raise ValueError(f"{name}: stagger must be a WindowStagger (ALIGNED, RANDOM, NATURAL), got {stagger!r}")
+        self.stagger = stagger
+        self._rng = rng
         # Java's % keeps the sign of the dividend.
         self._eff_offset = _java_rem(self.offset, self.size)
+        self._stagger_offset: int | None = 0 if stagger is WindowStagger.ALIGNED else None
 
     @classmethod
-    def of(cls, size: int, offset: int = 0):
-        return cls(size, offset)
+    def of(cls, size: int, offset: int = 0, stagger: "WindowStagger" = None):
+        return cls(size, offset, stagger)
+
+    def _resolve_stagger(self, current_processing_time: int) -> None:
+        """Flink: ``if (staggerOffset == null) staggerOffset = stagger.getStaggerOffset(now, size)``."""
+        self._stagger_offset = self.stagger.get_stagger_offset(current_processing_time, self.size, self._rng)
+        self._eff_offset = _java_rem(wrap_long(self.offset + self._stagger_offset), self.size)
 
     def assign_windows(self, element, timestamp, current_processing_time):
         if timestamp <= MIN_TIMESTAMP:
             raise _no_timestamp()
+        if self._stagger_offset is None:
+            self._resolve_stagger(current_processing_time)
         start = get_window_start_with_offset(timestamp, self._eff_offset, self.size)
         return [TimeWindow(start, window_end(start, self.size))]
 
@@ -93,6 +134,8 @@ class TumblingProcessingTimeWindows(TumblingEventTimeWindows):
 
     def assign_windows(self, element, timestamp, current_processing_time):
         now = current_processing_time
+        if self._stagger_offset is None:
+            self._resolve_stagger(now)
         start = get_window_start_with_offset(now, self._eff_offset, self.size)
         return [TimeWindow(start, window_end(start, self.size))]
 
@@ -216,6 +259,15 @@ class EventTimeSessionWindows(MergingWindowAssigner):
     @classmethod
     def with_gap(cls, gap: int):
         return cls(gap)
+
+    @classmethod
+    def with_dynamic_gap(cls, gap_fn: Callable[[Any], int]) -> "MergingWindowAssigner":
+        """Flink's ``withDynamicGap(extractor)``: sessions whose gap each element gives
+        (``DynamicEventTimeSessionWindows``, or the processing-time one on
+        ``ProcessingTimeSessionWindows``); a gap <= 0 is an error when the element comes."""
+        if cls.is_event_time:
+            return DynamicEventTimeSessionWindows(gap_fn)
+        return DynamicProcessingTimeSessionWindows(gap_fn)
 
     def assign_windows(self, element, timestamp, current_processing_time):
         return [TimeWindow(timestamp, window_end(timestamp, self.gap))]

@@ -397,8 +397,8 @@ def operator_class(assigner, trigger, evictor, function, accumulation, exact_tim
                                      and function.incremental):
         return WindowOperator
     t = type(assigner)
-    if t is TumblingEventTimeWindows or t is SlidingEventTimeWindows:
-        return TimeWindowEventTimeOperator
+    if (t is TumblingEventTimeWindows and assigner._stagger_offset == 0) or t is SlidingEventTimeWindows:
+        return TimeWindowEventTimeOperator   # (a staggered tumbling assigner: the general path)
     if t is EventTimeSessionWindows and t.merge_windows is MergingWindowAssigner.merge_windows:
         return SessionEventTimeOperator
     return WindowOperator
