@@ -1,6 +1,7 @@
 """The one parametrisation of the oracle scenario fixtures.
 
-A test that takes an argument named ``window_case``, ``watermarks_case`` or ``valve_case``
+A test that takes an argument named ``window_case``, ``watermarks_case``, ``valve_case`` or
+``multiplexer_case``
 runs once per scenario file of that kind under ``tests/fixtures/<kind>`` (found by
 ``scenarios.discover``: ``*.jsonl``, not ``*.out.jsonl``), with the file's stem as test id.
 """
@@ -11,7 +12,8 @@ from pathlib import Path
 from toolkit.engine.scenarios import discover
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-CASE_ARGS = {"window_case": "window", "watermarks_case": "watermarks", "valve_case": "valve"}
+CASE_ARGS = {"window_case": "window", "watermarks_case": "watermarks", "valve_case": "valve",
+             "multiplexer_case": "multiplexer"}
 
 
 def scenario_cases(kind: str) -> list[Path]:

@@ -86,8 +86,11 @@ def test_scenario_matches_real_flink(window_case: Path):
             build_operator(config)
         except ValueError:
             return
-        with pytest.raises(RuntimeError, match="cannot become earlier than the current watermark"):
+        with pytest.raises((RuntimeError, ValueError)) as err:
             run_file(str(path))
+        # a record Flink's reader refuses (reader_21: a ts beyond int64), or a merge under a
+        # wrapped-around lateness
+        assert isinstance(err.value, ValueError) or "cannot become earlier than the current watermark" in str(err.value)
         return
     actual = run_file(str(path))
     unordered = _unordered(config)

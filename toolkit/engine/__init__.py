@@ -5,7 +5,7 @@ Window-operator side: ``windows``, ``assigners``, ``triggers``, ``evictors``, ``
 ``WindowOperator``), ``operator_fast`` (specialised subclasses), ``config`` (``WindowConfig``
 and ``build_operator``, the one place that picks an operator class), ``harness``.
 Watermark side: ``watermarks``, ``valve``, ``sources``, ``pipeline``. The oracle's scenario
-formats: ``scenarios`` (``jsonl``, ``window``, ``watermarks``, ``valve``).
+formats: ``scenarios`` (``jsonl``, ``window``, ``watermarks``, ``valve``, ``multiplexer``).
 
 Names are exported lazily from ``_EXPORTS`` (public name -> module) so that importing one
 part does not import the rest; add a line here to export a new name.
@@ -25,7 +25,7 @@ _EXPORTS: dict[str, str] = {
     "SlidingEventTimeWindows": "assigners", "SlidingProcessingTimeWindows": "assigners",
     "EventTimeSessionWindows": "assigners", "ProcessingTimeSessionWindows": "assigners",
     "DynamicEventTimeSessionWindows": "assigners", "DynamicProcessingTimeSessionWindows": "assigners",
-    "GlobalWindows": "assigners",
+    "GlobalWindows": "assigners", "WindowStagger": "assigners",
     # triggers
     "TriggerResult": "triggers", "Trigger": "triggers", "EventTimeTrigger": "triggers",
     "ProcessingTimeTrigger": "triggers", "CountTrigger": "triggers",
@@ -54,7 +54,7 @@ _EXPORTS: dict[str, str] = {
     "WithIdleness": "watermarks", "make_strategy": "watermarks",
     "MIN_WATERMARK": "watermarks", "MAX_WATERMARK": "watermarks",
     "StatusWatermarkValve": "valve", "TwoInputValves": "valve",
-    "SourceSubtask": "sources", "WatermarkEmitter": "sources",
+    "SourceSubtask": "sources", "WatermarkEmitter": "sources", "WatermarkOutputMultiplexer": "sources",
     "watermark_timeline": "pipeline", "run_pipeline": "pipeline",
     "WatermarkTimeline": "timeline", "TickShape": "timeline",
 }

@@ -3,14 +3,22 @@
 An assigner maps an element to its windows, names its default trigger and says whether it
 works in event time (``is_event_time``) and whether its windows merge (sessions).
 All parameters are validated when the assigner is built (``ValueError`` with a clear message).
+
+Window bounds are computed in Java ``long`` arithmetic, as Flink computes them: near
+Long.MAX a window's ``start + size`` (a session's ``ts + gap``) wraps negative, near
+Long.MIN a start wraps to near Long.MAX (``windows.get_window_start_with_offset``), and the
+sliding assigner's lower bound ``ts - size`` and its ``start -= slide`` steps wrap too
+(checked against real Flink by the ``i64_*`` window fixtures).
 """
 from __future__ import annotations
 
+import enum
+import random
 from operator import index
 from typing import Any, Callable, Iterable
 
 from .triggers import EndOfStreamTrigger, EventTimeTrigger, NeverTrigger, ProcessingTimeTrigger
-from .windows import GlobalWindow, TimeWindow, get_window_start_with_offset, MIN_TIMESTAMP
+from .windows import GlobalWindow, TimeWindow, get_window_start_with_offset, window_end, wrap_long, MIN_TIMESTAMP
 
 
 def _check_int(name: str, value: Any, owner: str) -> int:
@@ -47,15 +55,41 @@ def _no_timestamp() -> RuntimeError:
     )
 
 
-class TumblingEventTimeWindows(WindowAssigner):
-    """Windows ``[start, start + size)`` with ``start = getWindowStartWithOffset(ts, offset % size, size)``.
+class WindowStagger(enum.Enum):
+    """Flink's ``WindowStagger``: how a tumbling assigner shifts its windows, decided once per
+    operator instance (at its first element, from the processing time then).
 
-    Flink requires ``size > 0`` and ``abs(offset) < size``.
+    - ``ALIGNED``: 0, every window starts at ``offset`` (plus multiples of the size);
+    - ``RANDOM``: ``(long) (random in [0, 1) * size)``;
+    - ``NATURAL``: ``max(0, now - getWindowStartWithOffset(now, 0, size))``, i.e. the
+      windows start where the first element's processing-time window would have started.
+    """
+
+    ALIGNED = "aligned"
+    RANDOM = "random"
+    NATURAL = "natural"
+
+    def get_stagger_offset(self, current_processing_time: int, size: int, rng: random.Random | None = None) -> int:
+        if self is WindowStagger.ALIGNED:
+            return 0
+        if self is WindowStagger.RANDOM:
+            return int((rng or random).random() * size)
+        return max(0, current_processing_time - get_window_start_with_offset(current_processing_time, 0, size))
+
+
+class TumblingEventTimeWindows(WindowAssigner):
+    """Windows ``[start, start + size)`` with
+    ``start = getWindowStartWithOffset(ts, (offset + stagger offset) % size, size)``.
+
+    Flink requires ``size > 0`` and ``abs(offset) < size``. ``stagger`` (a
+    :class:`WindowStagger`, default ``ALIGNED``) is resolved at the first element; each
+    window operator works on its own copy of a staggered assigner (Flink serialises the
+    assigner into every operator instance). ``rng`` seeds ``RANDOM``.
     """
 
     is_event_time = True
 
-    def __init__(self, size: int, offset: int = 0):
+    def __init__(self, size: int, offset: int = 0, stagger: "WindowStagger" = None, rng: random.Random | None = None):
         name = type(self).__name__
         self.size = _check_int("size", size, name)
         self.offset = _check_int("offset", offset, name)
@@ -63,18 +97,31 @@ class TumblingEventTimeWindows(WindowAssigner):
             raise ValueError(f"{name}: size must be > 0, got {self.size}")
         if abs(self.offset) >= self.size:
             raise ValueError(f"{name}: parameters must satisfy abs(offset) < size, got offset {self.offset}, size {self.size}")
+        stagger = WindowStagger.ALIGNED if stagger is None else stagger
+        if not isinstance(stagger, WindowStagger):
+            raise ValueError(f"{name}: stagger must be a WindowStagger (ALIGNED, RANDOM, NATURAL), got {stagger!r}")
+        self.stagger = stagger
+        self._rng = rng
         # Java's % keeps the sign of the dividend.
         self._eff_offset = _java_rem(self.offset, self.size)
+        self._stagger_offset: int | None = 0 if stagger is WindowStagger.ALIGNED else None
 
     @classmethod
-    def of(cls, size: int, offset: int = 0):
-        return cls(size, offset)
+    def of(cls, size: int, offset: int = 0, stagger: "WindowStagger" = None):
+        return cls(size, offset, stagger)
+
+    def _resolve_stagger(self, current_processing_time: int) -> None:
+        """Flink: ``if (staggerOffset == null) staggerOffset = stagger.getStaggerOffset(now, size)``."""
+        self._stagger_offset = self.stagger.get_stagger_offset(current_processing_time, self.size, self._rng)
+        self._eff_offset = _java_rem(wrap_long(self.offset + self._stagger_offset), self.size)
 
     def assign_windows(self, element, timestamp, current_processing_time):
         if timestamp <= MIN_TIMESTAMP:
             raise _no_timestamp()
-        start = timestamp - (timestamp - self._eff_offset) % self.size
-        return [TimeWindow(start, start + self.size)]
+        if self._stagger_offset is None:
+            self._resolve_stagger(current_processing_time)
+        start = get_window_start_with_offset(timestamp, self._eff_offset, self.size)
+        return [TimeWindow(start, window_end(start, self.size))]
 
     def default_trigger(self):
         return EventTimeTrigger()
@@ -87,8 +134,10 @@ class TumblingProcessingTimeWindows(TumblingEventTimeWindows):
 
     def assign_windows(self, element, timestamp, current_processing_time):
         now = current_processing_time
-        start = now - (now - self._eff_offset) % self.size
-        return [TimeWindow(start, start + self.size)]
+        if self._stagger_offset is None:
+            self._resolve_stagger(now)
+        start = get_window_start_with_offset(now, self._eff_offset, self.size)
+        return [TimeWindow(start, window_end(start, self.size))]
 
     def default_trigger(self):
         return ProcessingTimeTrigger()
@@ -119,13 +168,29 @@ class SlidingEventTimeWindows(WindowAssigner):
         return cls(size, slide, offset)
 
     def _windows(self, t: int) -> list:
+        """Flink's loop ``for (s = lastStart; s > t - size; s -= slide)`` in ``long`` arithmetic."""
         size, slide = self.size, self.slide
         start = get_window_start_with_offset(t, self.offset, slide)
-        out = []
         lower = t - size
+        if start <= t and lower >= MIN_TIMESTAMP and start - (size // slide + 1) * slide >= MIN_TIMESTAMP:
+            out = []
+            while start > lower:
+                out.append(TimeWindow(start, window_end(start, size)))
+                start -= slide
+            return out
+        return self._windows_wrapping(t, start, wrap_long(lower))
+
+    def _windows_wrapping(self, t: int, start: int, lower: int) -> list:
+        size, slide = self.size, self.slide
+        out = []
+        limit = size // slide + 2
         while start > lower:
-            out.append(TimeWindow(start, start + size))
-            start -= slide
+            if len(out) > limit:
+                raise RuntimeError(
+                    f"SlidingEventTimeWindows(size={size}, slide={slide}, offset={self.offset}): for timestamp {t} "
+                    f"Flink's window loop wraps past Long.MIN_VALUE and never ends (real Flink runs out of memory)")
+            out.append(TimeWindow(start, window_end(start, size)))
+            start = wrap_long(start - slide)
         return out
 
     def assign_windows(self, element, timestamp, current_processing_time):
@@ -195,8 +260,17 @@ class EventTimeSessionWindows(MergingWindowAssigner):
     def with_gap(cls, gap: int):
         return cls(gap)
 
+    @classmethod
+    def with_dynamic_gap(cls, gap_fn: Callable[[Any], int]) -> "MergingWindowAssigner":
+        """Flink's ``withDynamicGap(extractor)``: sessions whose gap each element gives
+        (``DynamicEventTimeSessionWindows``, or the processing-time one on
+        ``ProcessingTimeSessionWindows``); a gap <= 0 is an error when the element comes."""
+        if cls.is_event_time:
+            return DynamicEventTimeSessionWindows(gap_fn)
+        return DynamicProcessingTimeSessionWindows(gap_fn)
+
     def assign_windows(self, element, timestamp, current_processing_time):
-        return [TimeWindow(timestamp, timestamp + self.gap)]
+        return [TimeWindow(timestamp, window_end(timestamp, self.gap))]
 
     def default_trigger(self):
         return EventTimeTrigger()
@@ -208,7 +282,7 @@ class ProcessingTimeSessionWindows(EventTimeSessionWindows):
     is_event_time = False
 
     def assign_windows(self, element, timestamp, current_processing_time):
-        return [TimeWindow(current_processing_time, current_processing_time + self.gap)]
+        return [TimeWindow(current_processing_time, window_end(current_processing_time, self.gap))]
 
     def default_trigger(self):
         return ProcessingTimeTrigger()
@@ -235,7 +309,7 @@ class DynamicEventTimeSessionWindows(MergingWindowAssigner):
         return gap
 
     def assign_windows(self, element, timestamp, current_processing_time):
-        return [TimeWindow(timestamp, timestamp + self._gap(element))]
+        return [TimeWindow(timestamp, window_end(timestamp, self._gap(element)))]
 
     def default_trigger(self):
         return EventTimeTrigger()
@@ -247,7 +321,7 @@ class DynamicProcessingTimeSessionWindows(DynamicEventTimeSessionWindows):
     is_event_time = False
 
     def assign_windows(self, element, timestamp, current_processing_time):
-        return [TimeWindow(current_processing_time, current_processing_time + self._gap(element))]
+        return [TimeWindow(current_processing_time, window_end(current_processing_time, self._gap(element)))]
 
     def default_trigger(self):
         return ProcessingTimeTrigger()

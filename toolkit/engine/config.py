@@ -16,8 +16,9 @@ results (the conformance and property tests run both).
 The per-part converters (``assigner_from_dict``, ``trigger_from_dict``, ``evictor_from_dict``,
 ``function_from_name`` and the inverses ``assigner_to_dict``, ``trigger_to_dict``,
 ``evictor_to_dict``, ``function_to_name``) are the one translation between the scenario
-format's dicts and engine objects. Integers are checked by ``scenarios.jsonl.as_int`` (bools
-and floats are refused).
+format's dicts and engine objects. Integers are checked by ``scenarios.jsonl.as_int`` (bools,
+floats and integers beyond int64 are refused), flags read by ``scenarios.jsonl.as_bool``
+(Jackson's ``asBoolean``, as the oracle's job reads them: ``"false"`` is false).
 
 Engine layer: standard library only.
 """
@@ -51,7 +52,7 @@ from .functions import (
 )
 from .operator import WindowOperator, check_config
 from .operator_fast import SessionEventTimeOperator, TimeWindowEventTimeOperator
-from .scenarios.jsonl import as_int
+from .scenarios.jsonl import as_bool, as_int
 from .triggers import (
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
@@ -117,7 +118,7 @@ def assigner_from_dict(a: dict) -> WindowAssigner:
     if t == "dynamic_session":
         return DynamicEventTimeSessionWindows(_element_gap)
     if t == "global":
-        return GlobalWindows(end_of_stream=bool(a.get("end_of_stream_trigger", False)))
+        return GlobalWindows(end_of_stream=as_bool(a.get("end_of_stream_trigger"), False))
     raise ValueError(f"unknown assigner type: {t!r}")
 
 
@@ -208,7 +209,7 @@ def evictor_from_dict(e: Any) -> Evictor | None:
     if not isinstance(e, dict):
         raise ValueError(f"evictor must be an object or null, got {e!r}")
     typ = e.get("type")
-    after = bool(e.get("after", False))
+    after = as_bool(e.get("after"), False)
     if typ == "count":
         return CountEvictor(as_int(_req(e, "max", "evictor"), "evictor.max"), after)
     if typ == "time":
@@ -396,8 +397,8 @@ def operator_class(assigner, trigger, evictor, function, accumulation, exact_tim
                                      and function.incremental):
         return WindowOperator
     t = type(assigner)
-    if t is TumblingEventTimeWindows or t is SlidingEventTimeWindows:
-        return TimeWindowEventTimeOperator
+    if (t is TumblingEventTimeWindows and assigner._stagger_offset == 0) or t is SlidingEventTimeWindows:
+        return TimeWindowEventTimeOperator   # (a staggered tumbling assigner: the general path)
     if t is EventTimeSessionWindows and t.merge_windows is MergingWindowAssigner.merge_windows:
         return SessionEventTimeOperator
     return WindowOperator
@@ -465,8 +466,8 @@ class WindowConfig:
             evictor=evictor_from_dict(cfg.get("evictor")),
             allowed_lateness=as_int(cfg.get("allowed_lateness", 0) or 0, "allowed_lateness"),
             function=function_from_name(cfg.get("function", "process") or "process", scenario=True,
-                                        emit_timestamps=bool(cfg.get("emit_timestamps", False))),
-            side_output_late=bool(cfg.get("side_output_late", True)),
+                                        emit_timestamps=as_bool(cfg.get("emit_timestamps"), False)),
+            side_output_late=as_bool(cfg.get("side_output_late"), True),
             **overrides,
         )
 

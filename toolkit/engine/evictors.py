@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
+from .windows import wrap_long
+
 
 class TimestampedValue(NamedTuple):
     value: Any
@@ -49,11 +51,13 @@ class _OneSidedEvictor(Evictor):
 
 
 class CountEvictor(_OneSidedEvictor):
-    """Keeps the last ``max_count`` elements (drops the first ``size - max_count``)."""
+    """Keeps the last ``max_count`` elements (drops the first ``size - max_count``). Flink's
+    ``CountEvictor.of`` takes any long: with ``max_count <= 0`` every element is evicted
+    (checked with the oracle)."""
 
     def __init__(self, max_count: int, after: bool = False):
-        if isinstance(max_count, bool) or not isinstance(max_count, int) or max_count < 0:
-            raise ValueError(f"CountEvictor: max_count must be a non-negative integer, got {max_count!r}")
+        if isinstance(max_count, bool) or not isinstance(max_count, int):
+            raise ValueError(f"CountEvictor: max_count must be an integer, got {max_count!r}")
         super().__init__(after)
         self.max_count = max_count
 
@@ -68,11 +72,13 @@ class CountEvictor(_OneSidedEvictor):
 
 
 class TimeEvictor(_OneSidedEvictor):
-    """Keeps elements with ``timestamp > max timestamp in the window - keep``."""
+    """Keeps elements with ``timestamp > max timestamp in the window - keep`` (the difference in
+    Java ``long`` arithmetic: below Long.MIN it wraps, and then nothing is kept)."""
 
     def __init__(self, keep: int, after: bool = False):
-        if isinstance(keep, bool) or not isinstance(keep, int) or keep < 0:
-            raise ValueError(f"TimeEvictor: keep must be a non-negative number of ms, got {keep!r}")
+        # Flink's TimeEvictor.of takes any duration: a negative keep evicts every element
+        if isinstance(keep, bool) or not isinstance(keep, int):
+            raise ValueError(f"TimeEvictor: keep must be an integer number of ms, got {keep!r}")
         super().__init__(after)
         self.keep = keep
 
@@ -83,7 +89,7 @@ class TimeEvictor(_OneSidedEvictor):
     def evict(self, elements, window, ctx):
         if not elements:
             return
-        cutoff = max(e.timestamp for e in elements) - self.keep
+        cutoff = wrap_long(max(e.timestamp for e in elements) - self.keep)
         elements[:] = [e for e in elements if e.timestamp > cutoff]
 
 

@@ -40,6 +40,7 @@ the previous pane's value is emitted for every pane it supersedes).
 """
 from __future__ import annotations
 
+import copy
 
 from .assigners import GlobalWindows, WindowAssigner
 from .evictors import Evictor, TimestampedValue, _AfterOnly, _OneSidedEvictor
@@ -248,6 +249,10 @@ class WindowOperator:
         if hasattr(allowed_lateness, "__index__") and not isinstance(allowed_lateness, (int, bool)):
             allowed_lateness = int(allowed_lateness)
         check_config(assigner, trigger, evictor, allowed_lateness, function, accumulation)
+        if getattr(assigner, "_stagger_offset", 0) is None:
+            # a staggered tumbling assigner resolves its offset at its first element: every
+            # operator instance gets its own copy, as Flink deserialises one per subtask
+            assigner = copy.copy(assigner)
         if evict_after and evictor is not None:
             if not isinstance(evictor, _OneSidedEvictor):
                 raise ValueError("evict_after=True needs a built-in evictor (Count/Time/DeltaEvictor); "

@@ -178,7 +178,9 @@ def _changes_1d(values: np.ndarray) -> np.ndarray:
 def _bounded_fast(ts, arr, part, subtract, ticks, pos, interval, parallelism, with_log) -> tuple:
     parts = _partition_ids(part)
     m = _per_tick_partition_max(ts, arr, part, ticks, interval, parts) if len(ticks) else np.zeros((0, len(parts)), I64)
-    wm = np.where(m == MIN_WATERMARK, MIN_WATERMARK, m - np.int64(subtract))
+    # Flink's generator starts its max at MIN + subtract: a record below that (a Long.MIN + 1
+    # sentinel) leaves the watermark at MIN instead of wrapping round to near Long.MAX
+    wm = np.maximum(m, np.int64(MIN_WATERMARK + subtract)) - np.int64(subtract)
     groups = subtask_partitions(parts, parallelism)
     col = {int(p): j for j, p in enumerate(parts.tolist())}
     sub_wm = []

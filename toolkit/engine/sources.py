@@ -6,14 +6,11 @@ Flink rules reproduced here:
   source forwards downstream: a watermark ``<=`` the last forwarded one is dropped; while
   idle, only a strictly higher watermark makes it ACTIVE again (ACTIVE is sent right before
   that watermark); ``mark_idle`` sends IDLE once.
-- A :class:`SourceSubtask` reads several partitions (splits) and combines them like
-  ``WatermarkOutputMultiplexer``/``CombinedWatermarkStatus``: each partition has a
-  :class:`PartialWatermark` (its highest watermark and an idle flag; any watermark call
-  clears the flag). Watermarks emitted in ``on_event`` go to the immediate output (combined
-  at once when they exceed the combined watermark); periodic ones to the deferred output,
-  combined once per periodic tick after every partition was asked. The combined watermark is
-  the min over non-idle partitions, and only ever increases; when every partition is idle the
-  subtask marks itself idle.
+- A :class:`SourceSubtask` reads several partitions (splits) and combines them with Flink
+  2.3's :class:`WatermarkOutputMultiplexer` (rules in its doc): the min over active splits;
+  when every split is idle, first the max over all splits, then IDLE. Watermarks emitted in
+  ``on_event`` go to the immediate output, periodic ones to the deferred output, combined
+  once per periodic tick after every partition was asked.
 - Partition ``p`` is read by subtask ``p % parallelism``. A subtask without partitions is
   idle from the start.
 """
@@ -60,7 +57,9 @@ class WatermarkEmitter:
 
 
 class PartialWatermark:
-    """One partition's state inside a subtask (Flink ``CombinedWatermarkStatus.PartialWatermark``)."""
+    """One split's state in a :class:`WatermarkOutputMultiplexer` (Flink 2.3
+    ``CombinedWatermarkStatus.PartialWatermark``): its highest watermark and an idle flag; any
+    watermark call clears the flag."""
 
     __slots__ = ("watermark", "idle")
 
@@ -69,6 +68,7 @@ class PartialWatermark:
         self.idle = False
 
     def set_watermark(self, ts: int) -> bool:
+        """Clear the idle flag; True if ``ts`` raised the split's watermark."""
         self.idle = False
         if ts > self.watermark:
             self.watermark = ts
@@ -76,47 +76,120 @@ class PartialWatermark:
         return False
 
 
-class _DeferredOutput:
-    __slots__ = ("state",)
+class MultiplexedOutput:
+    """What a split's generator writes to (Flink's ``WatermarkOutput``): ``emit_watermark``,
+    ``mark_idle``, ``mark_active``. Immediate outputs combine at once, deferred ones only at
+    :meth:`WatermarkOutputMultiplexer.on_periodic_emit`."""
 
-    def __init__(self, state: PartialWatermark) -> None:
+    __slots__ = ("state", "mux")
+
+    def __init__(self, state: PartialWatermark, mux: "WatermarkOutputMultiplexer | None") -> None:
         self.state = state
+        self.mux = mux  # None = deferred
 
     def emit_watermark(self, ts: int) -> None:
-        self.state.set_watermark(ts)
+        mux = self.mux
+        if self.state.set_watermark(ts) and mux is not None and ts > mux.combined:
+            mux.update_combined()
 
     def mark_idle(self) -> None:
         self.state.idle = True
+        if self.mux is not None:
+            self.mux.update_combined()
 
     def mark_active(self) -> None:
         self.state.idle = False
+        if self.mux is not None:
+            self.mux.update_combined()
 
 
-class _ImmediateOutput:
-    __slots__ = ("state", "subtask")
+class WatermarkOutputMultiplexer:
+    """Flink 2.3's ``WatermarkOutputMultiplexer`` + ``CombinedWatermarkStatus``: combines the
+    watermarks of a source subtask's splits into the subtask's watermark.
 
-    def __init__(self, state: PartialWatermark, subtask: "SourceSubtask") -> None:
-        self.state = state
-        self.subtask = subtask
+    Rules (read from the 2.3.0 classes, checked line by line by the multiplexer oracle):
 
-    def emit_watermark(self, ts: int) -> None:
-        if self.state.set_watermark(ts) and ts > self.subtask.combined:
-            self.subtask.update_combined()
+    - Each split is registered under an id (a duplicate id is an error) and may be
+      unregistered (returns whether it was registered; nothing is emitted then).
+    - Combining: with no split registered no watermark is emitted and the idle flag keeps
+      its last value (so IDLE is emitted again if the splits were all idle when the last one
+      was unregistered; a fresh multiplexer is not idle). Otherwise, when some split is
+      active, the candidate is the min watermark over the active splits; when **every** split
+      is idle, the candidate is the **max** watermark over all splits. The candidate is emitted
+      if it is higher than the combined watermark (which therefore never goes back). Then, if
+      every split is idle, IDLE is emitted (on every combining call while all are idle; the
+      :class:`WatermarkEmitter` downstream forwards it once). The multiplexer itself never
+      emits ACTIVE: the emitter sends it with the next higher watermark.
+    - An immediate output combines when a watermark raises its split's watermark above the
+      combined one, and on every idle/active call; a deferred output only updates its split,
+      combined at the next :meth:`on_periodic_emit`.
 
-    def mark_idle(self) -> None:
-        self.state.idle = True
-        self.subtask.update_combined()
+    ``output(kind, value)`` receives ``("watermark", ts)`` and ``("status", "idle")``.
+    """
 
-    def mark_active(self) -> None:
-        self.state.idle = False
-        self.subtask.update_combined()
+    __slots__ = ("output", "states", "combined", "idle")
+
+    def __init__(self, output: Downstream) -> None:
+        self.output = output
+        self.states: dict[object, PartialWatermark] = {}
+        self.combined = MIN_WATERMARK
+        self.idle = False
+
+    def register(self, split: object) -> None:
+        """``registerNewOutput``: a new split, at ``MIN_WATERMARK``, active."""
+        if split in self.states:
+            raise ValueError(f"Already contains an output for ID {split}")
+        self.states[split] = PartialWatermark()
+
+    def unregister(self, split: object) -> bool:
+        """``unregisterOutput``: forget a split (no combining now); False if it was unknown."""
+        return self.states.pop(split, None) is not None
+
+    def _state(self, split: object) -> PartialWatermark:
+        try:
+            return self.states[split]
+        except KeyError:
+            raise ValueError(f"no output registered under id {split}") from None
+
+    def immediate_output(self, split: object) -> MultiplexedOutput:
+        return MultiplexedOutput(self._state(split), self)
+
+    def deferred_output(self, split: object) -> MultiplexedOutput:
+        return MultiplexedOutput(self._state(split), None)
+
+    def on_periodic_emit(self) -> None:
+        self.update_combined()
+
+    def update_combined(self) -> None:
+        """``updateCombinedWatermark`` (see the class doc)."""
+        if not self.states:  # nothing to combine; the idle flag keeps its last value
+            if self.idle:
+                self.output("status", "idle")
+            return
+        highest = MIN_WATERMARK
+        lowest_active = None
+        for s in self.states.values():
+            w = s.watermark
+            if w > highest:
+                highest = w
+            if not s.idle and (lowest_active is None or w < lowest_active):
+                lowest_active = w
+        self.idle = lowest_active is None
+        candidate = highest if lowest_active is None else lowest_active
+        if candidate > self.combined:
+            self.combined = candidate
+            self.output("watermark", candidate)
+        if self.idle:
+            self.output("status", "idle")
 
 
 class SourceSubtask:
-    """One source subtask: its partitions' generators combined into one output (see module doc).
+    """One source subtask: its partitions' generators, combined by a
+    :class:`WatermarkOutputMultiplexer` (split id = partition) into a :class:`WatermarkEmitter`.
 
-    ``on_partition_change(partition, watermark, idle)`` (optional) observes every change of a
-    partition's state, for timelines.
+    Watermarks a generator emits in ``on_event`` go to its split's immediate output, periodic
+    ones to the deferred output (Flink's ``ProgressiveTimestampsAndWatermarks``); a periodic
+    tick asks every partition's generator (partition order), then combines.
     """
 
     def __init__(
@@ -128,30 +201,33 @@ class SourceSubtask:
     ) -> None:
         self.index = index
         self.partitions = list(partitions)
-        self.generators: dict[int, WatermarkGenerator] = {p: strategy.create() for p in self.partitions}
-        self.states: dict[int, PartialWatermark] = {p: PartialWatermark() for p in self.partitions}
-        self.deferred = {p: _DeferredOutput(s) for p, s in self.states.items()}
-        self.immediate = {p: _ImmediateOutput(s, self) for p, s in self.states.items()}
         self.emitter = WatermarkEmitter(downstream)
-        self.combined = MIN_WATERMARK
-        self.all_idle = False
+        self.mux = WatermarkOutputMultiplexer(self._forward)
+        for p in self.partitions:
+            self.mux.register(p)
+        self.generators: dict[int, WatermarkGenerator] = {p: strategy.create() for p in self.partitions}
+        self.states: dict[int, PartialWatermark] = dict(self.mux.states)  # type: ignore[arg-type]
+        self.deferred = {p: self.mux.deferred_output(p) for p in self.partitions}
+        self.immediate = {p: self.mux.immediate_output(p) for p in self.partitions}
         if not self.partitions:
             self.emitter.mark_idle()
 
-    # Flink CombinedWatermarkStatus.updateCombinedWatermark + WatermarkOutputMultiplexer
-    def update_combined(self) -> None:
-        if not self.partitions:
-            return
-        lowest = None
-        for s in self.states.values():
-            if not s.idle and (lowest is None or s.watermark < lowest):
-                lowest = s.watermark
-        self.all_idle = lowest is None
-        if lowest is not None and lowest > self.combined:
-            self.combined = lowest
-            self.emitter.emit_watermark(lowest)
-        elif self.all_idle:
+    def _forward(self, kind: str, value: object) -> None:
+        if kind == "watermark":
+            self.emitter.emit_watermark(value)  # type: ignore[arg-type]
+        else:
             self.emitter.mark_idle()
+
+    @property
+    def combined(self) -> int:
+        return self.mux.combined
+
+    @property
+    def all_idle(self) -> bool:
+        return self.mux.idle
+
+    def update_combined(self) -> None:
+        self.mux.update_combined()
 
     def on_event(self, partition: int, ts: int, pt: int, marker: bool = False) -> None:
         self.generators[partition].on_event(ts, pt, self.immediate[partition], marker)
@@ -162,7 +238,7 @@ class SourceSubtask:
     def on_periodic_emit(self, pt: int) -> None:
         for p in self.partitions:
             self.generators[p].on_periodic_emit(pt, self.deferred[p])
-        self.update_combined()
+        self.mux.on_periodic_emit()
 
 
 def subtask_partitions(partitions: list[int] | np.ndarray, parallelism: int) -> list[list[int]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 from typing import Any, Callable
 
-from .windows import MAX_TIMESTAMP
+from .windows import MAX_TIMESTAMP, wrap_long
 
 
 class TriggerResult(enum.IntEnum):
@@ -140,13 +140,15 @@ class ProcessingTimeTrigger(Trigger):
 
 class CountTrigger(Trigger):
     """Fires (and resets its count) every ``count`` elements; merging sums the counts.
-    Leftover elements (fewer than ``count``) never fire: the cleanup timer drops them."""
+    Leftover elements (fewer than ``count``) never fire: the cleanup timer drops them.
+    Flink's ``CountTrigger.of`` takes any long: a count of 0 or less fires on every element
+    (``count >= maxCount``; checked with the oracle)."""
 
     can_merge = True
 
     def __init__(self, count: int):
-        if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
-            raise ValueError(f"CountTrigger: count must be a positive integer, got {count!r}")
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise ValueError(f"CountTrigger: count must be an integer, got {count!r}")
         self.count = count
 
     @classmethod
@@ -195,7 +197,7 @@ class ContinuousEventTimeTrigger(Trigger):
         return cls(interval)
 
     def _register_next(self, time, window, ctx):
-        nxt = min(time + self.interval, window.max_timestamp())
+        nxt = min(wrap_long(time + self.interval), window.max_timestamp())  # Java long: the sum may wrap
         prev = ctx.get_state("fire_time")
         ctx.set_state("fire_time", nxt if prev is None else min(prev, nxt))
         ctx.register_event_time_timer(nxt)
@@ -235,7 +237,10 @@ class ContinuousEventTimeTrigger(Trigger):
 class ContinuousProcessingTimeTrigger(Trigger):
     """Fires every ``interval`` of processing time: on the first element a timer at
     ``min(now - now % interval + interval, max_timestamp)``, then every ``interval``
-    (capped at ``max_timestamp``)."""
+    (capped at ``max_timestamp``). A timer at ``max_timestamp`` FIREs and registers nothing
+    more (Flink 2.x, FLINK-20443): on an event-time window whose end is already behind the
+    processing time, the cap makes that the first timer, so the window fires once and no
+    timer is re-registered at the same time over and over (which hung the replay)."""
 
     can_merge = True
 
@@ -249,7 +254,7 @@ class ContinuousProcessingTimeTrigger(Trigger):
         return cls(interval)
 
     def _register_next(self, time, window, ctx):
-        nxt = min(time + self.interval, window.max_timestamp())
+        nxt = min(wrap_long(time + self.interval), window.max_timestamp())  # Java long: the sum may wrap
         prev = ctx.get_state("fire_time")
         ctx.set_state("fire_time", nxt if prev is None else min(prev, nxt))
         ctx.register_processing_time_timer(nxt)
@@ -261,6 +266,8 @@ class ContinuousProcessingTimeTrigger(Trigger):
         return CONTINUE
 
     def on_processing_time(self, time, window, ctx):
+        if time == window.max_timestamp():
+            return FIRE
         ft = ctx.get_state("fire_time")
         if ft is not None and ft == time:
             ctx.clear_state("fire_time")

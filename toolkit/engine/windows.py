@@ -17,14 +17,27 @@ def wrap_long(x: int) -> int:
 
 
 def get_window_start_with_offset(timestamp: int, offset: int, window_size: int) -> int:
-    """Flink's ``TimeWindow.getWindowStartWithOffset``.
+    """Flink's ``TimeWindow.getWindowStartWithOffset``, in Java ``long`` arithmetic.
 
-    The start of the window of length ``window_size`` (aligned to ``offset``) that
-    contains ``timestamp``: ``timestamp - ((timestamp - offset) mod window_size)`` with a
-    floor modulo, which is what Flink's remainder-plus-correction computes for negative
-    timestamps and offsets too.
+    The start of the window of length ``window_size`` (aligned to ``offset``) that contains
+    ``timestamp``: ``timestamp - ((timestamp - offset) mod window_size)`` with a floor
+    modulo, which is what Flink's remainder-plus-correction computes for negative timestamps
+    and offsets. At the int64 edges both subtractions wrap as Java's do: ``timestamp -
+    offset`` past Long.MAX/MIN, and a start below Long.MIN (a timestamp within one window of
+    Long.MIN) becomes a start near Long.MAX.
     """
-    return timestamp - (timestamp - offset) % window_size
+    x = timestamp - offset
+    if not MIN_TIMESTAMP <= x <= MAX_TIMESTAMP:
+        x = wrap_long(x)
+    start = timestamp - x % window_size
+    return start if start >= MIN_TIMESTAMP else start + 2**64
+
+
+def window_end(start: int, size: int) -> int:
+    """``start + size`` in Java ``long`` arithmetic: past Long.MAX the end wraps negative
+    (Flink then has a window whose end is below its start)."""
+    end = start + size
+    return end if end <= MAX_TIMESTAMP else end - 2**64
 
 
 class TimeWindow(NamedTuple):
@@ -39,7 +52,9 @@ class TimeWindow(NamedTuple):
     end: int
 
     def max_timestamp(self) -> int:
-        return self.end - 1
+        """``end - 1`` in Java arithmetic (an end of Long.MIN gives Long.MAX)."""
+        e = self[1]
+        return e - 1 if e != MIN_TIMESTAMP else MAX_TIMESTAMP
 
     def intersects(self, other: "TimeWindow") -> bool:
         """Flink's rule: windows that merely touch (``[0,5)`` and ``[5,10)``) intersect."""

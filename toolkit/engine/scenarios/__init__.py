@@ -1,5 +1,5 @@
 """The real-Flink oracle's scenario formats (``../shared/oracle/README.md``): window (a),
-watermarks (b) and valve (c).
+watermarks (b), valve (c) and multiplexer (d).
 
 Rule: every format is JSON lines read by :func:`jsonl.read` (blank, ``#`` and ``//`` lines
 skipped), found by :func:`jsonl.discover` (``*.jsonl`` but not ``*.out.jsonl``; a missing
@@ -21,7 +21,7 @@ __all__ = ["RUNNERS", "discover", "dumps", "read", "read_lines", "run_file"]
 class _Runners(Mapping):
     """kind -> ``run(objects) -> list[dict]``, imported on first use."""
 
-    _MODULES = {"window": "window", "watermarks": "watermarks", "valve": "valve"}
+    _MODULES = {"window": "window", "watermarks": "watermarks", "valve": "valve", "multiplexer": "multiplexer"}
 
     def __getitem__(self, kind: str) -> Callable[[list[Any]], list[dict]]:
         try:

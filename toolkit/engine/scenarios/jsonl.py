@@ -13,7 +13,7 @@ from operator import index
 from pathlib import Path
 from typing import Any, Iterable
 
-__all__ = ["read", "read_lines", "dumps", "write", "discover", "is_scenario_file", "output_name", "as_int"]
+__all__ = ["read", "read_lines", "dumps", "write", "discover", "is_scenario_file", "output_name", "as_int", "as_bool"]
 
 
 def read_lines(lines: Iterable[str], where: str = "scenario", *, allow_empty: bool = False) -> list[Any]:
@@ -76,11 +76,32 @@ def discover(paths: Iterable[str | Path]) -> list[Path]:
 
 
 def as_int(v: Any, where: str) -> int:
-    """The one integer rule of the scenario formats: an integer (Python or numpy); bools,
-    floats (``1.7`` is not truncated), strings and the rest are a ``ValueError``."""
+    """The one integer rule of the scenario formats: an integer (Python or numpy) that fits in
+    a Java ``long`` (the oracle's Jackson reader refuses a bigger one); bools, floats (``1.7``
+    is not truncated), strings and the rest are a ``ValueError``."""
     if not isinstance(v, bool):
         try:
-            return index(v)
+            i = index(v)
         except TypeError:
             pass
+        else:
+            if -(2**63) <= i < 2**63:
+                return i
+            raise ValueError(f"{where}: {i} does not fit in a Java long (int64: -2**63 .. 2**63-1)")
     raise ValueError(f"{where}: expected an integer, got {v!r}")
+
+
+def as_bool(v: Any, default: bool) -> bool:
+    """A scenario flag as the oracle reads it (Jackson's ``asBoolean``): ``null``/absent is
+    ``default``; ``true``/``false``; a number is true unless 0; the strings ``"true"`` and
+    ``"false"`` (surrounding blanks ignored) are those values, any other string or value is
+    false. So ``"side_output_late": "false"`` is false, as in Flink's job."""
+    if v is None:
+        return default
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int):
+        return v != 0
+    if isinstance(v, str):
+        return v.strip() == "true"
+    return False
