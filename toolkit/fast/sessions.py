@@ -154,6 +154,7 @@ def simulate(
     in the result (``rec``, ``cause``, ``members``, the per-record arrays) are the inputs'."""
     key_code = np.asarray(key_code, dtype=np.int64)
     n = len(key_code)
+    check_range(ts, gap, lateness)
     perm, group_start = key_groups(key_code)
     gaps = np.full(n, int(gap), dtype=np.int64) if np.isscalar(gap) else np.asarray(gap, dtype=np.int64)[perm]
     run = _simulate_grouped(group_start, key_code[perm], np.asarray(ts, dtype=np.int64)[perm], gaps,
@@ -167,6 +168,33 @@ def simulate(
     if run.members is not None:
         run.members = perm[run.members]
     return run
+
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+class OutsideFastRange(ValueError):
+    """Timestamps so close to the int64 edges that Flink's ``long`` arithmetic wraps there
+    (session ``ts + gap``, cleanup ``end - 1 + lateness``): the engine models the wrap, the
+    fast path does not, so such logs go to the engine."""
+
+
+def in_range(ts_min: int, ts_max: int, gap_max: int, lateness: int) -> bool:
+    """No ``ts + gap + lateness`` (and no session bound) can wrap past Java's long range."""
+    return int(ts_max) + int(gap_max) + max(int(lateness), 0) + 1 <= INT64_MAX and int(ts_min) > INT64_MIN + 1
+
+
+def check_range(ts: np.ndarray, gap: "int | np.ndarray", lateness: int) -> None:
+    """Raise :class:`OutsideFastRange` unless :func:`in_range` holds for these records."""
+    ts = np.asarray(ts, dtype=np.int64)
+    if not len(ts):
+        return
+    g = np.asarray(gap, dtype=np.int64)
+    gap_max = int(g.max()) if g.ndim and len(g) else int(g)
+    if not in_range(int(ts.min()), int(ts.max()), max(gap_max, 0), lateness):
+        raise OutsideFastRange(
+            "timestamps within a session gap plus the allowed lateness of the int64 edges: "
+            "Flink's long arithmetic wraps there; the engine path models it, the fast path does not")
 
 
 def _ungroup(grouped: np.ndarray, perm: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ from toolkit.fast import sessions as fast_sessions
 from toolkit.fast.evaluate import FixedWindows, Shard, window_frame
 from toolkit.metrics.fates import FATE_NAMES, closed_form_fates
 from toolkit.settings import Session, Setting, SettingError
-from toolkit.sweeps.sweep import _inputs, choose_paths, settings_grid
+from toolkit.sweeps.sweep import _event_range, _inputs, choose_paths, settings_grid
 from toolkit.sweeps.timelines import build_timelines, local_sources
 
 
@@ -37,7 +37,7 @@ def evaluate(log: Any, settings: Any = None, /, *, path: str = "auto", **kwargs)
     settle_latency_ms, exact``); ``fates``: ``row, fate`` for every input row, quarantined rows
     included as ``invalid``, sorted by row."""
     table, quarantine, config, shard, tl = _one(log, settings, kwargs)
-    (chosen,) = choose_paths([config], path)
+    (chosen,) = choose_paths([config], path, event_range=_event_range(table, None))
     if chosen == "fast" and isinstance(config.window, Session):
         windows, codes = fast_sessions.window_frame(shard, fast_sessions.SessionWindows.of(config.window), tl, config.lateness)
     elif chosen == "fast":

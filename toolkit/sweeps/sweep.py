@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from toolkit.fast.evaluate import Shard
+from toolkit.fast.sessions import in_range as fast_sessions_in_range
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.settings import CONFIG_COLUMNS, Session, Setting, SettingError, TriggerSpec, grid
 from toolkit.sweeps.evaluate import evaluate_shard, merge_all
@@ -88,8 +89,8 @@ def sweep(
     micro = [i for i, c in enumerate(configs) if c.semantics == "spark"]
     flink = [i for i, c in enumerate(configs) if c.semantics != "spark"]
     configs = [all_configs[i] for i in flink]
-    paths = choose_paths(configs, path)
     table, invalid, spark_df = _inputs(log, all_configs)
+    paths = choose_paths(configs, path, event_range=_event_range(table, spark_df) if configs else None)
     use_spark = execution == "spark" or (
         execution == "auto" and (spark_df is not None or master is not None or spark is not None or bool(os.environ.get("SPARK_MASTER")))
     )
@@ -164,11 +165,36 @@ def fast_applies(config: Setting) -> bool:
     return config.closed_form or sessions
 
 
-def choose_paths(configs: list[Setting], path: str) -> list[str]:
-    """``fast`` where the fast path applies (and is allowed), ``engine`` otherwise."""
+def _event_range(table: pd.DataFrame | None, spark_df: Any) -> tuple[int, int] | None:
+    """(min, max) event time of the valid records, None for an empty log."""
+    if table is not None:
+        if not len(table):
+            return None
+        et = table["event_time"].to_numpy()
+        return int(et.min()), int(et.max())
+    if spark_df is None:
+        return None
+    from pyspark.sql import functions as F
+
+    lo, hi = spark_df.agg(F.min("event_time"), F.max("event_time")).first()
+    return None if lo is None else (int(lo), int(hi))
+
+
+def _fast_in_range(config: Setting, event_range: tuple[int, int] | None) -> bool:
+    """Session windows on the fast path only where Flink's long arithmetic cannot wrap
+    (``toolkit.fast.sessions.in_range``); the engine models the wrap at the int64 edges."""
+    if event_range is None or not isinstance(config.window, Session):
+        return True
+    return fast_sessions_in_range(event_range[0], event_range[1], config.window.gap, config.lateness)
+
+
+def choose_paths(configs: list[Setting], path: str, *, event_range: tuple[int, int] | None = None) -> list[str]:
+    """``fast`` where the fast path applies (and is allowed), ``engine`` otherwise.
+    ``event_range``: the log's (min, max) event time; sessions near the int64 edges go to
+    the engine."""
     out = []
     for c in configs:
-        ok = fast_applies(c)
+        ok = fast_applies(c) and _fast_in_range(c, event_range)
         if path == "fast" and not ok:
             raise SettingError("path", f"the fast path does not apply to {c}: it needs tumbling, sliding or session "
                                "windows, the event-time trigger, no evictor, accumulating or retracting mode and one stage")
