@@ -26,6 +26,8 @@ import math
 import numbers
 from typing import Any, Iterable, Sequence
 
+from toolkit.durations import readable
+
 SIGNIFICANT = 4
 """Significant digits of a number that is not an integer (below 1,000)."""
 
@@ -116,20 +118,7 @@ def duration(ms: Any) -> str:
     x = float(ms)
     if math.isinf(x):
         return number(x)
-    sign, a = ("-" if x < 0 else ""), abs(x)
-    if a < 1000:
-        return Figure(f"{sign}{number(int(a) if a.is_integer() else a)} ms")
-    if a < 60_000:
-        return Figure(f"{sign}{_significant(a / 1000, keep_fraction=False)} s")
-    s = round(a / 1000)
-    if s < 3600:
-        m, s = divmod(s, 60)
-        return Figure(f"{sign}{m} min" + (f" {s} s" if s else ""))
-    if s < 86_400:
-        h, m = divmod(s // 60, 60)
-        return Figure(f"{sign}{h} h" + (f" {m} min" if m else ""))
-    d, h = divmod(s // 3600, 24)
-    return Figure(f"{sign}{d:,} d" + (f" {h} h" if h else ""))
+    return Figure(readable(x))
 
 
 def seconds(s: Any) -> str:
