@@ -60,10 +60,16 @@ def run(args: argparse.Namespace) -> int:
         log, window=DEMO_WINDOW, delay=DEMO_DELAYS, lateness=DEMO_LATENESS, idleness=DEMO_IDLENESS, interval="200ms",
         execution="local" if args.no_spark else "spark", master=args.master,
     )
-    with_columns = ["delay_ms", "lateness_ms", "idleness_ms", "completeness_first", "completeness_final", "dropped", "latency_p99_ms"]
-    print(results[[c for c in with_columns if c in results]].to_string(index=False))
+    from toolkit.viz._format import text_table
+
+    print(text_table(results, ["delay_ms", "lateness_ms", "idleness_ms", "completeness_first",
+                                   "completeness_final", "dropped", "latency_p99_ms"]))
     rec = toolkit.recommend(results, completeness=0.99)
-    print(f"[demo] recommendation: {rec['reason']}")
+    print(f"[demo] recommendation: {rec['setting'] if rec['setting'] is not None else 'none'}")
+    print(rec["reason"])
+    if rec["deploy"]:
+        print("[demo] in a Flink job (python -m toolkit deploy ... prints this for any setting):")
+        print(rec["deploy"]["flink"])
 
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -102,10 +102,17 @@ def number(value: Any) -> str:
 
 
 def share(value: Any, digits: int = 2) -> str:
-    """A fraction as a percentage: ``0.1234`` -> ``12.34%``."""
+    """A fraction as a percentage: ``0.1234`` -> ``12.34%``; more digits when it would read as 100% or
+    0% without being it (``0.999967`` -> ``99.997%``)."""
     if is_missing(value):
         return ""
-    return Figure(f"{float(value):.{digits}%}")
+    x = float(value)
+    text = f"{x:.{digits}%}"
+    for more in range(digits + 1, digits + 7):  # never read as 100% or 0% when it is not
+        if not ((text == f"{1:.{digits}%}" and x != 1.0) or (text == f"{0:.{digits}%}" and x != 0.0)):
+            break
+        text = f"{x:.{more}%}"
+    return Figure(text)
 
 
 # -------------------------------------------------------------------------------------- durations
@@ -246,4 +253,35 @@ def table(columns: Sequence[Any], rows: Iterable[Sequence[Any]], *, caption: str
 
 
 __all__ = ["Figure", "number", "share", "duration", "seconds", "is_duration", "label", "value", "summary_rows", "settings_text",
+           "cell", "text_table", "SHARE_NAMES",
            "kv_table", "table", "is_missing", "is_number", "SIGNIFICANT", "DURATION_NAMES"]
+
+
+# ------------------------------------------------------------------------------------------- text
+SHARE_NAMES = frozenset({"completeness_first", "completeness_final", "exact_windows"})
+"""Figures that are fractions of a whole (shown as percentages)."""
+
+
+def cell(name: Any, v: Any) -> str:
+    """One value of column ``name`` as a person reads it: durations, percentages, "no idleness"."""
+    name = str(name)
+    if is_missing(v):
+        return "no idleness" if label(name) in ("idleness", "idle_timeout") else ""
+    if name in SHARE_NAMES and is_number(v):
+        return share(v)
+    return value(name, v)
+
+
+def text_table(frame: Any, columns: Sequence[str] | None = None) -> str:
+    """A plain-text table of a pandas frame for a terminal: readable values, names without ``_ms``,
+    figures right-aligned."""
+    columns = [c for c in (columns or list(frame.columns)) if c in frame.columns]
+    heads = [label(c).replace("_", " ") for c in columns]
+    rows = [[cell(c, v) for c, v in zip(columns, r)] for r in frame[columns].itertuples(index=False)]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
+    numeric = [all(isinstance(r[i], Figure) or r[i] == "" for r in rows) for i in range(len(columns))]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.rjust(w) if n else c.ljust(w) for c, w, n in zip(cells, widths, numeric)).rstrip()
+
+    return "\n".join([line(heads)] + [line(r) for r in rows])
