@@ -233,6 +233,27 @@ def kv_table(rows: Iterable[tuple[Any, Any]], *, caption: str = "", inline: bool
     return _table(_caption(caption, inline) + "".join(body), inline)
 
 
+def kv_grid(rows: Sequence[tuple[Any, Any]], *, columns: int = 3, caption: str = "", inline: bool = True) -> str:
+    """``(name, value)`` rows laid out in ``columns`` name/value column pairs (a compact summary);
+    values as in :func:`kv_table`."""
+    rows = list(rows)
+    per = -(-len(rows) // max(1, columns))
+    th = f"<th style='{_TH}'>" if inline else "<th>"
+    body = []
+    for i in range(per):
+        cells = []
+        for j in range(columns):
+            k = j * per + i
+            if k < len(rows):
+                name, v = rows[k]
+                text, numeric = _cell(name, v, durations=False)
+                cells.append(f"{th}{html.escape(str(name))}</th>{_td(text, numeric, inline)}")
+            else:
+                cells.append("<td></td><td></td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return _table(_caption(caption, inline) + "".join(body), inline)
+
+
 def table(columns: Sequence[Any], rows: Iterable[Sequence[Any]], *, caption: str = "", inline: bool = True,
           code: Iterable[Any] = ()) -> str:
     """An HTML table with a header row of ``columns``; each row a sequence of values formatted as
@@ -253,7 +274,7 @@ def table(columns: Sequence[Any], rows: Iterable[Sequence[Any]], *, caption: str
 
 
 __all__ = ["Figure", "number", "share", "duration", "seconds", "is_duration", "label", "value", "summary_rows", "settings_text",
-           "cell", "text_table", "SHARE_NAMES",
+           "cell", "text_table", "kv_grid", "SHARE_NAMES",
            "kv_table", "table", "is_missing", "is_number", "SIGNIFICANT", "DURATION_NAMES"]
 
 

@@ -7,8 +7,19 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from toolkit.viz._common import MAX_POINTS, is_epoch, num, reduce_series, stratified_sample, time_x, time_y, with_note
-from toolkit.viz.records import watermark_frame
+from toolkit.viz._common import (
+    MAX_POINTS,
+    duration_axis_scale,
+    is_epoch,
+    num,
+    reduce_series,
+    stratified_sample,
+    time_tooltip,
+    time_x,
+    time_y,
+    with_note,
+)
+from toolkit.viz.records import lag_frame, watermark_frame
 
 PANES = ["early", "on_time", "late", "at_end", "retraction"]
 PANE_LABELS = {"early": "early", "on_time": "on time", "late": "late", "at_end": "at end of input",
@@ -28,21 +39,35 @@ def _pane_label_expr() -> str:
 def watermark_lag(result: Any, *, levels: tuple[str, ...] = ("partition", "operator"),
                   max_points: int = MAX_POINTS, width: int = 640, height: int = 240,
                   title: str = "Watermark lag over processing time") -> alt.Chart:
-    """``processing time - watermark`` per series (operator, each partition): how far event time trails.
+    """``processing time - watermark`` per series (the operator's, each partition's): how far event
+    time trails, as Flink's UI shows each subtask's low watermark.
 
-    With a bounded delay the lag of a steady stream sits near ``delay + interval`` plus the
-    stream's own transport delay; an idle or slow partition shows as a growing lag.
+    Between two updates a watermark stands still while processing time runs on, so its lag
+    grows until the next update (a sawtooth, drawn as such). With a bounded delay the lag of a
+    steady stream sits near ``delay + interval`` plus the stream's own transport delay; a silent
+    partition shows as a growing lag of its own line and, without an idle timeout, of the
+    operator's (black) line.
     """
-    wm, reduced = watermark_frame(result, levels=levels, max_points=max_points)
-    wm = wm.assign(lag=wm["time"].to_numpy() - wm["watermark"].to_numpy())
+    wm, _ = watermark_frame(result, levels=levels, max_points=2**62)
+    end = float(wm["time"].max()) if len(wm) else None
+    full = len(wm)
+    wm = lag_frame(wm, end=end, max_points=max_points) if len(wm) else wm.assign(lag=pd.Series(dtype="int64"))
+    reduced = len(wm) < 2 * full
+    div, unit = duration_axis_scale(wm["lag"].to_numpy(dtype="float64")) if len(wm) else (1.0, "ms")
+    wm = wm.assign(lag_value=wm["lag"].astype("float64") / div)
     epoch = is_epoch(wm["time"].to_numpy()) if len(wm) else False
-    chart = alt.Chart(wm).mark_line(interpolate="step-after").encode(
+    series = list(dict.fromkeys(sorted(wm["series"].unique(), key=lambda v: (v != "operator", v)))) if len(wm) else []
+    palette = ["#f58518", "#4c78a8", "#54a24b", "#b279a2", "#72b7b2", "#eeca3b", "#ff9da6", "#9d755d"]
+    colours = ["black" if s_ == "operator" else palette[i % len(palette)] for i, s_ in enumerate(series)]
+    chart = alt.Chart(wm).mark_line(interpolate="linear").encode(
         x=time_x("time", "processing time", epoch),
-        y=alt.Y("lag:Q", title="watermark lag (ms)"),
-        color=alt.Color("series:N", title="watermark"),
-        strokeWidth=alt.condition("datum.level == 'operator'", alt.value(2.5), alt.value(1.2)),
-        tooltip=["series:N", alt.Tooltip("time:Q", title="at (ms)"), alt.Tooltip("watermark:Q", title="watermark (ms)"),
-                 alt.Tooltip("lag:Q", title="lag (ms)")],
+        y=alt.Y("lag_value:Q", title=f"watermark lag ({unit})"),
+        color=alt.Color("series:N", title="watermark", scale=alt.Scale(domain=series, range=colours),
+                        sort=series),
+        strokeWidth=alt.condition("datum.level == 'operator'", alt.value(2.0), alt.value(1.0)),
+        order=alt.Order("time:Q"),
+        tooltip=["series:N", time_tooltip("time", "at", epoch), time_tooltip("watermark", "watermark", epoch),
+                 alt.Tooltip("lag:Q", title="lag (ms)", format=",")],
     ).properties(width=width, height=height)
     note = "Reduced to per-bin extremes." if reduced else ""
     return with_note(chart, title, note)
