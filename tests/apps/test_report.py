@@ -207,7 +207,7 @@ def test_chart_frontier_and_recommendation_agree_with_the_sweep(xss_log):
     rec = toolkit.recommend(sweep, completeness=0.9)
     diamond = [ly for ly in spec["layer"] if isinstance(ly["mark"], dict) and ly["mark"].get("shape") == "diamond"]
     (row,) = spec["datasets"][diamond[0]["data"]["name"]]
-    assert row["latency_p99_ms"] == rec["row"]["latency_p99_ms"]
+    assert row["x_value"] == rec["row"]["latency_p99_ms"]  # in ms: every latency here is under 10 s
     assert row["completeness_first"] == rec["row"]["completeness_first"]
     assert row["reason"] == rec["reason"]
 
