@@ -420,3 +420,13 @@ def test_chart_renders_to_svg(name, log, result):
     chart = CHARTS[name](log, result, fake_sweep())
     svg = vl_convert.vegalite_to_svg(chart.to_dict())
     assert svg.startswith("<svg") and "<path" in svg or "<text" in svg
+
+
+def test_sweep_sliders_start_at_the_given_row_of_every_varying_column():
+    sw = pd.concat([fake_sweep(), fake_sweep().assign(idleness_ms=2000)], ignore_index=True)
+    sw["idleness_ms"] = sw["idleness_ms"].astype("Int64")
+    row = sw.iloc[13]
+    spec = viz.sweep_sliders(sw, initial=row.to_dict()).to_dict()
+    params = {p["name"]: p for p in spec["params"]}
+    assert params["other"]["value"] == "idle timeout 2 s"
+    assert params["other"]["bind"]["options"] == ["no idleness", "idle timeout 2 s"]

@@ -96,7 +96,7 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
 
     x, y = "delay_ms", "lateness_ms"
     if len(sweep) and x in sweep.columns and y in sweep.columns:
-        initial = {x: rec_row[x], y: rec_row[y]} if rec_row is not None else None
+        initial = {c: rec_row[c] for c in cfg_cols} if rec_row is not None else None
         sections.append({"anchor": "explore", "title": "Explore the sweep",
                          "text": "Move the sliders to step through the swept watermark delays and allowed "
                                  "lateness values; pick the heatmap's metric. The figures on the left are the "

@@ -31,6 +31,7 @@ TEMPLATE = r"""<!DOCTYPE html>
   pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
   #report-errors { color: #b00020; }
   table.sortable th { cursor: pointer; user-select: none; white-space: nowrap; }
+  table.sortable td { white-space: nowrap; }
   table.sortable th.asc::after { content: " \25B2"; } table.sortable th.desc::after { content: " \25BC"; }
   tr.recommended td { background: #ffe3dc; font-weight: bold; }
   .deploy pre { background: #fbfbfb; border: 1px solid #e4e4e4; }

@@ -325,7 +325,8 @@ def sweep_sliders(results: pd.DataFrame, *, x: str = "delay_ms", y: str = "laten
     configuration when more columns vary. Panels: the selected configuration's figures, the
     heatmap with the selected cell outlined (colour: brighter = better, per metric), and
     latency vs completeness with the selected point highlighted.
-    ``initial`` gives the starting ``{x: value, y: value}`` (e.g. the recommendation).
+    ``initial`` gives the starting ``{x: value, y: value}`` and, optionally, the values of the other
+    varying columns (e.g. the recommended row).
     """
     for c in (x, y, latency, completeness):
         if c not in results.columns:
@@ -343,6 +344,8 @@ def sweep_sliders(results: pd.DataFrame, *, x: str = "delay_ms", y: str = "laten
     x0 = _index(xs, initial[x]) if x in initial and _index(xs, initial[x]) >= 0 else 0
     y0 = _index(ys, initial[y]) if y in initial and _index(ys, initial[y]) >= 0 else 0
     o0 = initial.get("other", other_values[0])
+    if "other" not in initial and others and all(c in initial for c in others):  # e.g. the recommended row
+        o0 = _setting_label(pd.DataFrame([{c: initial[c] for c in others}]), others).iloc[0]
     p_x = alt.param(name="x_step", value=x0, bind=alt.binding_radio(
         options=list(range(len(xs))), labels=[value_text(x, v) for v in xs], name=f"{name_of(x)}: "))
     p_y = alt.param(name="y_step", value=y0, bind=alt.binding_radio(
