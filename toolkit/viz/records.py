@@ -1,6 +1,7 @@
 """Record-level charts: event time against processing time, lateness, where records were dropped."""
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 import altair as alt
@@ -192,7 +193,9 @@ def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = 
         x=time_x("arrival", xtitle, x_epoch), y=y_enc, color=color, tooltip=tooltip,
     )
     if interactive:
-        points = points.add_params(alt.selection_interval(bind="scales", name="zoom"))
+        # one name per chart (two charts side by side must not share their zoom): from the title, deterministic
+        zoom = f"zoom_{zlib.crc32(f'{title}/{partition}'.encode()):08x}"
+        points = points.add_params(alt.selection_interval(bind="scales", name=zoom))
     layers: list[alt.Chart] = [points]
     note = sample.note()
     if result is not None and getattr(result, "watermarks", None) is not None:
