@@ -430,3 +430,13 @@ def test_sweep_sliders_start_at_the_given_row_of_every_varying_column():
     params = {p["name"]: p for p in spec["params"]}
     assert params["other"]["value"] == "idle timeout 2 s"
     assert params["other"]["bind"]["options"] == ["no idleness", "idle timeout 2 s"]
+
+
+def test_firing_tooltips_read_end_of_input_and_clock_times():
+    from toolkit.viz.timeline import _instant, window_labels
+
+    assert _instant(MAX, True) == "end of input" and _instant(MIN, False) == "none yet"
+    assert _instant(1_700_000_000_123, True) == "2023-11-14 22:13:20.123" and _instant(5000, False) == "5,000 ms"
+    em = pd.DataFrame({"key": ["k0", "k1"], "window_start": [1_700_000_000_000, 0], "window_end": [1_700_000_001_000, 1000]})
+    assert window_labels(em.iloc[:1]) == ["k0 [22:13:20.000, 22:13:21.000)"]
+    assert window_labels(em.iloc[1:]) == ["k1 [0, 1000)"]

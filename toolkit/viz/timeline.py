@@ -91,10 +91,18 @@ def emissions_frame(result: Any, labels: bool = True) -> pd.DataFrame:
 
 
 def window_labels(em: pd.DataFrame) -> list[str]:
-    """``key [start, end)`` per emission (``key global`` for the global window)."""
+    """``key [start, end)`` per emission (``key global`` for the global window); real epoch times as
+    UTC clock times (``k0 [22:13:20.000, 22:13:21.000)``), small worked-example times as ms."""
     start = em["window_start"].astype("float64")
     end = em["window_end"].astype("float64")
-    return [f"{k} [{s:.0f}, {e:.0f})" if e == e else f"{k} global" for k, s, e in zip(em["key"], start, end)]
+    epoch = is_epoch(end.dropna().to_numpy()) if len(end) else False
+
+    def t(v: float) -> str:
+        if not epoch:
+            return f"{v:.0f}"
+        return pd.Timestamp(int(v), unit="ms", tz="UTC").strftime("%H:%M:%S.%f")[:-3]
+
+    return [f"{k} [{t(s)}, {t(e)})" if e == e else f"{k} global" for k, s, e in zip(em["key"], start, end)]
 
 
 def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 640, height: int = 320,
@@ -127,6 +135,10 @@ def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
     data = em[[c for c in cols if c in em.columns]].copy()
     data = data[~np.isnan(data["emit_time"].astype("float64").to_numpy())] if len(data) else data
     data["latency_ms"] = data["emit_time"] - data["window_end"]
+    if "watermark" in data.columns:
+        data["watermark_text"] = [_instant(w, epoch) for w in data["watermark"]]
+    else:
+        data["watermark_text"] = ""
     x = time_x("emit_time", "emission (processing) time", epoch)
     y = time_y("window_end", "window end (event time)", epoch)
     rules = alt.Chart(data).mark_line(color="#bbbbbb", strokeWidth=1).encode(x=x, y=y, detail="window:N")
@@ -135,7 +147,8 @@ def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
         color=alt.Color("pane_type:N", scale=_pane_scale(), title="pane", legend=alt.Legend(labelExpr=_pane_label_expr())),
         shape=alt.condition("datum.pane_type == 'retraction'", alt.value("cross"), alt.value("circle")),
         tooltip=["window:N", "pane:Q", "pane_type:N", "count:Q", "sum:Q",
-                 alt.Tooltip("watermark:Q", title="watermark (ms)"), alt.Tooltip("latency_ms:Q", title="emit - end (ms)")],
+                 alt.Tooltip("watermark_text:N", title="watermark"), time_tooltip("emit_time", "emitted", epoch),
+                 alt.Tooltip("latency_ms:Q", title="emit - window end (ms)", format=",")],
     )
     if len(data):
         lo = float(min(data["window_end"].min(), data["emit_time"].min()))
@@ -146,6 +159,21 @@ def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
     diagonal = alt.Chart(diag).mark_line(strokeDash=[2, 3], color="#888888").encode(x=x, y=y)
     chart = alt.layer(diagonal, rules, points).properties(width=width, height=height)
     return with_note(chart, title, note)
+
+
+def _instant(v: Any, epoch: bool) -> str:
+    """A watermark as a person reads it: "end of input" for Flink's final one, "none yet" for the
+    initial one, a UTC time (epoch logs) or ms."""
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return ""
+    v = int(v)
+    if v >= 2**62:
+        return "end of input"
+    if v <= -(2**62):
+        return "none yet"
+    if epoch:
+        return pd.Timestamp(v, unit="ms", tz="UTC").strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    return f"{v:,} ms"
 
 
 def state_over_time(result: Any, *, max_points: int = MAX_POINTS, width: int = 640, height: int = 140,
@@ -165,7 +193,7 @@ def state_over_time(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
     base = alt.Chart(data).mark_line(interpolate="step-after").encode(
         x=time_x("time", "processing time", epoch),
         y=alt.Y("amount:Q", title=None),
-        tooltip=["measure:N", alt.Tooltip("time:Q", title="at (ms)"), "amount:Q"],
+        tooltip=["measure:N", time_tooltip("time", "at", epoch), alt.Tooltip("amount:Q", format=",")],
     ).properties(width=width, height=height)
     panels = [base.transform_filter(alt.datum.measure == m).properties(title=m)
               for m in ("open windows", "buffered records")]
