@@ -238,7 +238,7 @@ def kv_grid(rows: Sequence[tuple[Any, Any]], *, columns: int = 3, caption: str =
     values as in :func:`kv_table`."""
     rows = list(rows)
     per = -(-len(rows) // max(1, columns))
-    th = f"<th style='{_TH}'>" if inline else "<th>"
+    th = f"<th style='{_TH};white-space:nowrap'>" if inline else "<th>"
     body = []
     for i in range(per):
         cells = []
@@ -247,7 +247,10 @@ def kv_grid(rows: Sequence[tuple[Any, Any]], *, columns: int = 3, caption: str =
             if k < len(rows):
                 name, v = rows[k]
                 text, numeric = _cell(name, v, durations=False)
-                cells.append(f"{th}{html.escape(str(name))}</th>{_td(text, numeric, inline)}")
+                td = _td(text, numeric, inline)
+                if inline:  # a figure such as "8 (72.73%)" stays on one line
+                    td = td.replace("style='", "style='white-space:nowrap;", 1)
+                cells.append(f"{th}{html.escape(str(name))}</th>{td}")
             else:
                 cells.append("<td></td><td></td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
