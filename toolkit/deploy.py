@@ -295,6 +295,10 @@ def _sql_window(w: Any, notes: list[str]) -> str | None:
         return f"TUMBLE(TABLE events, DESCRIPTOR(ts), {sql_interval(w.size)}{off})"
     if isinstance(w, Sliding):
         off = f", {sql_interval(w.offset)}" if w.offset else ""
+        if w.size % w.slide:
+            notes.append(f"window {w}: Flink SQL's HOP needs the size to be a whole multiple of the slide; "
+                         "use the DataStream API's SlidingEventTimeWindows")
+            return None
         return f"HOP(TABLE events, DESCRIPTOR(ts), {sql_interval(w.slide)}, {sql_interval(w.size)}{off})"
     if isinstance(w, Session):
         return f"SESSION(TABLE events PARTITION BY `key`, DESCRIPTOR(ts), {sql_interval(w.gap)})"

@@ -72,6 +72,8 @@ def test_flink_sql_says_what_it_cannot_express():
     assert any("trigger count:3" in n for n in d.notes)
     assert "allowedLateness" not in d.code.replace("-- NOTE", "")  # no made-up SQL for it
     assert str(d).startswith("-- NOTE: ")
+    d = deploy(window="sliding:10s/3s", engine="flink-sql")
+    assert "HOP(" not in d.code and any("whole multiple of the slide" in n for n in d.notes)
     d = deploy(window="global", engine="flink-sql")
     assert "SELECT" not in d.code and any("no Flink SQL window" in n for n in d.notes)
 
