@@ -18,6 +18,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "engine": ("toolkit.engine", None),
     "replay": ("toolkit.replays", "replay"),
     "ReplayResult": ("toolkit.replays", "ReplayResult"),
+    "explain": ("toolkit.replays.explain", "explain"),
+    "drop_causes": ("toolkit.replays.explain", "drop_causes"),
     "sweep": ("toolkit.sweeps", "sweep"),
     "frontier": ("toolkit.sweeps", "frontier"),
     "recommend": ("toolkit.sweeps", "recommend"),

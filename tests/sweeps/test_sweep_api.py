@@ -92,19 +92,21 @@ def test_invalid_rows_are_counted_and_conserved(tmp_path):
     assert fates["fate"].tolist()[5] == "dropped"  # ts 3 arrives after the watermark passed [0,10) + 0
 
 
-def test_sessions_run_on_the_engine_path():
+def test_sessions_run_on_the_fast_path():
     rng = np.random.default_rng(5)
     n = 200
     arrival = np.sort(rng.integers(0, 2000, n))
     log = EventLog.from_arrays(arrival - rng.integers(0, 100, n), arrival_time=arrival, key=rng.choice(["x", "y"], n))
     r = toolkit.sweep(log, window="session:30ms", delay=[0, 50], lateness=[0, 40], interval=[10])
     check_summary(r)
-    assert set(r["path"]) == {"engine"}
+    assert set(r["path"]) == {"fast"}
     assert r["completeness_final"].iloc[-1] >= r["completeness_final"].iloc[0]
     truth = toolkit.metrics.ground_truth(log.table, Session(30))
     assert truth["true_count"].sum() == n and (r["windows"] == len(truth)).all()
+    engine = toolkit.sweep(log, window="session:30ms", delay=[0, 50], lateness=[0, 40], interval=[10], path="engine")
+    pd.testing.assert_frame_equal(r.drop(columns=["path"]), engine.drop(columns=["path"]), check_exact=True)
     with pytest.raises(ValueError, match="fast path does not apply"):
-        toolkit.sweep(log, window="session:30ms", path="fast")
+        toolkit.sweep(log, window="session:30ms", evictor="count:2", path="fast")
 
 
 def test_log_without_arrival_times_is_refused():

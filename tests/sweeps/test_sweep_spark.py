@@ -17,6 +17,7 @@ GRID = dict(
     lateness=[0, 100],
     interval=[0, 50],
     partitions_as_sources=True,
+    trigger=["event_time", "count:3"],  # the second takes the engine path (sessions too)
 )
 
 
@@ -54,7 +55,8 @@ def test_spark_backed_dataframe_and_explicit_shards(spark, log, local_result):
     """A log given as a Spark DataFrame stays distributed; shards may differ from partitions."""
     sdf = spark.createDataFrame(log.table.assign(key=log.table["key"].astype(str)))
     spark_log = EventLog(None, log.quarantine, spark_df=sdf, n_records=log.n_records, has_arrival_time=True)
-    grid = dict(GRID, window=["tumbling:100ms"], partitions_as_sources=False, idleness=[None, 40])
+    grid = dict(GRID, window=["tumbling:100ms", "session:80ms"], partitions_as_sources=False, idleness=[None, 40],
+                trigger="event_time")
     r = toolkit.sweep(spark_log, shards=5, progress=False, **grid)
     expected = toolkit.sweep(log, execution="local", progress=False, **grid)
     pd.testing.assert_frame_equal(r, expected, check_exact=True)

@@ -14,6 +14,7 @@ BENCHMARKS: dict[str, str] = {
     "sweep": "toolkit.bench.sweep",
     "log": "toolkit.bench.log",
     "viz": "toolkit.bench.viz",
+    "sessions": "toolkit.bench.sessions",
 }
 
 
@@ -25,6 +26,9 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--only", default=None, help="comma-separated sub-cases to run (default: all)")
     p.add_argument("--svg", action="store_true", help="viz: also time drawing each chart to SVG")
+    p.add_argument("--gap", default="200ms", help="sessions: the session gap (default 200ms)")
+    p.add_argument("--engine-records", type=int, default=None,
+                   help="sessions: run the engine path on the first N records only (default: all)")
     p.set_defaults(func=run)
 
 

@@ -21,6 +21,11 @@ def register(subparsers) -> None:
     o.add_argument("--export-scenario", metavar="FILE", help="write the record/watermark interleaving in the window-scenario format")
     o.add_argument("--json", action="store_true", help="print the figures as one JSON object (for programs) instead of "
                    "the readable summary")
+    o.add_argument("--explain", metavar="ROW", type=int, action="append", default=None,
+                   help="say why the record of log row ROW was dropped, late or on time, and what would have kept it "
+                   "(repeat for several rows)")
+    o.add_argument("--drops", metavar="FILE", help="write every dropped or late record, why, and the smallest delay, "
+                   "allowed lateness or idle timeout that keeps it, as CSV (the table of ReplayResult.drops())")
     p.set_defaults(func=run)
 
 
@@ -61,15 +66,29 @@ def run(args) -> int:
     if args.export_scenario:
         result.export_scenario(args.export_scenario)
         written.append((Path(args.export_scenario), -1))
+    explained = []
+    for row in args.explain or []:  # a bad row fails before any output
+        try:
+            explained.append(result.explain(row))
+        except ValueError as exc:
+            raise ValueError(f"--explain {row}: {exc}") from None
+    if args.drops:
+        Path(args.drops).parent.mkdir(parents=True, exist_ok=True)
+        result.drops().to_csv(args.drops, index=False)
     if args.json:
         s = {k: v for k, v in summary.items() if k != "settings"}
         s["setting"] = str(setting)
         print(json.dumps(s, default=str))
-        return 0
-    print(summary_text(summary, setting, source=args.log))
-    for path, rows in written:
-        what = f"{rows:,} rows" if rows >= 0 else f"{path.stat().st_size:,} bytes"
-        print(f"wrote {path} ({what})")
+    else:
+        print(summary_text(summary, setting, source=args.log))
+        for path, rows in written:
+            what = f"{rows:,} rows" if rows >= 0 else f"{path.stat().st_size:,} bytes"
+            print(f"wrote {path} ({what})")
+    for e in explained:
+        print(f"\n{e.text}")
+    if args.drops:
+        print(f"\nwrote {args.drops}: {summary['dropped']:,} dropped and {summary['late_accepted']:,} late records, "
+              "why, and what keeps each")
     return 0
 
 

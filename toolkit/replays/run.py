@@ -32,6 +32,7 @@ from toolkit.engine.pipeline import run_pipeline, watermark_timeline
 from toolkit.engine.timeline import WatermarkTimeline
 from toolkit.fast.evaluate import FixedWindows, Shard
 from toolkit.metrics.fates import closed_form_fates, fates_from_firings
+from toolkit.replays import explain as explaining
 from toolkit.replays.export import scenario_lines, stage2_lines
 from toolkit.replays.frames import emissions_frame, fates_frame, fill_late_ids, watermarks_frame
 from toolkit.settings import Setting, SettingError, describe_setting
@@ -55,6 +56,7 @@ class ReplayResult:
     _export: Callable[[int], list[str]] | None = field(default=None, repr=False)
     _figures: Callable[[], dict] | None = field(default=None, repr=False)
     _summary: dict | None = field(default=None, repr=False)
+    _records: dict | None = field(default=None, repr=False)  # the replayed arrays, arrival order
 
     def summary(self) -> dict:
         """The sweep's figures for this setting (``toolkit.sweeps.sweep`` documents them:
@@ -83,6 +85,21 @@ class ReplayResult:
             out["settings"] = self.settings
             self._summary = out
         return dict(self._summary)
+
+    def drops(self, fates: tuple[str, ...] = ("dropped", "late_accepted")) -> pd.DataFrame:
+        """Every dropped or late record: its windows and their cleanup time, the watermark at
+        its arrival, who held it, and the smallest delay / lateness / idle timeout that keeps
+        it (:func:`toolkit.replays.explain.drops`; ``fates=("dropped",)`` for drops only)."""
+        return explaining.drops(self, fates=fates)
+
+    def explain(self, row: int) -> explaining.Explanation:
+        """Why the record of log row ``row`` was dropped, late or on time, in words
+        (``str()``) and as data (``.data``); see :func:`toolkit.replays.explain.explain`."""
+        return explaining.explain(self, row)
+
+    def drop_causes(self, top: int = 3) -> list[str]:
+        """The main causes of the drops in words (:func:`toolkit.replays.explain.drop_causes`)."""
+        return explaining.drop_causes(self, top=top)
 
     def scenario_lines(self, stage: int = 1) -> list[str]:
         """The record/watermark interleaving the (``stage``) operator saw, in the window-scenario format."""
@@ -148,6 +165,7 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
                 )
             s = s.replace(interval=0)
     a = _log_arrays(log, s)
+    a["log_partition"] = a["part"]
     if not s.partitions_as_sources:  # one watermark generator for the whole stream
         a["part"] = np.zeros_like(a["part"])
     n = len(a["ts"])
@@ -221,4 +239,4 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         row = assemble([s], paths, run_local(log.table, [s], paths, invalid=int(log.n_invalid), progress=False)).iloc[0]
         return {k: (row[k].item() if hasattr(row[k], "item") else row[k]) for k in SUMMARY_COLUMNS}
 
-    return ReplayResult(em, fates, late, wms, state, settings_d, tl, stages, em2, late2, s, export, figures)
+    return ReplayResult(em, fates, late, wms, state, settings_d, tl, stages, em2, late2, s, export, figures, _records=a)

@@ -6,9 +6,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from toolkit.fast import sessions as fast_sessions
 from toolkit.fast.evaluate import FixedWindows, Shard, window_frame
 from toolkit.metrics.fates import FATE_NAMES, closed_form_fates
-from toolkit.settings import Setting, SettingError
+from toolkit.settings import Session, Setting, SettingError
 from toolkit.sweeps.sweep import _inputs, choose_paths, settings_grid
 from toolkit.sweeps.timelines import build_timelines, local_sources
 
@@ -37,7 +38,9 @@ def evaluate(log: Any, settings: Any = None, /, *, path: str = "auto", **kwargs)
     included as ``invalid``, sorted by row."""
     table, quarantine, config, shard, tl = _one(log, settings, kwargs)
     (chosen,) = choose_paths([config], path)
-    if chosen == "fast":
+    if chosen == "fast" and isinstance(config.window, Session):
+        windows, codes = fast_sessions.window_frame(shard, fast_sessions.SessionWindows.of(config.window), tl, config.lateness)
+    elif chosen == "fast":
         spec = FixedWindows.of(config.window)
         windows = window_frame(shard, spec, tl, config.lateness)
         codes = closed_form_fates(shard, spec, tl, config.lateness)

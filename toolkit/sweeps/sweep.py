@@ -2,8 +2,8 @@
 
 Every setting :func:`toolkit.replay` takes, the sweep takes, each as one value or a list
 (``toolkit.settings``: one vocabulary). Each configuration runs on the closed-form path
-(``toolkit.fast``) when it applies (tumbling/sliding windows, the event-time trigger, no
-evictor, accumulating or retracting, one stage) and on the engine path otherwise; the figures
+(``toolkit.fast``) when it applies (tumbling/sliding windows in closed form or session
+windows compiled, the event-time trigger, no evictor, accumulating or retracting, one stage) and on the engine path otherwise; the figures
 are the same either way (property tests), and the same as ``replay(...).summary()`` for that
 setting.
 
@@ -44,7 +44,7 @@ import pandas as pd
 
 from toolkit.fast.evaluate import Shard
 from toolkit.metrics.summary import SUMMARY_COLUMNS
-from toolkit.settings import CONFIG_COLUMNS, Setting, SettingError, grid
+from toolkit.settings import CONFIG_COLUMNS, Session, Setting, SettingError, TriggerSpec, grid
 from toolkit.sweeps.evaluate import evaluate_shard, merge_all
 from toolkit.sweeps.timelines import build_timelines, local_sources
 
@@ -114,14 +114,31 @@ def settings_grid(settings: Any, grid_settings: dict) -> list[Setting]:
     return grid(**grid_settings)
 
 
+def fast_applies(config: Setting) -> bool:
+    """The fast path serves ``config``: the closed form (tumbling/sliding windows,
+    ``toolkit.fast.evaluate``) or compiled sessions (``toolkit.fast.sessions``: session
+    windows under the same conditions: the event-time trigger, no evictor, accumulating or
+    retracting, one stage; figures do not depend on the window function)."""
+    trig = config.trigger
+    sessions = (
+        isinstance(config.window, Session)
+        and isinstance(trig, TriggerSpec) and trig.kind in ("default", "event_time")
+        and config.evictor is None
+        and config.accumulation in ("accumulating", "retracting")
+        and config.second_window is None
+    )
+    return config.closed_form or sessions
+
+
 def choose_paths(configs: list[Setting], path: str) -> list[str]:
-    """``fast`` where the closed form applies (and is allowed), ``engine`` otherwise."""
+    """``fast`` where the fast path applies (and is allowed), ``engine`` otherwise."""
     out = []
     for c in configs:
-        if path == "fast" and not c.closed_form:
-            raise SettingError("path", f"the fast path does not apply to {c}: it needs tumbling/sliding windows, the "
-                               "event-time trigger, no evictor, accumulating or retracting mode and one stage")
-        out.append("fast" if (path != "engine" and c.closed_form) else "engine")
+        ok = fast_applies(c)
+        if path == "fast" and not ok:
+            raise SettingError("path", f"the fast path does not apply to {c}: it needs tumbling, sliding or session "
+                               "windows, the event-time trigger, no evictor, accumulating or retracting mode and one stage")
+        out.append("fast" if (path != "engine" and ok) else "engine")
     return out
 
 

@@ -8,6 +8,7 @@ In a Jupyter kernel, importing this package makes Altair draw charts offline wit
 JupyterChart widget (see :mod:`toolkit.viz.rendering`).
 """
 from toolkit.viz._common import FATE_COLORS, FATES, MAX_POINTS, lateness_of, stratified_sample
+from toolkit.viz.drops import drops_over_time
 from toolkit.viz.records import (
     drops_by_key,
     drops_by_partition,
@@ -33,6 +34,7 @@ enable_offline_charts()
 __all__ = [
     "FATES", "FATE_COLORS", "MAX_POINTS", "METRICS",
     "event_time_scatter", "lateness_histogram", "drops_by_partition", "drops_by_key", "fate_counts_by",
+    "drops_over_time",
     "watermark_lag", "firing_timeline", "state_over_time",
     "sweep_heatmap", "latency_completeness", "sweep_sliders", "pareto", "recommended_row",
     "config_columns", "metric_columns", "lateness_of", "stratified_sample",

@@ -1,0 +1,221 @@
+"""Run a Kafka Streams windowed aggregation over a recorded log (columns in arrival order).
+
+The modelled topology is ``stream.groupByKey() / groupBy(...)`` (repartitioned by key)
+``.windowedBy(windows)[.emitStrategy(...)].aggregate(count and sum)[.suppress(untilWindowCloses)]``.
+
+- **Tasks.** ``assign="key"`` (default): a record goes to task
+  ``toPositive(murmur2(utf8(str(key)))) % tasks``, as Kafka's default partitioner writes the
+  repartition topic (``partitioner``). ``assign="partition"``: the log is already
+  co-partitioned by key (``groupByKey`` without repartitioning); task = the log's partition, and
+  ``tasks`` must exceed the largest partition number (default: largest + 1).
+- **Processing order.** A task processes its records in arrival order (the order given; ties
+  were broken by the caller). Tasks are independent: nothing but the task's own records moves
+  its stream time. Emissions are listed in arrival order of the record that caused them.
+- **System time** (the on-close throttle) is the record's arrival time.
+- **End of input.** Kafka Streams never flushes windows when input stops. With
+  ``flush_at_end=True`` (default) what an on-close aggregation or a suppression still holds is
+  emitted at the end, flagged ``at_end`` (``emit_index`` -1, ``emit_time`` the last arrival),
+  as the Flink replay flags its end-of-input firings; ``False`` leaves them out, as Kafka does.
+- **Timestamps** must be ``>= 0``: Kafka Streams has no negative record timestamps.
+- **Evaluation.** ``TimeWindows`` run on whole columns (``time_window_columnar``) unless
+  ``reference=True``, which runs the record-by-record processors (``time_window_aggregate``);
+  both give identical results (property tests). Sliding and session windows run record by record.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from toolkit.engine.kafka_streams.emit import ON_WINDOW_CLOSE, SUPPRESS_UNTIL_WINDOW_CLOSES, Emit
+from toolkit.engine.kafka_streams.output import KafkaStreamsResult, Sink
+from toolkit.engine.kafka_streams.partitioner import factorize, tasks_for_keys
+from toolkit.engine.kafka_streams.session_window_aggregate import SessionWindowAggregate
+from toolkit.engine.kafka_streams.sliding_window_aggregate import SlidingWindowAggregate
+from toolkit.engine.kafka_streams.suppress import SuppressUntilWindowCloses
+from toolkit.engine.kafka_streams.time_window_aggregate import TimeWindowAggregate
+from toolkit.engine.kafka_streams.time_window_columnar import run_time_windows, task_stream_time
+from toolkit.engine.kafka_streams.windows import SessionWindows, SlidingWindows, TimeWindows
+from toolkit.errors import UserError
+
+ASSIGN = ("key", "partition")
+
+
+def assign_tasks(keys: np.ndarray, partitions: np.ndarray | None, tasks: int | None, assign: str) -> tuple[np.ndarray, int]:
+    """The task of each record and the number of tasks (see the module doc)."""
+    if assign not in ASSIGN:
+        raise UserError(f"assign must be 'key' (hash the key like Kafka's default partitioner) or "
+                        f"'partition' (the log is co-partitioned), got {assign!r}")
+    if tasks is not None and (isinstance(tasks, bool) or not isinstance(tasks, (int, np.integer)) or tasks < 1):
+        raise UserError(f"tasks must be a positive integer, got {tasks!r}")
+    if assign == "key":
+        n = 1 if tasks is None else int(tasks)
+        return tasks_for_keys(keys, n), n
+    if partitions is None:
+        raise UserError("assign='partition' needs the log's partition column")
+    part = np.asarray(partitions, dtype=np.int64)
+    if len(part) and part.min() < 0:
+        raise UserError("assign='partition' needs partitions >= 0")
+    top = int(part.max()) + 1 if len(part) else 1
+    n = top if tasks is None else int(tasks)
+    if n < top:
+        raise UserError(f"tasks={n} is fewer than the log's partitions ({top}); with assign='partition' "
+                        "each partition is one task")
+    return part.copy(), n
+
+
+def _processor(windows: Any, forward, emit: Emit):
+    on_close = emit.strategy == ON_WINDOW_CLOSE
+    if isinstance(windows, TimeWindows):
+        return TimeWindowAggregate(windows, forward, on_close, emit.emit_interval)
+    if isinstance(windows, SlidingWindows):
+        return SlidingWindowAggregate(windows, forward, on_close, emit.emit_interval)
+    if isinstance(windows, SessionWindows):
+        return SessionWindowAggregate(windows, forward, on_close, emit.emit_interval)
+    raise UserError(f"windows must be TimeWindows, SlidingWindows or SessionWindows, got {type(windows).__name__}")
+
+
+def _with_pane(em: dict[str, np.ndarray], after: np.ndarray, task: np.ndarray, n_tasks: int) -> dict[str, np.ndarray]:
+    """Add ``pane`` (0 for a window's first emission, then 1, 2, ...; tombstones count) and
+    ``stream_time`` (the task's stream time when the row was emitted; at the end: its last)."""
+    m = len(em["key"])
+    codes, _ = factorize(em["key"])
+    order = np.lexsort((np.arange(m), em["window_end"], em["window_start"], codes, em["task"]))
+    same = np.zeros(m, dtype=bool)
+    if m:
+        k = [em["task"][order], codes[order], em["window_start"][order], em["window_end"][order]]
+        same[1:] = np.logical_and.reduce([c[1:] == c[:-1] for c in k])
+    starts = np.flatnonzero(~same)
+    rank = np.arange(m) - np.repeat(starts, np.diff(np.r_[starts, m]))
+    pane = np.empty(m, dtype=np.int64)
+    pane[order] = rank
+    last = np.full(n_tasks, -1, dtype=np.int64)
+    if len(after):
+        np.maximum.at(last, task, after)
+    idx = em["emit_index"]
+    st = np.where(idx >= 0, after[np.maximum(idx, 0)] if len(after) else -1, last[em["task"]] if m else -1)
+    return {**em, "pane": pane, "stream_time": st.astype(np.int64)}
+
+
+def deployable(windows: TimeWindows | SlidingWindows | SessionWindows, emit: Emit) -> str:
+    """The Kafka Streams DSL chain (after ``groupByKey()``/``groupBy(...)``) these settings model."""
+    out = f".windowedBy({windows.deployable()})"
+    if emit.strategy == ON_WINDOW_CLOSE:
+        out += ".emitStrategy(EmitStrategy.onWindowClose())"
+    merger = "merger, " if isinstance(windows, SessionWindows) else ""
+    mat = "Materialized.with(keySerde, aggSerde)"
+    if windows.retention is not None:
+        mat += f".withRetention(Duration.ofMillis({windows.retention}))"
+    out += f".aggregate(initializer, aggregator, {merger}{mat}.withCachingDisabled())"
+    if emit.strategy == SUPPRESS_UNTIL_WINDOW_CLOSES:
+        out += ".suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))"
+    return out
+
+
+def _suppress_duration(windows: Any) -> int:
+    if isinstance(windows, SessionWindows):
+        return windows.grace + windows.inactivity_gap
+    return windows.grace
+
+
+def run_windowed_aggregation(keys: Sequence[Any] | np.ndarray, timestamps: Sequence[int] | np.ndarray,
+                             values: Sequence[float] | np.ndarray | None = None,
+                             arrival: Sequence[int] | np.ndarray | None = None,
+                             partitions: Sequence[int] | np.ndarray | None = None, *,
+                             windows: TimeWindows | SlidingWindows | SessionWindows,
+                             emit: str | Emit = "on_window_update", tasks: int | None = None,
+                             assign: str = "key", flush_at_end: bool = True,
+                             reference: bool = False) -> KafkaStreamsResult:
+    """Replay records (in arrival order) through per-task Kafka Streams windowed count-and-sum.
+
+    ``values`` default to 1 per record; ``arrival`` (system time for the on-close throttle)
+    defaults to the record's position. Returns a :class:`KafkaStreamsResult`.
+    """
+    emit = emit if isinstance(emit, Emit) else Emit(emit)
+    keys = np.asarray(keys, dtype=object)
+    ts = np.asarray(timestamps, dtype=np.int64)
+    n = len(ts)
+    if len(keys) != n:
+        raise UserError(f"keys ({len(keys)}) and timestamps ({n}) differ in length")
+    vals = np.ones(n, dtype=np.float64) if values is None else np.asarray(values, dtype=np.float64)
+    arr = np.arange(n, dtype=np.int64) if arrival is None else np.asarray(arrival, dtype=np.int64)
+    if len(vals) != n or len(arr) != n:
+        raise UserError("values and arrival must have one entry per record")
+    if n and ts.min() < 0:
+        bad = int(np.flatnonzero(ts < 0)[0])
+        raise UserError(f"event_time: Kafka Streams has no negative timestamps; {int((ts < 0).sum())} records "
+                        f"are negative (first at position {bad}: {int(ts[bad])} ms)")
+    if n and any(k is None for k in keys.tolist()):
+        raise UserError("key: null keys are not modelled (Kafka Streams skips them and counts them as dropped); "
+                        "a loaded log quarantines them")
+    if n and np.any(np.diff(arr) < 0):
+        raise UserError("arrival: records must be given in arrival order (arrival times ascending)")
+    task, n_tasks = assign_tasks(keys, partitions, tasks, assign)
+
+    after, before = task_stream_time(ts, task)
+    lateness = np.where(before > ts, before - ts, 0).astype(np.int64)
+    if isinstance(windows, TimeWindows) and not reference:
+        out = run_time_windows(keys, ts, vals, arr, task, n_tasks, windows, emit, flush_at_end, after)
+        accepted, dropped, rows = out["accepted"], out["dropped"], out["rows"]
+        sink = Sink()
+        sink.key, sink.start, sink.end = rows["key"], rows["start"], rows["end"]
+        sink.count, sink.sum, sink.kind = rows["count"], rows["sum"], rows["kind"]
+        sink.timestamp, sink.index, sink.task = rows["timestamp"], rows["index"], rows["task"]
+        state = None
+    else:
+        sink, accepted, dropped, state = _run_records(keys, ts, vals, arr, task, n_tasks, windows, emit, flush_at_end)
+    stream_time = after
+    dropped_records = np.bincount(task, weights=dropped, minlength=n_tasks).astype(np.int64)
+    counts = np.bincount(task, minlength=n_tasks)
+    lat_max = np.zeros(n_tasks, dtype=np.int64)
+    if n:
+        np.maximum.at(lat_max, task, lateness)
+    lat_sum = np.bincount(task, weights=lateness, minlength=n_tasks)
+    lat_avg = np.divide(lat_sum, counts, out=np.full(n_tasks, np.nan), where=counts > 0)
+    end_time = int(arr[-1]) if n else 0
+    desc = {
+        "semantics": "kafka_streams",
+        "windows": windows.deployable(),
+        "emit": emit.strategy,
+        "emit_interval_ms": emit.emit_interval,
+        "tasks": n_tasks,
+        "assign": assign,
+        "flush_at_end": flush_at_end,
+        "deployable": deployable(windows, emit),
+    }
+    return KafkaStreamsResult(
+        emissions=_with_pane(sink.columns(arr, end_time), after, task, n_tasks), task=task, stream_time=stream_time,
+        dropped_windows=dropped, accepted_windows=accepted, dropped_records=dropped_records,
+        record_lateness_max=lat_max, record_lateness_avg=lat_avg,
+        end_inclusive=not isinstance(windows, TimeWindows), description=desc, state=state or [],
+    )
+
+
+def _run_records(keys, ts, vals, arr, task, n_tasks, windows, emit, flush_at_end):
+    """The record-by-record processors, one per task (and a suppression buffer each)."""
+    sink = Sink()
+    procs: list[Any] = []
+    suppressors: list[SuppressUntilWindowCloses | None] = []
+    for t in range(n_tasks):
+        def out(kind, key, start, end, count, total, timestamp, index, _t=t):
+            sink.forward(kind, key, start, end, count, total, timestamp, index, _t)
+        if emit.strategy == SUPPRESS_UNTIL_WINDOW_CLOSES:
+            sup = SuppressUntilWindowCloses(_suppress_duration(windows), out)
+            suppressors.append(sup)
+            procs.append(_processor(windows, sup.forward, emit))
+        else:
+            suppressors.append(None)
+            procs.append(_processor(windows, out, emit))
+    n = len(ts)
+    accepted = np.zeros(n, dtype=np.int64)
+    dropped = np.zeros(n, dtype=np.int64)
+    key_l, ts_l, val_l, arr_l, task_l = keys.tolist(), ts.tolist(), vals.tolist(), arr.tolist(), task.tolist()
+    for i in range(n):
+        accepted[i], dropped[i] = procs[task_l[i]].process(i, key_l[i], ts_l[i], val_l[i], arr_l[i])
+    state = [p.snapshot() for p in procs]
+    if flush_at_end:
+        for t in range(n_tasks):
+            procs[t].flush()
+            if suppressors[t] is not None:
+                suppressors[t].flush()
+    return sink, accepted, dropped, state
