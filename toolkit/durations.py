@@ -5,6 +5,7 @@ the engine takes plain integers.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import pandas as pd
@@ -53,3 +54,33 @@ def parse_duration_list(text: str, *, name: str = "duration") -> list[int]:
     if not items:
         raise ValueError(f"{name}: empty list")
     return [parse_duration(t, name=name) for t in items]
+
+
+def _significant(x: float, digits: int = 4) -> str:
+    """``x`` (below 1,000 in size) with ``digits`` significant digits, never in exponent form."""
+    text = f"{x:.{digits}g}"
+    if "e" in text:  # rounded up to a power of ten: write it out
+        text = f"{x:.{max(0, digits - 1 - math.floor(math.log10(abs(x))))}f}"
+    return text
+
+
+def readable(ms: float) -> str:
+    """A duration in ms as a person reads it: ``250 ms``, ``1.5 s``, ``39.27 s``, ``5 min 3 s``,
+    ``2 h 5 min``, ``3 d 4 h`` (4 significant digits below a minute; whole seconds above)."""
+    x = float(ms)
+    if math.isinf(x) or math.isnan(x):
+        return str(x)
+    sign, a = ("-" if x < 0 else ""), abs(x)
+    if a < 1000:
+        return f"{sign}{int(a) if a.is_integer() else _significant(a)} ms"
+    if a < 60_000:
+        return f"{sign}{_significant(a / 1000)} s"
+    s = round(a / 1000)
+    if s < 3600:
+        m, s = divmod(s, 60)
+        return f"{sign}{m} min" + (f" {s} s" if s else "")
+    if s < 86_400:
+        h, m = divmod(s // 60, 60)
+        return f"{sign}{h} h" + (f" {m} min" if m else "")
+    d, h = divmod(s // 3600, 24)
+    return f"{sign}{d:,} d" + (f" {h} h" if h else "")

@@ -34,11 +34,52 @@ def require_java() -> None:
         raise SetupError(JAVA_HELP)
 
 
+LOG_LEVEL_ENV = "WATERMARK_LAB_SPARK_LOG_LEVEL"
+"""Spark's log level (ERROR by default: Spark's WARN lines are noise in a user's terminal)."""
+LOG_LEVELS = ("ALL", "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF")
+
+
+def log_level() -> str:
+    """The Spark log level asked for in ``$WATERMARK_LAB_SPARK_LOG_LEVEL`` (default ERROR)."""
+    level = os.environ.get(LOG_LEVEL_ENV, "ERROR").strip().upper() or "ERROR"
+    if level not in LOG_LEVELS:
+        raise SetupError(f"{LOG_LEVEL_ENV}={level!r} is not a log level; use one of {', '.join(LOG_LEVELS)}")
+    return level
+
+
+def _log4j_file(level: str) -> str:
+    """A log4j2 configuration at ``level`` (to stderr), written once to the temp folder: given to the
+    driver JVM at start, it also silences the WARN lines Spark logs before ``setLogLevel`` can run."""
+    import tempfile
+
+    path = os.path.join(tempfile.gettempdir(), f"watermark-lab-log4j2-{level.lower()}.properties")
+    # Spark sets the level of a shell's (PySpark's gateway's) main class unless its logger is
+    # configured, and prints "Setting default log level to WARN": configure it too
+    text = (f"rootLogger.level = {level.lower()}\nrootLogger.appenderRef.stderr.ref = stderr\n"
+            "logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer\n"
+            f"logger.gateway.level = {level.lower()}\n"
+            "appender.console.type = Console\nappender.console.name = stderr\nappender.console.target = SYSTEM_ERR\n"
+            "appender.console.layout.type = PatternLayout\n"
+            "appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex\n")
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == text:
+                return path
+    except OSError:
+        pass
+    tmp = f"{path}.{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+    return path
+
+
 def spark_session(master: str | None = None, *, app_name: str = "watermark-lab", shuffle_partitions: int | None = None):
     """Return a SparkSession: the active one, or a new one on ``master``.
 
     ``master`` defaults to ``$SPARK_MASTER`` and then to ``local[*]`` (embedded).
-    The UI is off and logging is quiet, so notebooks stay readable.
+    The UI is off and logging is quiet (ERROR, or ``$WATERMARK_LAB_SPARK_LOG_LEVEL``), so
+    notebooks and terminals stay readable.
     """
     require_java()
     from pyspark.sql import SparkSession
@@ -66,6 +107,9 @@ def spark_session(master: str | None = None, *, app_name: str = "watermark-lab",
         .config("spark.sql.shuffle.partitions", str(shuffle_partitions or 8))
         .config("spark.python.authenticate.socketTimeout", "120s")
     )
+    level = log_level()
+    if master.startswith("local") and "spark.driver.extraJavaOptions" not in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
+        builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_log4j_file(level)}")
     session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
+    session.sparkContext.setLogLevel(level)
     return session

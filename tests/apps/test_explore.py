@@ -41,7 +41,8 @@ def test_explorer_replays_when_controls_change(log):
     summary0, svg0, drops0 = app.summary.value, _svg(app, "records"), _svg(app, "drops")
     assert app.drawn == {"records", "drops"}
     assert f"{first['dropped']:,}" in summary0 and "delay=0ms" in summary0
-    assert f">{fmt.share(first['dropped'] / first['records'])}</td>" in summary0
+    assert f">{first['dropped']:,} ({fmt.share(first['dropped'] / first['records'])})</td>" in summary0
+    assert "no idleness" in summary0 and "first-result completeness" in summary0 and "_ms" not in summary0
 
     app.controls["lateness"].value = "2s"  # every far-behind record is now accepted late
     assert app.runs == 2
@@ -114,8 +115,10 @@ def test_explore_sweep_changes_chart_with_controls():
     spec = app.chart.to_dict()
     assert spec["facet"]["field"] == "setting"  # interval varies: one panel each
     app.controls["metric"].value = "dropped"
-    rect = app.chart.to_dict()["spec"]["layer"][0]
-    assert rect["encoding"]["color"]["field"] == "dropped"
+    spec = app.chart.to_dict()
+    assert spec["title"]["text"] == "dropped by delay and allowed lateness"
+    rect = spec["spec"]["layer"][0]
+    assert rect["encoding"]["color"]["field"] == "fill"  # the cells' own colours (see sweep_heatmap)
     app.filters["interval_ms"].value = 50
     assert len(app.selection()) == 10
     assert "facet" not in app.chart.to_dict()
@@ -129,6 +132,7 @@ def test_explore_sweep_changes_chart_with_controls():
     (entry,) = app.output.outputs
     assert entry["data"]["image/svg+xml"].startswith("<svg")
     assert "best 10 by dropped (lowest first)" in app.table.value
+    assert ">250 ms<" in app.table.value and "%<" in app.table.value  # durations and percentages
     app.controls["x"].value = "completeness_first"
     assert "pick two different axes" in app.message.value
 

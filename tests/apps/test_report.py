@@ -112,13 +112,25 @@ def test_report_shows_figures_in_the_shared_style(report_file, xss_log):
     html = report_file.read_text()
     sweep = toolkit.sweep(xss_log, window="tumbling:100ms", delay=["0ms", "50ms", "500ms"], lateness=["0ms", "1s"],
                           interval="50ms", execution="local")
-    rec = toolkit.recommend(sweep, completeness=0.9)["config"]
-    assert (f"Recommended: delay = {fmt.duration(rec['delay_ms'])}, "
-            f"lateness = {fmt.duration(rec['lateness_ms'])}</strong>") in html
-    assert "Setting: window=tumbling:100ms interval=50ms" in html
-    for v in sweep["completeness_first"]:
-        assert f'<td class="num">{fmt.number(v)}</td>' in html
+    full = toolkit.recommend(sweep, completeness=0.9)
+    rec = full["config"]
+    assert (f"Recommended: delay {fmt.duration(rec['delay_ms'])}, "
+            f"allowed lateness {fmt.duration(rec['lateness_ms'])}</strong>") in html
+    assert "(<code>window=tumbling:100ms interval=50ms</code>)" in html
+    for v in sweep["completeness_first"]:  # percentages, sortable by the raw value
+        assert f'data-v="{float(v):.17g}">{fmt.share(v)}</td>' in html
     assert '<tr><th>valid records</th><td class="num">300</td></tr>' in html
+    # the recommended row is highlighted in the sortable sweep table; the deploy code is shown
+    assert html.count('<tr class="recommended"') == 1 and '<table class="sortable">' in html
+    assert "Deploy it: Flink DataStream API (Java)" in html and "forBoundedOutOfOrderness(" in html
+    assert "Deploy it: Flink SQL" in html
+    # the recommendation table: the swept settings and those not at their default, nothing else
+    box = html.split('<div class="rec">')[1].split("</div>")[0]
+    for shown in ("<th>window</th>", "<th>delay</th>", "<th>allowed lateness</th>", "<th>watermark interval</th>"):
+        assert shown in box
+    for hidden in ("<th>evictor</th>", "<th>accumulation</th>", "<th>source parallelism</th>"):
+        assert hidden not in box
+    assert "9223372036854775807" not in html.split("<script")[0] and "&lt;NA&gt;" not in html
 
 
 def test_report_computes_replay_and_sweep_when_missing(xss_log, tmp_path):
@@ -141,12 +153,15 @@ SLIDE = """<script>
   var div = document.getElementById("chart-c0");
   function read() {
     return Array.from(div.querySelectorAll("text")).map(function (n) { return n.textContent; })
-      .filter(function (t) { return t.indexOf("delay_ms = ") === 0; }).join("|");
+      .filter(function (t) { return t.indexOf("delay ") === 0; }).join("|");
   }
   document.body.dataset.before = read();
-  var ranges = div.querySelectorAll("input[type=range]");
-  ranges[0].value = "2"; ranges[0].dispatchEvent(new Event("input"));
-  ranges[1].value = "0"; ranges[1].dispatchEvent(new Event("input"));
+  // the radio buttons read the values; click the third delay and the first allowed lateness, as a user would
+  var labels = Array.from(div.querySelectorAll("label")).map(function (l) { return l.textContent; });
+  document.body.dataset.labels = labels.join("|");
+  var radios = div.querySelectorAll("input[type=radio]");
+  radios[2].click();
+  radios[3].click();
   setTimeout(function () { document.body.dataset.after = read(); }, 500);
 })();
 </script>"""
@@ -175,8 +190,10 @@ def test_report_renders_offline_in_headless_chromium(report_file, tmp_path):
     sweep = toolkit.sweep(report_file.xss_log, window="tumbling:100ms", delay=["0ms", "50ms", "500ms"],
                           lateness=["0ms", "1s"], interval="50ms", execution="local")
     rec = toolkit.recommend(sweep, completeness=0.9)["config"]
-    assert f'data-before="delay_ms = {rec["delay_ms"]}, lateness_ms = {rec["lateness_ms"]}"' in body
-    assert 'data-after="delay_ms = 500, lateness_ms = 0"' in body
+    assert (f'data-before="delay {fmt.duration(rec["delay_ms"])}, allowed lateness {fmt.duration(rec["lateness_ms"])}"'
+            in body)
+    assert 'data-after="delay 500 ms, allowed lateness 0 ms"' in body
+    assert "0 ms|50 ms|500 ms|0 ms|1 s" in body  # the controls show values, not step numbers
     assert (rec["delay_ms"], rec["lateness_ms"]) != (500, 0)  # so the header did change
 
 
@@ -190,7 +207,7 @@ def test_chart_frontier_and_recommendation_agree_with_the_sweep(xss_log):
     rec = toolkit.recommend(sweep, completeness=0.9)
     diamond = [ly for ly in spec["layer"] if isinstance(ly["mark"], dict) and ly["mark"].get("shape") == "diamond"]
     (row,) = spec["datasets"][diamond[0]["data"]["name"]]
-    assert row["latency_p99_ms"] == rec["row"]["latency_p99_ms"]
+    assert row["x_value"] == rec["row"]["latency_p99_ms"]  # in ms: every latency here is under 10 s
     assert row["completeness_first"] == rec["row"]["completeness_first"]
     assert row["reason"] == rec["reason"]
 

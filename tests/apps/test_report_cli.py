@@ -63,3 +63,32 @@ def test_report_command_rejects_bad_options(csv_log, tmp_path, capsys, argv, mes
     assert code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "x.html").exists()
+
+
+def test_report_command_shows_progress_and_names_bad_log_levels(csv_log, tmp_path, capsys):
+    out = tmp_path / "p.html"
+    assert main(["report", str(csv_log), "--window", "tumbling:100ms", "--delay", "0ms,100ms", "--interval", "50ms",
+                 "--execution", "local", "--out", str(out), "--results", str(tmp_path / "r.csv")]) == 0
+    captured = capsys.readouterr()
+    assert "report: 4/4 steps" in captured.err and "sweep 6 settings" in captured.err  # tqdm, on stderr
+    assert f"wrote {tmp_path / 'r.csv'} (6 settings)" in captured.out
+    assert main(["report", str(csv_log), "--out", str(out), "--no-progress", "--execution", "local",
+                 "--window", "tumbling:100ms", "--delay", "0ms", "--lateness", "0ms"]) == 0
+    assert "steps" not in capsys.readouterr().err
+    assert main(["report", str(csv_log), "--spark-log-level", "loud"]) == 2
+    assert "--spark-log-level 'loud' is not a log level" in capsys.readouterr().err
+
+
+def test_spark_log_level_defaults_to_error_and_reaches_the_jvm_config(monkeypatch):
+    from toolkit.errors import SetupError
+    from toolkit.spark import LOG_LEVEL_ENV, _log4j_file, log_level
+
+    monkeypatch.delenv(LOG_LEVEL_ENV, raising=False)
+    assert log_level() == "ERROR"
+    monkeypatch.setenv(LOG_LEVEL_ENV, "warn")
+    assert log_level() == "WARN"
+    monkeypatch.setenv(LOG_LEVEL_ENV, "chatty")
+    with pytest.raises(SetupError, match="WATERMARK_LAB_SPARK_LOG_LEVEL"):
+        log_level()
+    text = open(_log4j_file("ERROR"), encoding="utf-8").read()
+    assert "rootLogger.level = error" in text and "PythonGatewayServer" in text

@@ -66,11 +66,16 @@ const [path, done] = [arguments[0], arguments[arguments.length - 1]];
 })().then(done, e => done('error: ' + e));
 """
 
+# started here, awaited by polling window.__ran: a run that outlasts the driver's 120 s HTTP read
+# timeout (a Spark notebook on a loaded machine) must not fail the test
 RUN_ALL = """
 const done = arguments[arguments.length - 1];
+window.__ran = null;
 window.jupyterapp.commands.execute('notebook:run-all-cells')
-  .then(ok => done(String(ok)), e => done('error: ' + e));
+  .then(ok => { window.__ran = String(ok); }, e => { window.__ran = 'error: ' + e; });
+done('started');
 """
+RUN_ALL_TIMEOUT_S = 600
 
 INSPECT = """
 const panel = window.__panel, rows = [];
@@ -256,7 +261,9 @@ def test_notebook_charts_draw_in_jupyterlab(notebook: Path, jupyterlab, chrome, 
     try:
         opened = driver.execute_async_script(OPEN, f"notebooks/{notebook.name}")
         assert opened == "ok", opened
-        ran = driver.execute_async_script(RUN_ALL)
+        assert driver.execute_async_script(RUN_ALL) == "started"
+        ran = _wait(lambda: driver.execute_script("return window.__ran;"), timeout=RUN_ALL_TIMEOUT_S)
+        assert ran is not None, f"running all cells did not finish in {RUN_ALL_TIMEOUT_S} s"
         assert not ran.startswith("error"), ran
         _wait(lambda: (lambda s: s["status"] == "idle" and s["pending"] == 0)(driver.execute_script(RUNNING)),
               timeout=300)

@@ -52,7 +52,7 @@ def test_from_the_command_line(csv, tmp_path, capsys):
     assert main(["describe", str(csv), *COLUMNS]) == 0
     text = capsys.readouterr().out
     assert "400" in text and "ann" in text
-    assert main(["replay", str(csv), *COLUMNS, "--window", "tumbling:5s", "--delay", "1s", "--lateness", "2s"]) == 0
+    assert main(["replay", str(csv), *COLUMNS, "--window", "tumbling:5s", "--delay", "1s", "--lateness", "2s", "--json"]) == 0
     replayed = json.loads(capsys.readouterr().out)
     assert replayed["records"] == 400 and replayed["on_time"] + replayed["late_accepted"] + replayed["dropped"] == 400
     out = tmp_path / "results.csv"

@@ -92,7 +92,7 @@ def test_sweep_on_spark(log, expected, name, spark):
 
 @pytest.mark.parametrize("name", SETTINGS)
 def test_replay_command(log_file, expected, name, capsys):
-    assert main(["replay", str(log_file), *SETTINGS[name][1]]) == 0
+    assert main(["replay", str(log_file), *SETTINGS[name][1], "--json"]) == 0
     _same(json.loads(capsys.readouterr().out), expected[name])
 
 

@@ -15,7 +15,7 @@ SETTING = ["--window", "tumbling:1s", "--delay", "100ms", "--lateness", "200ms",
 
 def test_replay_explains_rows_and_writes_the_drops_table(tmp_path: Path, capsys) -> None:
     out = tmp_path / "sub" / "drops.csv"
-    assert main(["replay", str(FIX / "log00.csv"), *SETTING, "--drops", str(out)]) == 0
+    assert main(["replay", str(FIX / "log00.csv"), *SETTING, "--drops", str(out), "--json"]) == 0
     lines = capsys.readouterr().out.strip().split("\n")
     summary = json.loads(lines[0])
     table = pd.read_csv(out)

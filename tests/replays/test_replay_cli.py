@@ -16,7 +16,7 @@ def test_replay_command_writes_emissions_fates_and_exports(tmp_path: Path, capsy
     scen = tmp_path / "x.jsonl"
     code = main([
         "replay", str(FIX / "log00.csv"), "--window", "tumbling:1s", "--delay", "500ms", "--lateness", "2s",
-        "--interval", "200ms", "--idleness", "1s", "--out", str(out), "--export-scenario", str(scen),
+        "--interval", "200ms", "--idleness", "1s", "--out", str(out), "--export-scenario", str(scen), "--json",
     ])
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
@@ -62,3 +62,16 @@ def test_replay_command_second_stage(tmp_path: Path, capsys) -> None:
     assert s2["sum"].sum() == s1["sum"].sum()  # stage 2 re-aggregates every stage-1 firing once
     st = pd.read_csv(out / "stage_watermarks.csv")
     assert set(st["stage"]) == {1, 2}
+
+
+def test_replay_command_prints_a_readable_summary_and_the_files(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "out"
+    assert main(["replay", str(FIX / "log00.csv"), "--window", "tumbling:1s", "--delay", "500ms", "--lateness", "2s",
+                 "--idleness", "1s", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("Replayed 259 records of ")
+    assert "setting: window=tumbling:1s lateness=2s delay=500ms idleness=1s" in text
+    assert "late but accepted" in text and "%" in text and "result latency (first firing - window end): median " in text
+    assert " ms" in text or " s," in text  # durations carry their unit
+    assert f"wrote {out / 'fates.csv'} (259 rows)" in text and f"wrote {out / 'summary.json'} (" in text
+    assert "latency_p99_ms" not in text and "9223372036854775807" not in text

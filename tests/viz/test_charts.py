@@ -146,17 +146,27 @@ def test_scatter_of_a_large_log_is_sampled_with_a_visible_note():
     wm = pd.DataFrame({"level": "operator", "id": "op", "time": arrival, "watermark": arrival - 600,
                        "status": "active"})
     result = SimpleNamespace(fates=pd.DataFrame({"row": np.arange(n), "fate": fates}), watermarks=wm)
-    spec = viz.event_time_scatter(log, result, max_points=1000).to_dict()
+    spec = viz.event_time_scatter(log, result, max_points=1000, y="event_time").to_dict()
     (points,) = find_layers(spec, "circle")
     rows = layer_rows(spec, points)
     assert len(rows) == 1000
     assert sum(r["fate"] == "dropped" for r in rows) == 500  # 600 dropped do not fit in half: equal shares
-    subtitle = spec["title"]["subtitle"][0]
+    subtitle = " ".join(spec["title"]["subtitle"])
     assert subtitle.startswith("Sampled: showing 1,000 of 60,000 records")
     assert "Watermark lines reduced" in subtitle
+    assert all(len(line) <= 110 for line in spec["title"]["subtitle"])  # wrapped, never clipped
     (line,) = find_layers(spec, "line")
     assert len(layer_rows(spec, line)) <= 1000
     assert len(json.dumps(spec)) < 400_000
+    # 600 s of event time against delays under 0.5 s: "auto" plots each record's delay instead of a diagonal
+    spec = viz.event_time_scatter(log, result, max_points=1000).to_dict()
+    assert spec["title"]["text"] == "Record delay over processing time"
+    (points,) = find_layers(spec, "circle")
+    rows = layer_rows(spec, points)
+    assert all(r["delay"] == r["arrival"] - r["event_time"] for r in rows)  # ms: delays are below 1 s
+    (line,) = find_layers(spec, "line")
+    lag = layer_rows(spec, line)
+    assert len(lag) <= 1000 and {r["lag"] for r in lag} <= set(range(600, 620))  # time - (time - 600), sawtooth
 
 
 def test_reduce_series_keeps_each_bins_extremes():
@@ -182,8 +192,10 @@ def test_lateness_is_max_seen_before_minus_own():
 
 def test_lateness_histogram_bins_every_late_record(log, result):
     spec = viz.lateness_histogram(log, result, bins=10, delay_ms=100).to_dict()
-    (bars,) = find_layers(spec, "bar")
-    rows = layer_rows(spec, bars)
+    panels = find_layers(spec, "bar")
+    assert [layer_rows(spec, b)[0]["fate"] for b in panels] == ["on_time", "late_accepted", "dropped"]
+    bars = panels[0]
+    rows = [r for b in panels for r in layer_rows(spec, b)]
     late = viz.lateness_of(log.table["event_time"].to_numpy(), log.arrival_order())
     assert sum(r["count"] for r in rows) == int((late > 0).sum()) == 4
     by_fate = {}
@@ -191,12 +203,15 @@ def test_lateness_histogram_bins_every_late_record(log, result):
         by_fate[r["fate"]] = by_fate.get(r["fate"], 0) + r["count"]
     assert by_fate == {"on_time": 1, "late_accepted": 1, "dropped": 2}
     assert bars["encoding"]["x"]["bin"] == "binned" and bars["encoding"]["x2"]["field"] == "lateness_end"
-    assert bars["encoding"]["y"]["scale"]["type"] == "symlog"  # the long tail stays visible
+    assert "scale" not in bars["encoding"]["y"] and "stack" not in bars["encoding"]["y"]  # linear, not stacked
+    assert spec["resolve"]["scale"]["y"] == "independent"  # one panel per fate, each on its own count axis
     rules = find_layers(spec, "rule")
     labels = [r["label"] for ly in rules for r in layer_rows(spec, ly)]
-    assert "max 580 ms" in labels
-    assert any(lb.startswith("delay 100 ms: 25.00% of records late") for lb in labels)
-    assert spec["title"]["subtitle"] == ["8 of 12 records (66.7%) arrived in event-time order (lateness 0, not drawn)."]
+    assert "max 580 ms" in labels and "delay 100 ms" in labels
+    assert spec["title"]["subtitle"] == [
+        "8 of 12 records (66.7%) arrived in event-time order (lateness 0, not drawn). Lateness p50 0 ms, "
+        "p95 453 ms, p99 555 ms, max 580 ms (dashed lines).",
+        "Delay 100 ms (red line): 25.00% of records arrive later than it."]
 
 
 # ---------------------------------------------------------------- drops
@@ -228,9 +243,12 @@ def test_watermark_lag_is_time_minus_watermark(result):
     spec = viz.watermark_lag(result).to_dict()
     rows = datasets(spec)[spec["data"]["name"]]
     op = [r for r in rows if r["series"] == "operator"]
-    assert [r["lag"] for r in op] == [250] * 6
+    # the watermark stands still between updates while processing time runs on: a sawtooth
+    assert [r["lag"] for r in op] == [250, 449] * 5 + [250, 250]
+    assert [r["time"] for r in op][:4] == [200, 399, 400, 599]
     assert {r["series"] for r in rows} == {"operator", "partition 0", "partition 1"}
-    assert spec["encoding"]["y"]["field"] == "lag"
+    assert spec["encoding"]["y"]["field"] == "lag_value" and spec["encoding"]["y"]["title"] == "watermark lag (ms)"
+    assert spec["encoding"]["color"]["scale"]["range"][0] == "black"  # the operator
 
 
 def test_firing_timeline_panes(result):
@@ -273,15 +291,22 @@ def test_heatmap_encodes_metric_over_delay_and_lateness():
     spec = viz.sweep_heatmap(sw, "latency_p99_ms").to_dict()
     (rect,) = find_layers(spec, "rect")
     enc = rect["encoding"]
-    assert enc["x"]["field"] == "delay_ms" and enc["x"]["type"] == "ordinal"
-    assert enc["x"]["sort"] == [0, 100, 250, 500, 1000]
-    assert enc["y"]["field"] == "lateness_ms" and enc["color"]["field"] == "latency_p99_ms"
-    assert enc["color"]["scale"]["reverse"] is True  # lower latency is better
+    assert enc["x"]["field"] == "x_label" and enc["x"]["type"] == "ordinal" and enc["x"]["title"] == "delay"
+    assert enc["x"]["sort"] == ["0 ms", "100 ms", "250 ms", "500 ms", "1 s"]
+    assert enc["y"]["title"] == "allowed lateness" and enc["color"] == {"field": "fill", "type": "nominal", "scale": None}
     rows = next(iter(datasets(spec).values()))
     assert len(rows) == 10
     assert {(r["delay_ms"], r["lateness_ms"], r["latency_p99_ms"]) for r in rows} == {
         (d, lat, 400 + d + (5 if lat else 0)) for d in (0, 100, 250, 500, 1000) for lat in (0, 1000)}
+    best = min(rows, key=lambda r: r["latency_p99_ms"])
+    worst = max(rows, key=lambda r: r["latency_p99_ms"])
+    assert best["fill"] == "#fde725" and worst["fill"] == "#440154"  # lower latency is better: brighter
+    assert best["ink"] == "black" and worst["ink"] == "white"  # labels readable on their cell
+    assert best["value_text"] == "400 ms" and spec["title"]["text"] == "p99 result latency by delay and allowed lateness"
     assert "facet" not in spec
+    # side by side, two heatmaps share no colour scale (the colours are the cells' own)
+    both = (viz.sweep_heatmap(sw, "completeness_final") | viz.sweep_heatmap(sw, "peak_state_records")).to_dict()
+    assert all(ly["encoding"]["color"]["scale"] is None for ly in find_layers(both, "rect"))
 
 
 def test_heatmap_facets_other_varying_columns():
@@ -289,7 +314,11 @@ def test_heatmap_facets_other_varying_columns():
     spec = viz.sweep_heatmap(sw, "completeness_first").to_dict()
     assert spec["facet"]["field"] == "setting"
     rows = next(iter(datasets(spec).values()))
-    assert {r["setting"] for r in rows} == {"interval_ms=200", "interval_ms=50"}
+    assert {r["setting"] for r in rows} == {"watermark interval 200 ms", "watermark interval 50 ms"}
+    idle = pd.concat([fake_sweep(), fake_sweep().assign(idleness_ms=2000)], ignore_index=True)
+    idle["idleness_ms"] = idle["idleness_ms"].astype("Int64")
+    rows = next(iter(datasets(viz.sweep_heatmap(idle).to_dict()).values()))
+    assert {r["setting"] for r in rows} == {"no idleness", "idle timeout 2 s"}  # never idleness_ms=<NA>
     with pytest.raises(ValueError, match="no column 'nope'"):
         viz.sweep_heatmap(sw, "nope")
 
@@ -311,14 +340,15 @@ def test_latency_completeness_marks_frontier_and_recommendation():
     assert sum(r["on_frontier"] for r in rows) == 5
     (diamond,) = [ly for ly in find_layers(spec, "point") if ly["mark"].get("shape") == "diamond"]
     (rec_row,) = layer_rows(spec, diamond)
-    assert rec_row["latency_p99_ms"] == 650 and rec_row["completeness_first"] == pytest.approx(0.925)
-    assert rec_row["label"] == "recommended: delay_ms=250, lateness_ms=0"
+    assert rec_row["x_value"] == 650 and rec_row["completeness_first"] == pytest.approx(0.925)
+    assert rec_row["label"] == "recommended: delay 250 ms, allowed lateness 0 ms"
+    assert spec["layer"][2]["encoding"]["y"]["axis"]["format"] == ".1%"
     assert spec["title"]["subtitle"] == ["lowest latency_p99_ms with completeness >= 0.92"]
     (target,) = find_layers(spec, "rule")
     assert layer_rows(spec, target) == [{"target": 0.99}]
     long = dict(rec, reason="word " * 40)
     subtitle = viz.latency_completeness(sw, recommendation=long).to_dict()["title"]["subtitle"]
-    assert len(subtitle) == 3 and all(len(line) <= 90 for line in subtitle)  # wrapped, not one wide line
+    assert len(subtitle) == 3 and all(len(line) <= 95 for line in subtitle)  # wrapped, not one wide line
     # no recommendation: no diamond
     spec = viz.latency_completeness(sw, recommendation=None).to_dict()
     assert [ly for ly in find_layers(spec, "point") if ly["mark"].get("shape") == "diamond"] == []
@@ -342,13 +372,19 @@ def test_sweep_sliders_parameters_and_bindings():
     spec = viz.sweep_sliders(sw, initial={"delay_ms": 500, "lateness_ms": 1000}).to_dict()
     params = {p["name"]: p for p in spec["params"]}
     assert set(params) == {"x_step", "y_step", "metric"}
-    assert params["x_step"]["bind"] == {"input": "range", "min": 0, "max": 4, "step": 1, "name": "delay_ms (step) "}
+    # the controls read the values themselves, not step numbers
+    assert params["x_step"]["bind"] == {"input": "radio", "options": [0, 1, 2, 3, 4],
+                                        "labels": ["0 ms", "100 ms", "250 ms", "500 ms", "1 s"], "name": "delay: "}
+    assert params["y_step"]["bind"]["labels"] == ["0 ms", "1 s"]
     assert params["x_step"]["value"] == 3 and params["y_step"]["value"] == 1
     assert params["metric"]["bind"]["input"] == "select"
     assert params["metric"]["value"] == "completeness_first"
     assert "latency_p99_ms" in params["metric"]["bind"]["options"]
+    assert "p99 result latency" in params["metric"]["bind"]["labels"]
     rows = max(datasets(spec).values(), key=len)
     assert len(rows) == 10 * (len(viz.metric_columns(sw)))  # long form: one row per config and metric
+    texts = {(r["x_step"], r["y_step"], r["metric_name"]): r["metric_text"] for r in rows}
+    assert texts[(0, 0, "latency_p99_ms")] == "400 ms" and texts[(0, 0, "completeness_first")].endswith("%")
     import vl_convert
 
     vega = vl_convert.vegalite_to_vega(spec)
@@ -359,7 +395,7 @@ def test_sweep_sliders_add_a_select_for_other_varying_columns():
     sw = pd.concat([fake_sweep(), fake_sweep().assign(interval_ms=50)], ignore_index=True)
     spec = viz.sweep_sliders(sw).to_dict()
     params = {p["name"]: p for p in spec["params"]}
-    assert params["other"]["bind"]["options"] == ["interval_ms=200", "interval_ms=50"]
+    assert params["other"]["bind"]["options"] == ["watermark interval 200 ms", "watermark interval 50 ms"]
 
 
 # ---------------------------------------------------------------- every chart compiles and renders
@@ -384,3 +420,23 @@ def test_chart_renders_to_svg(name, log, result):
     chart = CHARTS[name](log, result, fake_sweep())
     svg = vl_convert.vegalite_to_svg(chart.to_dict())
     assert svg.startswith("<svg") and "<path" in svg or "<text" in svg
+
+
+def test_sweep_sliders_start_at_the_given_row_of_every_varying_column():
+    sw = pd.concat([fake_sweep(), fake_sweep().assign(idleness_ms=2000)], ignore_index=True)
+    sw["idleness_ms"] = sw["idleness_ms"].astype("Int64")
+    row = sw.iloc[13]
+    spec = viz.sweep_sliders(sw, initial=row.to_dict()).to_dict()
+    params = {p["name"]: p for p in spec["params"]}
+    assert params["other"]["value"] == "idle timeout 2 s"
+    assert params["other"]["bind"]["options"] == ["no idleness", "idle timeout 2 s"]
+
+
+def test_firing_tooltips_read_end_of_input_and_clock_times():
+    from toolkit.viz.timeline import _instant, window_labels
+
+    assert _instant(MAX, True) == "end of input" and _instant(MIN, False) == "none yet"
+    assert _instant(1_700_000_000_123, True) == "2023-11-14 22:13:20.123" and _instant(5000, False) == "5,000 ms"
+    em = pd.DataFrame({"key": ["k0", "k1"], "window_start": [1_700_000_000_000, 0], "window_end": [1_700_000_001_000, 1000]})
+    assert window_labels(em.iloc[:1]) == ["k0 [22:13:20.000, 22:13:21.000)"]
+    assert window_labels(em.iloc[1:]) == ["k1 [0, 1000)"]

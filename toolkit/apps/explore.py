@@ -285,13 +285,20 @@ class Explorer(_App):
 
     @staticmethod
     def _summary_html(result: Any, settings: dict, elapsed: float) -> str:
+        """The replay's figures in three compact columns (so the chart tabs stay in view)."""
         s = result.summary()
-        rows = fmt.summary_rows(s)
         total = max(1, int(s.get("records", 0)))
-        for fate in ("on_time", "late_accepted", "dropped"):
-            if fate in s:
-                rows.append((f"{fate.replace('_', ' ')} share", fmt.share(s[fate] / total)))
-        return fmt.kv_table(rows, caption=f"replay: {fmt.settings_text(settings)}")
+        rows = []
+        for name, v in s.items():
+            if name == "settings":
+                continue
+            text = fmt.cell(name, v)
+            if name in ("on_time", "late_accepted", "dropped"):
+                text = fmt.Figure(f"{text} ({fmt.share(v / total)})")
+            shown = viz.sweep.name_of(name) if name in viz.sweep.METRIC_NAMES else fmt.label(name).replace("_", " ")
+            rows.append((shown, text))
+        caption = "replay: " + fmt.settings_text(settings) + ("" if "idleness" in settings else ", no idleness")
+        return fmt.kv_grid(rows, columns=3, caption=caption)
 
 
 def explore(log: Any, **options: Any) -> Explorer:
@@ -324,17 +331,19 @@ class SweepExplorer(_App):
         x0 = "delay_ms" if "delay_ms" in varying else axes[0]
         y0 = "lateness_ms" if "lateness_ms" in varying else (varying[1] if len(varying) > 1 else self.metrics[0])
         style = {"description_width": "90px"}
+        named = [(viz.sweep.name_of(c), c) for c in axes]
         self.controls: dict[str, w.ValueWidget] = {
-            "x": w.Dropdown(options=axes, value=x0, description="x axis", style=style),
-            "y": w.Dropdown(options=axes, value=y0, description="y axis", style=style),
-            "metric": w.Dropdown(options=self.metrics, value=metric if metric in self.metrics else self.metrics[0],
+            "x": w.Dropdown(options=named, value=x0, description="x axis", style=style),
+            "y": w.Dropdown(options=named, value=y0, description="y axis", style=style),
+            "metric": w.Dropdown(options=[(viz.sweep.name_of(m), m) for m in self.metrics],
+                                 value=metric if metric in self.metrics else self.metrics[0],
                                  description="metric", style=style),
         }
         self.filters: dict[str, w.Dropdown] = {}
         for c in varying:
-            values = sorted(results[c].dropna().unique().tolist(), key=lambda v: (str(type(v)), v))
-            self.filters[c] = w.Dropdown(options=[("all", ALL)] + [(str(v), v) for v in values], value=ALL,
-                                         description=c, style=style)
+            values = viz.sweep._ordered(results[c])
+            self.filters[c] = w.Dropdown(options=[("all", ALL)] + [(viz.sweep.value_text(c, v), v) for v in values],
+                                         value=ALL, description=viz.sweep.name_of(c), style=style)
         self.output = w.Output()
         self.table = w.HTML()
         self.message = w.HTML()
@@ -348,8 +357,10 @@ class SweepExplorer(_App):
         """The sweep rows that pass the filters."""
         df = self.results
         for c, control in self.filters.items():
-            if not (isinstance(control.value, str) and control.value == ALL):
-                df = df[df[c] == control.value]
+            v = control.value
+            if isinstance(v, str) and v == ALL:
+                continue
+            df = df[df[c].isna()] if fmt.is_missing(v) else df[df[c] == v]
         return df
 
     def update(self) -> None:
@@ -370,12 +381,22 @@ class SweepExplorer(_App):
             import altair as alt
 
             label = [c for c in viz.sweep.varying(df, self.cfg)]
-            chart = alt.Chart(df[[x, y, metric] + [c for c in label if c not in (x, y, metric)]]).mark_point(
-                filled=True, size=70).encode(
-                x=alt.X(f"{x}:Q", title=x), y=alt.Y(f"{y}:Q", title=y, scale=alt.Scale(zero=False)),
-                color=alt.Color(f"{metric}:Q", title=metric, scale=alt.Scale(scheme="viridis")),
-                tooltip=[f"{c}:N" for c in label if c not in (x, y)] + [f"{x}:Q", f"{y}:Q", f"{metric}:Q"],
-            ).properties(width=480, height=320, title=f"{y} against {x}")
+            name = viz.sweep.name_of
+            data = df[[x, y, metric] + [c for c in label if c not in (x, y, metric)]].copy()
+            data["setting"] = viz.sweep._setting_label(data, [c for c in label if c not in (x, y)]).to_numpy()
+            tips = [alt.Tooltip("setting:N", title="setting")]
+            for c in dict.fromkeys([x, y, metric]):
+                data[f"{c}_text"] = [viz.sweep.value_text(c, v) for v in data[c]]
+                tips.append(alt.Tooltip(f"{c}_text:N", title=name(c)))
+            def axis(c: str) -> dict:
+                return {"axis": alt.Axis(format=".1%")} if c in fmt.SHARE_NAMES else {}
+            unit = lambda c: " (ms)" if fmt.is_duration(c) else ""  # noqa: E731
+            chart = alt.Chart(data).mark_point(filled=True, size=70).encode(
+                x=alt.X(f"{x}:Q", title=name(x) + unit(x), **axis(x)),
+                y=alt.Y(f"{y}:Q", title=name(y) + unit(y), scale=alt.Scale(zero=False), **axis(y)),
+                color=alt.Color(f"{metric}:Q", title=name(metric), scale=alt.Scale(scheme="viridis")),
+                tooltip=tips,
+            ).properties(width=480, height=320, title=f"{name(y)} against {name(x)}")
             self.kind = "scatter"
         self.chart = chart
         self.output.outputs = (self._charts.entry("chart", chart),)
@@ -385,8 +406,9 @@ class SweepExplorer(_App):
         cols = [c for c in viz.sweep.varying(self.results, self.cfg)] + [m for m in dict.fromkeys(
             [metric, "completeness_first", "latency_p99_ms", "dropped"]) if m in df.columns]
         order = "lowest" if ascending else "highest"
-        self.table.value = fmt.table(cols, top[cols].itertuples(index=False),
-                                     caption=f"best 10 by {metric} ({order} first)")
+        rows = [[fmt.Figure(viz.sweep.value_text(c, v)) for c, v in zip(cols, r)] for r in top[cols].itertuples(index=False)]
+        self.table.value = fmt.table([viz.sweep.name_of(c) for c in cols], rows,
+                                     caption=f"best 10 by {viz.sweep.name_of(metric)} ({order} first)")
 
 
 def explore_sweep(results: pd.DataFrame, **options: Any) -> SweepExplorer:

@@ -19,6 +19,7 @@ import pandas as pd
 
 import toolkit.viz as viz
 from toolkit.apps.report_template import TEMPLATE
+from toolkit.sweeps import choose
 from toolkit.viz import _format as fmt
 
 DEFAULT_SETTINGS: dict[str, Any] = {"window": "tumbling:1s", "delay": "500ms", "lateness": "1s", "interval": "200ms"}
@@ -95,7 +96,7 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
 
     x, y = "delay_ms", "lateness_ms"
     if len(sweep) and x in sweep.columns and y in sweep.columns:
-        initial = {x: rec_row[x], y: rec_row[y]} if rec_row is not None else None
+        initial = {c: rec_row[c] for c in cfg_cols} if rec_row is not None else None
         sections.append({"anchor": "explore", "title": "Explore the sweep",
                          "text": "Move the sliders to step through the swept watermark delays and allowed "
                                  "lateness values; pick the heatmap's metric. The figures on the left are the "
@@ -148,25 +149,28 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
     except Exception as exc:  # describe is informative only; the report does not depend on it
         describe_text = f"(describe failed: {exc})"
     rs = replay.summary() if replay is not None else {}
-    replay_rows = fmt.summary_rows(rs)
+    replay_rows = readable_rows(rs)
     recommendation = None
     if rec is not None:
         if rec_row is not None:
             shown = [c for c in cfg_cols if c in varying] or cfg_cols
-            headline = "Recommended: " + ", ".join(f"{fmt.label(c)} = {fmt.value(c, rec_row[c])}" for c in shown)
-            rows = [(c, rec_row[c]) for c in cfg_cols] + [
-                (m, rec_row[m]) for m in ("completeness_first", "completeness_final", metric, "dropped")
-                if m in rec_row.index]
-            rows = [(name, v) for name, v in rows if not fmt.is_missing(v)]
+            headline = "Recommended: " + ", ".join(
+                f"{viz.sweep.name_of(c)} {viz.sweep.value_text(c, rec_row[c])}" for c in shown)
+            rows = [(viz.sweep.name_of(c), viz.sweep.value_text(c, rec_row[c])) for c in setting_columns(sweep, cfg_cols)]
+            rows += [(viz.sweep.name_of(m), fmt.Figure(viz.sweep.value_text(m, rec_row[m])))
+                     for m in ("completeness_first", "completeness_final", metric, "dropped") if m in rec_row.index]
         else:
-            headline, rows = f"No setting meets completeness {completeness:g}", []
-        recommendation = {"headline": headline, "reason": reason,
-                          "table": fmt.kv_table(rows, inline=False, durations=True) if rows else ""}
+            headline, rows = f"No setting meets the {fmt.share(completeness)} completeness target", []
+        recommendation = {"headline": headline, "reason": reason, "criterion": (rec or {}).get("criterion", ""),
+                          "table": fmt.kv_table(rows, inline=False) if rows else "",
+                          "deploy": [{"engine": toolkit.deploy.engines()[name], "code": code}
+                                     for name, code in ((rec or {}).get("deploy") or {}).items()]}
     table_cols = [c for c in cfg_cols if c in varying] + [
         m for m in ("records", "on_time", "late_accepted", "dropped", "completeness_first", "completeness_final",
                     "exact_windows", "latency_p50_ms", "latency_p99_ms", "firings", "late_firings",
                     "peak_state_records") if m in sweep.columns]
-    sweep_table = fmt.table(table_cols, sweep[table_cols].itertuples(index=False), inline=False) if len(sweep) else ""
+    sweep_table = sortable_table(sweep, table_cols, highlight=rec_row.name if rec_row is not None else None) \
+        if len(sweep) else ""
     q = getattr(log, "quarantine", None)
     quarantine = None
     if q is not None and len(q):
@@ -183,6 +187,8 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         "log_source": source,
         "log_table": fmt.kv_table(log_rows, inline=False),
         "describe_text": describe_text,
+        "replay_words": "" if replay is None or getattr(replay, "setting", None) is None
+        else choose.setting_words(replay.setting),
         "replay_settings": "" if replay is None else (str(replay.setting) if getattr(replay, "setting", None) is not None
                                                      else fmt.settings_text(replay.settings)
                                                      if isinstance(replay.settings, dict) else str(replay.settings)),
@@ -194,6 +200,61 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         "replay": replay,
         "sweep": sweep,
     }
+
+
+def readable_rows(figures: dict) -> list[tuple[str, str]]:
+    """A replay's figures as (name, shown value) rows: percentages, durations, chart names."""
+    total = int(figures.get("records", 0) or 0)
+    rows = []
+    for name, v in figures.items():
+        if name == "settings":
+            continue
+        text = viz.sweep.value_text(name, v)
+        if name in ("on_time", "late_accepted", "dropped", "invalid") and total:
+            text = f"{text} ({fmt.share(v / total)})"
+        rows.append((viz.sweep.name_of(name), fmt.Figure(text)))
+    return rows
+
+
+def setting_columns(sweep: pd.DataFrame, cfg_cols: list[str]) -> list[str]:
+    """The configuration columns worth showing: those the sweep varied and those not at their default."""
+    from toolkit.settings import Setting
+
+    default = Setting().row()
+    varying = set(viz.sweep.varying(sweep, cfg_cols))
+    out = []
+    for c in cfg_cols:
+        values = sweep[c]
+        d = default.get(c)
+        at_default = all((fmt.is_missing(v) and d is None) or (not fmt.is_missing(v) and str(v) == str(d))
+                         for v in values)
+        if c in varying or not at_default:
+            out.append(c)
+    return out
+
+
+def sortable_table(frame: pd.DataFrame, columns: list[str], *, highlight: Any = None) -> str:
+    """The sweep as an HTML table whose headers sort it (a click; the page's script) and whose
+    ``highlight`` row (the recommended one) is marked. Cells show readable values and carry the
+    raw value in ``data-v`` for sorting."""
+    import html as _html
+
+    head = "".join(f'<th data-col="{i}" title="click to sort">{_html.escape(viz.sweep.name_of(c))}</th>'
+                   for i, c in enumerate(columns))
+    body = []
+    for idx, row in zip(frame.index, frame[columns].itertuples(index=False)):
+        cells = []
+        for c, v in zip(columns, row):
+            raw = "" if fmt.is_missing(v) else (f"{float(v):.17g}" if fmt.is_number(v) else str(v))
+            if fmt.is_missing(v) and c == "idleness_ms":
+                raw = "-1"  # no idleness sorts first
+            num = fmt.is_number(v) or c == "idleness_ms"
+            text = viz.sweep.value_text(c, v)
+            cls = ' class="num"' if num else ""
+            cells.append(f'<td{cls} data-v="{_html.escape(raw)}">{_html.escape(text)}</td>')
+        mark = ' class="recommended" title="the recommended setting"' if highlight is not None and idx == highlight else ""
+        body.append(f"<tr{mark}>" + "".join(cells) + "</tr>")
+    return (f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>' + "".join(body) + "</tbody></table>")
 
 
 def render(context: dict[str, Any]) -> str:

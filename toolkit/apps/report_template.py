@@ -30,6 +30,12 @@ TEMPLATE = r"""<!DOCTYPE html>
   .setting { color: #444; font-size: 0.9em; margin: 0.3em 0; }
   pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
   #report-errors { color: #b00020; }
+  table.sortable th { cursor: pointer; user-select: none; white-space: nowrap; }
+  table.sortable td { white-space: nowrap; }
+  table.sortable th.asc::after { content: " \25B2"; } table.sortable th.desc::after { content: " \25BC"; }
+  tr.recommended td { background: #ffe3dc; font-weight: bold; }
+  .deploy pre { background: #fbfbfb; border: 1px solid #e4e4e4; }
+  .criterion { color: #666; font-size: 0.85em; }
   .scroll { max-height: 28em; overflow: auto; }
 </style>
 <script>
@@ -47,7 +53,7 @@ TEMPLATE = r"""<!DOCTYPE html>
 {% if describe_text %}<details><summary>What the log looks like</summary><pre>{{ describe_text }}</pre></details>{% endif %}
 
 {% if replay_table %}<h3>Replay of one setting</h3>
-<p class="setting">Setting: {{ replay_settings }}</p>
+<p class="setting">Setting: {% if replay_words %}{{ replay_words }} (<code>{{ replay_settings }}</code>){% else %}{{ replay_settings }}{% endif %}</p>
 {{ replay_table | safe }}{% endif %}
 
 {% if recommendation %}
@@ -56,6 +62,10 @@ TEMPLATE = r"""<!DOCTYPE html>
 <p><strong>{{ recommendation.headline }}</strong></p>
 <p>{{ recommendation.reason }}</p>
 {{ recommendation.table | safe }}
+{% if recommendation.criterion %}<p class="criterion">Rule: {{ recommendation.criterion }}</p>{% endif %}
+{% for d in recommendation.deploy %}
+<details class="deploy"{% if loop.first %} open{% endif %}><summary>Deploy it: {{ d.engine }}</summary><pre>{{ d.code }}</pre></details>
+{% endfor %}
 </div>
 {% endif %}
 
@@ -70,6 +80,7 @@ TEMPLATE = r"""<!DOCTYPE html>
 
 {% if sweep_table %}
 <h2 id="sweep-table">All configurations of the sweep</h2>
+<p>Click a column's name to sort by it; the recommended setting is highlighted.</p>
 <div class="scroll">{{ sweep_table | safe }}</div>
 {% endif %}
 
@@ -79,6 +90,27 @@ TEMPLATE = r"""<!DOCTYPE html>
 {% if quarantine.more %}<p class="note">{{ quarantine.more }} more not listed.</p>{% endif %}
 {% endif %}
 
+<script>
+(function () {  // sortable tables: a click on a header sorts by that column (numbers as numbers)
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    table.querySelectorAll("th[data-col]").forEach(function (th) {
+      th.addEventListener("click", function () {
+        var col = +th.getAttribute("data-col"), asc = !th.classList.contains("asc");
+        table.querySelectorAll("th").forEach(function (h) { h.classList.remove("asc", "desc"); });
+        th.classList.add(asc ? "asc" : "desc");
+        var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = a.cells[col].getAttribute("data-v"), y = b.cells[col].getAttribute("data-v");
+          var nx = parseFloat(x), ny = parseFloat(y);
+          var c = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : String(x).localeCompare(String(y));
+          return asc ? c : -c;
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  });
+})();
+</script>
 <script>
 (function () {
   var errors = [];

@@ -28,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default="reports/demo.html", help="report path (default: reports/demo.html)")
     p.add_argument("--master", default=None, help="Spark master URL (default: $SPARK_MASTER or local[*])")
     p.add_argument("--no-spark", action="store_true", help="sweep in-process instead of on Spark")
+    p.add_argument("--spark-log-level", default=None, metavar="LEVEL",
+                   help="Spark's log level (default ERROR, or $WATERMARK_LAB_SPARK_LOG_LEVEL)")
     p.set_defaults(func=run)
 
 
@@ -40,6 +42,9 @@ def run(args: argparse.Namespace) -> int:
     import toolkit
     from toolkit.spark import require_java
 
+    from toolkit.commands.report import set_spark_log_level
+
+    set_spark_log_level(getattr(args, "spark_log_level", None))
     if not getattr(args, "no_spark", False):
         require_java()
     if args.log is None:  # shown relative, so reports name no folder of this machine
@@ -52,7 +57,9 @@ def run(args: argparse.Namespace) -> int:
 
     _step(f"replaying with window={DEMO_WINDOW}, delay=500ms, lateness=1s, interval=200ms")
     result = toolkit.replay(log, window=DEMO_WINDOW, delay="500ms", lateness="1s", interval="200ms")
-    print(result.summary())
+    from toolkit.commands.replay import summary_text
+
+    print(summary_text(result.summary(), result.setting, source=args.log))
 
     where = "in-process" if args.no_spark else "on Spark"
     _step(f"sweeping {len(DEMO_DELAYS)} delays x {len(DEMO_LATENESS)} lateness values x idleness off/2s {where}")
@@ -60,10 +67,16 @@ def run(args: argparse.Namespace) -> int:
         log, window=DEMO_WINDOW, delay=DEMO_DELAYS, lateness=DEMO_LATENESS, idleness=DEMO_IDLENESS, interval="200ms",
         execution="local" if args.no_spark else "spark", master=args.master,
     )
-    with_columns = ["delay_ms", "lateness_ms", "idleness_ms", "completeness_first", "completeness_final", "dropped", "latency_p99_ms"]
-    print(results[[c for c in with_columns if c in results]].to_string(index=False))
+    from toolkit.viz._format import text_table
+
+    print(text_table(results, ["delay_ms", "lateness_ms", "idleness_ms", "completeness_first",
+                                   "completeness_final", "dropped", "latency_p99_ms"]))
     rec = toolkit.recommend(results, completeness=0.99)
-    print(f"[demo] recommendation: {rec['reason']}")
+    print(f"[demo] recommendation: {rec['setting'] if rec['setting'] is not None else 'none'}")
+    print(rec["reason"])
+    if rec["deploy"]:
+        print("[demo] in a Flink job (python -m toolkit deploy ... prints this for any setting):")
+        print(rec["deploy"]["flink"])
 
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -20,6 +20,8 @@ def register(subparsers) -> None:
     o = p.add_argument_group("output")
     o.add_argument("--out", metavar="DIR", help="write DIR/emissions.csv, fates.csv, late.csv, watermarks.csv, state.csv, summary.json")
     o.add_argument("--export-scenario", metavar="FILE", help="write the record/watermark interleaving in the window-scenario format")
+    o.add_argument("--json", action="store_true", help="print the figures as one JSON object (for programs) instead of "
+                   "the readable summary")
     o.add_argument("--explain", metavar="ROW", type=int, action="append", default=None,
                    help="say why the record of log row ROW was dropped, late or on time, and what would have kept it "
                    "(repeat for several rows)")
@@ -47,21 +49,29 @@ def run(args) -> int:
     log = load_from_args(args)
     result = replay(log, setting, **({"interval": given["interval"]} if "interval" in given else {}))
     summary = result.summary()
+    written: list[tuple[Path, int]] = []
+
+    def write(frame, path: Path) -> None:
+        frame.to_csv(path, index=False)
+        written.append((path, len(frame)))
+
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         em = result.emissions.drop(columns=["value"]) if "value" in result.emissions else result.emissions
-        em.to_csv(out / "emissions.csv", index=False)
-        result.fates.to_csv(out / "fates.csv", index=False)
-        result.late.to_csv(out / "late.csv", index=False)
-        result.watermarks.to_csv(out / "watermarks.csv", index=False)
-        result.state.to_csv(out / "state.csv", index=False)
+        write(em, out / "emissions.csv")
+        write(result.fates, out / "fates.csv")
+        write(result.late, out / "late.csv")
+        write(result.watermarks, out / "watermarks.csv")
+        write(result.state, out / "state.csv")
         (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+        written.append((out / "summary.json", -1))
         if result.second_emissions is not None:
-            result.second_emissions.drop(columns=["value"]).to_csv(out / "emissions_stage2.csv", index=False)
-            result.stages.to_csv(out / "stage_watermarks.csv", index=False)
+            write(result.second_emissions.drop(columns=["value"]), out / "emissions_stage2.csv")
+            write(result.stages, out / "stage_watermarks.csv")
     if args.export_scenario:
         result.export_scenario(args.export_scenario)
+        written.append((Path(args.export_scenario), -1))
     explained = []
     for row in args.explain or []:  # a bad row fails before any output
         try:
@@ -71,12 +81,58 @@ def run(args) -> int:
     if args.drops:
         Path(args.drops).parent.mkdir(parents=True, exist_ok=True)
         result.drops().to_csv(args.drops, index=False)
-    s = {k: v for k, v in summary.items() if k != "settings"}
-    s["setting"] = str(setting)
-    print(json.dumps(s, default=str))
+    if args.json:
+        s = {k: v for k, v in summary.items() if k != "settings"}
+        s["setting"] = str(setting)
+        print(json.dumps(s, default=str))
+    else:
+        print(summary_text(summary, setting, source=args.log))
+        for path, rows in written:
+            what = f"{rows:,} rows" if rows >= 0 else f"{path.stat().st_size:,} bytes"
+            print(f"wrote {path} ({what})")
     for e in explained:
         print(f"\n{e.text}")
     if args.drops:
         print(f"\nwrote {args.drops}: {summary['dropped']:,} dropped and {summary['late_accepted']:,} late records, "
               "why, and what keeps each")
     return 0
+
+
+def summary_text(summary: dict, setting, *, source: str = "") -> str:
+    """The figures of one replay as a person reads them (percentages, durations, words)."""
+    from toolkit.viz._format import duration, number, share
+
+    def pct(n: int, total: int) -> str:
+        return share(n / total) if total else ""
+
+    total = int(summary.get("records", 0))
+    invalid = int(summary.get("invalid", 0) or 0)
+    lines = [f"Replayed {number(total - invalid)} records" + (f" of {source}" if source else "")
+             + (f" ({number(invalid)} of its {number(total)} rows invalid: quarantined, not replayed)" if invalid else "")]
+    lines.append(f"setting: {setting}")
+    rows = [("on time", "on_time"), ("late but accepted", "late_accepted"), ("dropped", "dropped")]
+    width = max(len(number(summary.get(k, 0))) for _, k in rows)
+    for name, key in rows:
+        n = int(summary.get(key, 0) or 0)
+        extra = ""
+        if key == "dropped" and "late_side_output" in summary:
+            extra = f"  (late side output: {number(summary['late_side_output'])})"
+        lines.append(f"  {name:<18} {number(n):>{width}}  {pct(n, total):>8}{extra}")
+    if "completeness_first" in summary:
+        lines.append(f"  completeness: {share(summary['completeness_first'])} of record-window pairs in the first "
+                     f"result, {share(summary.get('completeness_final'))} in the final one; "
+                     f"{share(summary.get('exact_windows'))} of windows exact at their first result")
+    lat = [(n, summary.get(k)) for n, k in (("median", "latency_p50_ms"), ("p95", "latency_p95_ms"),
+                                            ("p99", "latency_p99_ms"), ("max", "latency_max_ms"))]
+    if any(v is not None for _, v in lat):
+        lines.append("  result latency (first firing - window end): "
+                     + ", ".join(f"{n} {duration(v)}" for n, v in lat if v is not None))
+    if "firings" in summary:
+        lines.append(f"  firings: {number(summary['firings'])} ({number(summary.get('late_firings', 0))} late, "
+                     f"{number(summary.get('at_end_firings', 0))} at end of input) over "
+                     f"{number(summary.get('windows', 0))} windows")
+    if "peak_state_windows" in summary:
+        lines.append(f"  state: peak {number(summary['peak_state_windows'])} open windows and "
+                     f"{number(summary.get('peak_state_records', 0))} buffered records (mean "
+                     f"{number(summary.get('mean_state_windows', 0))} and {number(summary.get('mean_state_records', 0))})")
+    return "\n".join(lines)

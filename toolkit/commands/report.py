@@ -5,6 +5,7 @@ setting and replays it (or the setting ``--replay`` names) for the record-level 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 DEFAULT_DELAYS = "0ms,100ms,250ms,500ms,1s,2s,5s"
 DEFAULT_LATENESS = "0ms,1s,5s"
@@ -38,6 +39,9 @@ def register(subparsers) -> None:
     x.add_argument("--execution", default="auto", choices=["auto", "local", "spark"],
                    help="where the sweep runs (default auto: Spark for Spark-backed logs or a master)")
     x.add_argument("--master", default=None, metavar="URL", help="Spark master URL")
+    x.add_argument("--spark-log-level", default=None, metavar="LEVEL",
+                   help="Spark's log level (default ERROR, or $WATERMARK_LAB_SPARK_LOG_LEVEL): WARN, INFO ...")
+    x.add_argument("--no-progress", action="store_true", help="no progress bar")
     x.add_argument("--title", default=None, help="report title (default: from the log's name)")
     x.add_argument("--max-points", type=int, default=2000, help="rows a record-level chart embeds at most (default 2000)")
     x.add_argument("--out", default="report.html", help="output HTML file (default report.html)")
@@ -70,19 +74,56 @@ def run(args: argparse.Namespace) -> int:
         if args.replay_lateness is not None:
             changed["lateness"] = args.replay_lateness
         replay_setting = configs[0].replace(**changed)
-    log = load_from_args(args)
-    sweep_kwargs = {"execution": args.execution}
-    if args.master:
-        sweep_kwargs["master"] = args.master
-    results = toolkit.sweep(log, configs, **sweep_kwargs)
-    if args.results:
-        from toolkit.commands.sweep import write_results
+    set_spark_log_level(args.spark_log_level)
+    from tqdm.auto import tqdm
 
-        write_results(results, args.results)
-    path = toolkit.report(log, sweep=results, settings=replay_setting, out=args.out, title=args.title,
-                          completeness=args.completeness, metric=args.metric, max_points=args.max_points)
+    steps = ["load the log", f"sweep {len(configs)} settings", "replay and draw the charts", "write the page"]
+    with tqdm(total=len(steps), desc="report", unit="step", disable=args.no_progress,
+              bar_format="{desc}: {n}/{total} steps |{bar}| {elapsed}{postfix}") as bar:
+        def step(i: int) -> None:
+            bar.set_postfix_str(steps[i], refresh=True)
+
+        step(0)
+        log = load_from_args(args)
+        bar.update()
+        step(1)
+        sweep_kwargs = {"execution": args.execution, "progress": False if args.no_progress else None}
+        if args.master:
+            sweep_kwargs["master"] = args.master
+        results = toolkit.sweep(log, configs, **sweep_kwargs)
+        bar.update()
+        if args.results:
+            from toolkit.commands.sweep import write_results
+
+            write_results(results, args.results)
+        step(2)
+        from toolkit.apps.report import build, render
+
+        context = build(log, sweep=results, settings=replay_setting, title=args.title, completeness=args.completeness,
+                        metric=args.metric, max_points=args.max_points)
+        bar.update()
+        step(3)
+        path = Path(args.out)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render(context), encoding="utf-8")
+        bar.update()
     rec = toolkit.recommend(results, completeness=args.completeness, metric=args.metric)
     print(rec["reason"])
+    if args.results:
+        print(f"wrote {args.results} ({len(results):,} settings)")
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB): open it in a browser, it works offline")
     return 0
 
+
+def set_spark_log_level(level: str | None) -> None:
+    """``--spark-log-level``: the level Spark logs at (before a session starts)."""
+    import os
+
+    from toolkit.errors import UserError
+    from toolkit.spark import LOG_LEVEL_ENV, LOG_LEVELS
+
+    if level is None:
+        return
+    if level.strip().upper() not in LOG_LEVELS:
+        raise UserError(f"--spark-log-level {level!r} is not a log level; use one of {', '.join(LOG_LEVELS)}")
+    os.environ[LOG_LEVEL_ENV] = level.strip().upper()

@@ -60,18 +60,40 @@ def is_epoch(values: np.ndarray | pd.Series) -> bool:
     return bool(np.nanmax(np.abs(arr.astype("float64"))) >= _EPOCH_THRESHOLD)
 
 
+TIME_FORMAT = "%H:%M:%S"
+"""Tick labels of a UTC time axis (whole seconds: millisecond ticks collide on long logs)."""
+
+
+def _time_axis(**kwargs: Any) -> alt.Axis:
+    return alt.Axis(format=TIME_FORMAT, labelOverlap=True, labelSeparation=6, **kwargs)
+
+
 def time_x(field: str, title: str, epoch: bool, **kwargs: Any) -> alt.X:
     if epoch:
-        return alt.X(f"{field}:T", title=title, scale=alt.Scale(type="utc"),
-                     axis=alt.Axis(format="%H:%M:%S.%L"), **kwargs)
-    return alt.X(f"{field}:Q", title=f"{title} (ms)", scale=alt.Scale(zero=False), **kwargs)
+        return alt.X(f"{field}:T", title=f"{title} (UTC)", scale=alt.Scale(type="utc"), axis=_time_axis(), **kwargs)
+    return alt.X(f"{field}:Q", title=f"{title} (ms)", scale=alt.Scale(zero=False), axis=alt.Axis(labelOverlap=True),
+                 **kwargs)
 
 
 def time_y(field: str, title: str, epoch: bool, **kwargs: Any) -> alt.Y:
     if epoch:
-        return alt.Y(f"{field}:T", title=title, scale=alt.Scale(type="utc"),
-                     axis=alt.Axis(format="%H:%M:%S.%L"), **kwargs)
+        return alt.Y(f"{field}:T", title=f"{title} (UTC)", scale=alt.Scale(type="utc"), axis=_time_axis(), **kwargs)
     return alt.Y(f"{field}:Q", title=f"{title} (ms)", scale=alt.Scale(zero=False), **kwargs)
+
+
+def time_tooltip(field: str, title: str, epoch: bool) -> alt.Tooltip:
+    """A tooltip of an instant: a UTC timestamp with milliseconds, or plain ms for small worked examples."""
+    if epoch:
+        return alt.Tooltip(f"{field}:T", title=title, format="%Y-%m-%d %H:%M:%S.%L", formatType="utc")
+    return alt.Tooltip(f"{field}:Q", title=f"{title} (ms)", format=",")
+
+
+def duration_axis_scale(values: np.ndarray) -> tuple[float, str]:
+    """(divisor, unit) to show durations in ms: seconds from 10 s up, else ms."""
+    arr = np.asarray(values, dtype="float64")
+    arr = arr[np.isfinite(arr)]
+    top = float(np.max(np.abs(arr))) if arr.size else 0.0
+    return (1000.0, "s") if top >= 10_000 else (1.0, "ms")
 
 
 @dataclass(frozen=True)
@@ -158,11 +180,19 @@ def reduce_series(time: np.ndarray, value: np.ndarray, max_points: int,
     return time[keep], value[keep], True
 
 
-def with_note(chart: alt.TopLevelMixin, title: str, note: str) -> alt.TopLevelMixin:
-    """Set the chart title, with ``note`` as a visible subtitle when not empty."""
+def with_note(chart: alt.TopLevelMixin, title: str, note: str, width: int = 100) -> alt.TopLevelMixin:
+    """Set the chart title, with ``note`` as a visible subtitle when not empty, wrapped at ``width``
+    characters so that it is never clipped."""
     if note:
-        return chart.properties(title=alt.TitleParams(title, subtitle=[note], subtitleColor="#b35900"))
+        return chart.properties(title=alt.TitleParams(title, subtitle=wrap(note, width), subtitleColor="#b35900"))
     return chart.properties(title=title)
+
+
+def wrap(text: str, width: int = 100) -> list[str]:
+    """Subtitle lines of at most ``width`` characters."""
+    import textwrap
+
+    return textwrap.wrap(text, width) or [""]
 
 
 def log_table(log: Any, max_rows: int | None = None) -> pd.DataFrame:

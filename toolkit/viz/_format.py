@@ -26,6 +26,8 @@ import math
 import numbers
 from typing import Any, Iterable, Sequence
 
+from toolkit.durations import readable
+
 SIGNIFICANT = 4
 """Significant digits of a number that is not an integer (below 1,000)."""
 
@@ -100,10 +102,17 @@ def number(value: Any) -> str:
 
 
 def share(value: Any, digits: int = 2) -> str:
-    """A fraction as a percentage: ``0.1234`` -> ``12.34%``."""
+    """A fraction as a percentage: ``0.1234`` -> ``12.34%``; more digits when it would read as 100% or
+    0% without being it (``0.999967`` -> ``99.997%``)."""
     if is_missing(value):
         return ""
-    return Figure(f"{float(value):.{digits}%}")
+    x = float(value)
+    text = f"{x:.{digits}%}"
+    for more in range(digits + 1, digits + 7):  # never read as 100% or 0% when it is not
+        if not ((text == f"{1:.{digits}%}" and x != 1.0) or (text == f"{0:.{digits}%}" and x != 0.0)):
+            break
+        text = f"{x:.{more}%}"
+    return Figure(text)
 
 
 # -------------------------------------------------------------------------------------- durations
@@ -116,20 +125,7 @@ def duration(ms: Any) -> str:
     x = float(ms)
     if math.isinf(x):
         return number(x)
-    sign, a = ("-" if x < 0 else ""), abs(x)
-    if a < 1000:
-        return Figure(f"{sign}{number(int(a) if a.is_integer() else a)} ms")
-    if a < 60_000:
-        return Figure(f"{sign}{_significant(a / 1000, keep_fraction=False)} s")
-    s = round(a / 1000)
-    if s < 3600:
-        m, s = divmod(s, 60)
-        return Figure(f"{sign}{m} min" + (f" {s} s" if s else ""))
-    if s < 86_400:
-        h, m = divmod(s // 60, 60)
-        return Figure(f"{sign}{h} h" + (f" {m} min" if m else ""))
-    d, h = divmod(s // 3600, 24)
-    return Figure(f"{sign}{d:,} d" + (f" {h} h" if h else ""))
+    return Figure(readable(x))
 
 
 def seconds(s: Any) -> str:
@@ -237,6 +233,30 @@ def kv_table(rows: Iterable[tuple[Any, Any]], *, caption: str = "", inline: bool
     return _table(_caption(caption, inline) + "".join(body), inline)
 
 
+def kv_grid(rows: Sequence[tuple[Any, Any]], *, columns: int = 3, caption: str = "", inline: bool = True) -> str:
+    """``(name, value)`` rows laid out in ``columns`` name/value column pairs (a compact summary);
+    values as in :func:`kv_table`."""
+    rows = list(rows)
+    per = -(-len(rows) // max(1, columns))
+    th = f"<th style='{_TH};white-space:nowrap'>" if inline else "<th>"
+    body = []
+    for i in range(per):
+        cells = []
+        for j in range(columns):
+            k = j * per + i
+            if k < len(rows):
+                name, v = rows[k]
+                text, numeric = _cell(name, v, durations=False)
+                td = _td(text, numeric, inline)
+                if inline:  # a figure such as "8 (72.73%)" stays on one line
+                    td = td.replace("style='", "style='white-space:nowrap;", 1)
+                cells.append(f"{th}{html.escape(str(name))}</th>{td}")
+            else:
+                cells.append("<td></td><td></td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return _table(_caption(caption, inline) + "".join(body), inline)
+
+
 def table(columns: Sequence[Any], rows: Iterable[Sequence[Any]], *, caption: str = "", inline: bool = True,
           code: Iterable[Any] = ()) -> str:
     """An HTML table with a header row of ``columns``; each row a sequence of values formatted as
@@ -257,4 +277,35 @@ def table(columns: Sequence[Any], rows: Iterable[Sequence[Any]], *, caption: str
 
 
 __all__ = ["Figure", "number", "share", "duration", "seconds", "is_duration", "label", "value", "summary_rows", "settings_text",
+           "cell", "text_table", "kv_grid", "SHARE_NAMES",
            "kv_table", "table", "is_missing", "is_number", "SIGNIFICANT", "DURATION_NAMES"]
+
+
+# ------------------------------------------------------------------------------------------- text
+SHARE_NAMES = frozenset({"completeness_first", "completeness_final", "exact_windows"})
+"""Figures that are fractions of a whole (shown as percentages)."""
+
+
+def cell(name: Any, v: Any) -> str:
+    """One value of column ``name`` as a person reads it: durations, percentages, "no idleness"."""
+    name = str(name)
+    if is_missing(v):
+        return "no idleness" if label(name) in ("idleness", "idle_timeout") else ""
+    if name in SHARE_NAMES and is_number(v):
+        return share(v)
+    return value(name, v)
+
+
+def text_table(frame: Any, columns: Sequence[str] | None = None) -> str:
+    """A plain-text table of a pandas frame for a terminal: readable values, names without ``_ms``,
+    figures right-aligned."""
+    columns = [c for c in (columns or list(frame.columns)) if c in frame.columns]
+    heads = [label(c).replace("_", " ") for c in columns]
+    rows = [[cell(c, v) for c, v in zip(columns, r)] for r in frame[columns].itertuples(index=False)]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
+    numeric = [all(isinstance(r[i], Figure) or r[i] == "" for r in rows) for i in range(len(columns))]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.rjust(w) if n else c.ljust(w) for c, w, n in zip(cells, widths, numeric)).rstrip()
+
+    return "\n".join([line(heads)] + [line(r) for r in rows])

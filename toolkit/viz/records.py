@@ -1,6 +1,7 @@
 """Record-level charts: event time against processing time, lateness, where records were dropped."""
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 import altair as alt
@@ -22,11 +23,13 @@ from toolkit.viz._common import (
     num,
     reduce_series,
     stratified_sample,
+    duration_axis_scale,
+    time_tooltip,
     time_x,
     time_y,
     with_note,
 )
-from toolkit.viz._format import number, share
+from toolkit.viz._format import duration, number, share
 
 
 def _arrival_x(table: pd.DataFrame, log: Any) -> tuple[np.ndarray, str]:
@@ -75,20 +78,78 @@ def watermark_frame(result: Any, levels: tuple[str, ...] = ("partition", "operat
     return pd.concat(frames, ignore_index=True), reduced
 
 
+def lag_frame(wm: pd.DataFrame, end: float | None = None, max_points: int | None = None) -> pd.DataFrame:
+    """Watermark lag (processing time - watermark) as it really runs: between two watermark
+    updates the watermark stands still while processing time moves on, so the lag grows; each
+    series gets a point just before its next update (a sawtooth). ``end`` closes each series at
+    that processing time. Input: :func:`watermark_frame` rows (not reduced: a reduced series
+    would show stalls that did not happen); above ``max_points`` rows in all, each series' lag is
+    reduced afterwards to per-bin extremes (the peaks stay). Output adds ``lag``."""
+    n_series = max(1, wm["series"].nunique()) if len(wm) else 1
+    frames = []
+    for _, g in wm.groupby("series", sort=False):
+        g = g.sort_values("time", kind="stable")
+        t = g["time"].to_numpy(dtype=np.int64)
+        w = g["watermark"].to_numpy(dtype=np.int64)
+        if t.size == 0:
+            continue
+        nxt = np.r_[t[1:], int(end) if end is not None and end > t[-1] else t[-1]]
+        before = np.maximum(nxt - 1, t)  # the instant before the next update: the lag's peak
+        tt = np.empty(2 * t.size, dtype=np.int64)
+        ww = np.empty(2 * t.size, dtype=np.int64)
+        tt[0::2], tt[1::2] = t, before
+        ww[0::2], ww[1::2] = w, w
+        lag = tt - ww
+        if max_points is not None:
+            tt, lag, _ = reduce_series(tt, lag, max(50, max_points // n_series))
+        first = g.iloc[0]
+        frames.append(pd.DataFrame({"level": first["level"], "id": first["id"], "series": first["series"],
+                                    "time": tt, "watermark": tt - lag, "lag": lag}))
+    if not frames:
+        return wm.assign(lag=pd.Series(dtype="int64"))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _use_lag(y: str, epoch: bool, has_arrival: bool, et: np.ndarray, arrival: np.ndarray) -> bool:
+    """``y="auto"``: plot record delay (arrival - event time) when event time spans more than 50 times
+    the records' p99 delay (a diagonal would hide every detail), else event time."""
+    if y not in ("auto", "event_time", "lag"):
+        raise ValueError(f"y must be 'auto', 'event_time' or 'lag', got {y!r}")
+    if y != "auto":
+        if y == "lag" and not has_arrival:
+            raise ValueError("y='lag' needs arrival times: this log is replayed in row order")
+        return y == "lag"
+    if not has_arrival or et.size < 2:
+        return False
+    delay = np.abs(arrival.astype("float64") - et.astype("float64"))
+    span = float(et.max() - et.min())
+    return span > 50 * max(float(np.quantile(delay, 0.99)), 1.0)
+
+
 def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = None,
                        max_points: int = MAX_POINTS, width: int = 640, height: int = 360,
-                       title: str = "Event time vs processing time", interactive: bool = True) -> alt.LayerChart:
-    """The classic picture: each record at (arrival time, event time), coloured by its fate.
+                       title: str | None = None, interactive: bool = True, y: str = "auto") -> alt.LayerChart:
+    """The classic picture: each record at its arrival (processing) time, coloured by its fate.
 
-    With a replay ``result``: fates (on time, late but accepted, dropped) and the watermark
-    lines (operator: solid black step line; each source partition: dashed). A record below
-    the operator watermark at its arrival was late. ``partition`` restricts to one partition.
-    Above ``max_points`` records a stratified, seeded sample is drawn and a subtitle says so.
-    ``interactive``: zoom and pan with the mouse (scales bound to an interval selection).
+    ``y="event_time"``: the record's event time, with the watermark lines (operator: solid
+    black step line; each source partition: dashed); a record below the operator watermark
+    at its arrival was late. ``y="lag"``: the record's delay (arrival - event time), with the
+    watermark lag (processing time - watermark) as lines; a record above the operator's line
+    at its arrival was late. On a long log the first is one diagonal, so ``"auto"`` (the
+    default) picks the delay when event time spans more than 50 times the p99 delay.
+    With a replay ``result`` points are coloured by fate (on time, late but accepted,
+    dropped). ``partition`` restricts to one partition. Above ``max_points`` records a
+    stratified, seeded sample is drawn and a subtitle says so. ``interactive``: zoom and pan
+    with the mouse (scales bound to an interval selection).
     """
     table = log_table(log, max_rows=None)
     x, xtitle = _arrival_x(table, log)
     et = table["event_time"].to_numpy()
+    has_arrival = xtitle.startswith("processing")
+    epoch = is_epoch(et)
+    lag_mode = _use_lag(y, epoch, has_arrival, et, x)
+    if title is None:
+        title = "Record delay over processing time" if lag_mode else "Event time vs processing time"
     if result is not None:
         codes = fate_codes(result, table)
     else:
@@ -101,6 +162,7 @@ def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = 
     base_idx = np.flatnonzero(mask) if mask is not None else None
     sample = stratified_sample(cls if base_idx is None else cls[base_idx], names, max_points)
     idx = sample.index if base_idx is None else base_idx[sample.index]
+    x_epoch = epoch and has_arrival
     data = pd.DataFrame({
         "arrival": x[idx],
         "event_time": et[idx],
@@ -109,50 +171,73 @@ def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = 
         "partition": table["partition"].to_numpy()[idx],
         "row": table["row"].to_numpy()[idx],
     })
-    epoch = is_epoch(et)
-    x_epoch = epoch and xtitle.startswith("processing")
-    tooltip = ["row:Q", "key:N", "partition:Q", "fate:N",
-               alt.Tooltip("event_time:Q", title="event time (ms)"),
-               alt.Tooltip("arrival:Q", title="arrival (ms)" if x_epoch or not epoch else "arrival #")]
+    if lag_mode:
+        delay = (x[idx] - et[idx]).astype("float64")
+        div, unit = (1000.0, "s") if delay.size and float(np.max(np.abs(delay))) >= 1000 else (1.0, "ms")
+        data["delay"] = delay / div
+        y_enc = alt.Y("delay:Q", title=f"record delay: arrival - event time ({unit})")
+    else:
+        div, unit = 1.0, "ms"
+        y_enc = time_y("event_time", "event time", epoch)
+    tooltip = ["row:Q", "key:N", "partition:Q", "fate:N", time_tooltip("event_time", "event time", epoch)]
+    tooltip.append(time_tooltip("arrival", "arrival", x_epoch) if (x_epoch or not epoch) and has_arrival
+                   else alt.Tooltip("arrival:Q", title="arrival #"))
+    if lag_mode:
+        tooltip.append(alt.Tooltip("delay:Q", title=f"delay ({unit})", format=",.3~f"))
     if result is not None:
         color = alt.Color("fate:N", scale=fate_scale(), title="fate",
-                          legend=alt.Legend(labelExpr=_fate_label_expr()))
+                          legend=alt.Legend(labelExpr=_fate_label_expr(), labelLimit=200))
     else:
         color = alt.Color("partition:N", title="partition")
     points = alt.Chart(data).mark_circle(size=30, opacity=0.75).encode(
-        x=time_x("arrival", xtitle, x_epoch), y=time_y("event_time", "event time", epoch),
-        color=color, tooltip=tooltip,
+        x=time_x("arrival", xtitle, x_epoch), y=y_enc, color=color, tooltip=tooltip,
     )
     if interactive:
-        points = points.add_params(alt.selection_interval(bind="scales", name="zoom"))
+        # one name per chart (two charts side by side must not share their zoom): from the title, deterministic
+        zoom = f"zoom_{zlib.crc32(f'{title}/{partition}'.encode()):08x}"
+        points = points.add_params(alt.selection_interval(bind="scales", name=zoom))
     layers: list[alt.Chart] = [points]
     note = sample.note()
     if result is not None and getattr(result, "watermarks", None) is not None:
-        wm, reduced = watermark_frame(result, partition=partition, max_points=max_points)
+        wm, reduced = watermark_frame(result, partition=partition,
+                                      max_points=2**62 if lag_mode else max_points)  # lag_frame reduces
         if reduced:
             note = (note + " " if note else "") + "Watermark lines reduced to per-bin extremes."
         if len(wm):
+            if lag_mode:
+                full = len(wm)
+                wm = lag_frame(wm, end=float(np.max(x)) if len(x) else None, max_points=max_points)
+                if len(wm) < 2 * full:
+                    note = (note + " " if note else "") + "Watermark lines reduced to per-bin extremes."
+                wm = wm.assign(y=wm["lag"] / div)
+                wy = alt.Y("y:Q", title=f"record delay: arrival - event time ({unit})")
+                what = alt.Tooltip("lag:Q", title="watermark lag (ms)", format=",")
+            else:
+                wy = time_y("watermark", "event time", epoch)
+                what = time_tooltip("watermark", "watermark", epoch)
             parts = wm[wm["level"] == "partition"]
+            if lag_mode and partition is None:
+                parts = parts.iloc[0:0]  # the operator's lag decides lateness; per partition: watermark_lag()
             op = wm[wm["level"] == "operator"]
+            wtip = ["series:N", time_tooltip("time", "at", x_epoch), what]
             if len(parts):
-                layers.append(alt.Chart(parts).mark_line(interpolate="step-after", strokeWidth=1.2,
-                                                         color="#555555").encode(
-                    x=time_x("time", xtitle, x_epoch), y=time_y("watermark", "event time", epoch),
-                    strokeDash=alt.StrokeDash("series:N", title="watermark"),
-                    tooltip=["series:N", alt.Tooltip("time:Q", title="at (ms)"),
-                             alt.Tooltip("watermark:Q", title="watermark (ms)")],
+                layers.append(alt.Chart(parts).mark_line(interpolate="linear" if lag_mode else "step-after",
+                                                         strokeWidth=1.2, color="#555555").encode(
+                    x=time_x("time", xtitle, x_epoch), y=wy,
+                    strokeDash=alt.StrokeDash("series:N", title="watermark"), tooltip=wtip,
                 ))
             if len(op):
-                layers.append(alt.Chart(op).mark_line(interpolate="step-after", strokeWidth=2.5,
-                                                      color="black").encode(
-                    x=time_x("time", xtitle, x_epoch), y=time_y("watermark", "event time", epoch),
-                    tooltip=["series:N", alt.Tooltip("time:Q", title="at (ms)"),
-                             alt.Tooltip("watermark:Q", title="watermark (ms)")],
+                layers.append(alt.Chart(op).mark_line(interpolate="linear" if lag_mode else "step-after",
+                                                      strokeWidth=1.2 if lag_mode else 2.5, color="black").encode(
+                    x=time_x("time", xtitle, x_epoch), y=wy, tooltip=wtip,
                 ))
+        if lag_mode:
+            note = ("A record above the black line (the operator's watermark lag) at its arrival was behind the "
+                    "watermark: late. " + note).strip()
     chart = alt.layer(*layers).properties(width=width, height=height)
     if partition is not None:
         title = f"{title} — partition {partition}"
-    return with_note(chart, title, note)
+    return with_note(chart, title, note, width=max(60, width // 6))
 
 
 def _fate_label_expr() -> str:
@@ -162,14 +247,16 @@ def _fate_label_expr() -> str:
 
 def lateness_histogram(log: Any, result: Any = None, *, bins: int = 40, delay_ms: int | None = None,
                        width: int = 560, height: int = 260,
-                       title: str = "Lateness distribution") -> alt.LayerChart:
+                       title: str = "Lateness distribution") -> alt.TopLevelMixin:
     """How far behind the stream each record arrived: max event time seen before it minus its own.
 
     A record with lateness L is late under any bounded-out-of-orderness delay < L, so the
-    quantile rules (p50, p95, p99, max) read directly as candidate delays. Records that
-    arrived in order (lateness 0) are counted in the subtitle, not drawn. Binned with
-    numpy: the chart holds ``bins`` rows per fate whatever the log size. With ``result``
-    the bars are stacked by fate; ``delay_ms`` draws the delay and the share it leaves late.
+    quantile rules (p50, p95, p99, max; their values in the subtitle) read directly as
+    candidate delays. Records that arrived in order (lateness 0) are counted in the subtitle,
+    not drawn. Binned with numpy: the chart holds ``bins`` rows per fate whatever the log
+    size. With ``result`` there is one panel per fate on a linear count axis of its own
+    (never stacked on a log axis, so bar heights read true); ``delay_ms`` draws the delay and
+    says the share of records later than it.
     """
     table = log_table(log)
     order = _arrival_order(table)
@@ -178,6 +265,7 @@ def lateness_histogram(log: Any, result: Any = None, *, bins: int = 40, delay_ms
     pos = late > 0
     n_in_order = int(n - pos.sum())
     hi = int(late.max()) if n else 0
+    div, unit = duration_axis_scale(np.array([hi]))
     edges = np.linspace(0, max(hi, 1), bins + 1)
     if result is not None:
         codes = fate_codes(result, table)
@@ -188,42 +276,42 @@ def lateness_histogram(log: Any, result: Any = None, *, bins: int = 40, delay_ms
     for name, sel in groups:
         counts, _ = np.histogram(late[pos & sel], bins=edges)
         for i in np.flatnonzero(counts):
-            rows.append((name, float(edges[i]), float(edges[i + 1]), int(counts[i])))
-    data = pd.DataFrame(rows, columns=["fate", "lateness_start", "lateness_end", "count"])
-    enc: dict[str, Any] = dict(
-        x=alt.X("lateness_start:Q", bin="binned", title="lateness (ms)"),
-        x2="lateness_end:Q",
-        y=alt.Y("sum(count):Q", title="records (symlog scale)", stack=True, scale=alt.Scale(type="symlog")),
-        tooltip=[alt.Tooltip("lateness_start:Q", title="from (ms)"), alt.Tooltip("lateness_end:Q", title="to (ms)"),
-                 "fate:N", alt.Tooltip("sum(count):Q", title="records")],
-    )
-    if result is not None:
-        enc["color"] = alt.Color("fate:N", scale=fate_scale(), title="fate",
-                                 legend=alt.Legend(labelExpr=_fate_label_expr()))
-    bars = alt.Chart(data).mark_bar().encode(**enc)
+            rows.append((name, FATE_LABELS.get(name, name), float(edges[i]) / div, float(edges[i + 1]) / div,
+                         duration(edges[i]), duration(edges[i + 1]), int(counts[i])))
+    data = pd.DataFrame(rows, columns=["fate", "fate_label", "lateness_start", "lateness_end", "from", "to", "count"])
     qs = [("p50", 0.5), ("p95", 0.95), ("p99", 0.99), ("max", 1.0)]
     qv = np.quantile(late, [q for _, q in qs]) if n else np.zeros(len(qs))
-    rules = pd.DataFrame({"quantile": [q for q, _ in qs], "lateness": qv.astype(float),
-                          "label": [f"{q} {number(round(float(v)))} ms" for (q, _), v in zip(qs, qv)],
-                          "ypos": [2 + 12 * i for i in range(len(qs))]})
-    rule = alt.Chart(rules).mark_rule(color="#333333", strokeDash=[4, 3]).encode(
-        x="lateness:Q", tooltip=["label:N"])
-    text = alt.Chart(rules).mark_text(align="left", dx=3, fontSize=10, baseline="top").encode(
-        x="lateness:Q", y=alt.Y("ypos:Q", scale=None), text="label:N")
-    layers = [bars, rule, text]
+    rules = pd.DataFrame({"quantile": [q for q, _ in qs], "lateness": qv.astype(float) / div,
+                          "label": [f"{q} {duration(round(float(v)))}" for (q, _), v in zip(qs, qv)]})
+    x = alt.X("lateness_start:Q", bin="binned", title=f"lateness ({unit})", scale=alt.Scale(domain=[0, max(hi, 1) / div]))
+    tooltip = [alt.Tooltip("from:N", title="from"), alt.Tooltip("to:N", title="to"),
+               alt.Tooltip("fate_label:N", title="fate"), alt.Tooltip("count:Q", title="records", format=",")]
+    subtitle = [f"{number(n_in_order)} of {number(n)} records ({share(n_in_order / n if n else 0.0, 1)}) arrived in "
+                "event-time order (lateness 0, not drawn). Lateness "
+                + ", ".join(rules["label"]) + " (dashed lines)."]
     if delay_ms is not None:
         late_share = float((late > delay_ms).mean()) if n else 0.0
-        dl = pd.DataFrame({"delay": [float(delay_ms)],
-                           "label": [f"delay {number(delay_ms)} ms: {share(late_share)} of records late"]})
-        layers.append(alt.Chart(dl).mark_rule(color=FATE_COLORS["dropped"], strokeWidth=2).encode(
-            x="delay:Q", tooltip=["label:N"]))
-        layers.append(alt.Chart(dl).mark_text(align="left", dx=3, dy=52, color=FATE_COLORS["dropped"],
-                                              baseline="top").encode(x="delay:Q", y=alt.value(0), text="label:N"))
-    share_in_order = n_in_order / n if n else 0.0
-    note = (f"{number(n_in_order)} of {number(n)} records ({share(share_in_order, 1)}) arrived in event-time order "
-            "(lateness 0, not drawn).")
-    chart = alt.layer(*layers).properties(width=width, height=height)
-    return chart.properties(title=alt.TitleParams(title, subtitle=[note]))
+        subtitle.append(f"Delay {duration(delay_ms)} (red line): {share(late_share)} of records arrive later than it.")
+
+    def panel(frame: pd.DataFrame, colour: str, name: str) -> alt.LayerChart:
+        bars = alt.Chart(frame).mark_bar(color=colour).encode(
+            x=x, x2="lateness_end:Q", y=alt.Y("count:Q", title=f"{name} records"), tooltip=tooltip)
+        layers = [bars, alt.Chart(rules).mark_rule(color="#333333", strokeDash=[4, 3]).encode(
+            x="lateness:Q", tooltip=[alt.Tooltip("label:N", title="lateness")])]
+        if delay_ms is not None:
+            dl = pd.DataFrame({"delay": [float(delay_ms) / div], "label": [f"delay {duration(delay_ms)}"]})
+            layers.append(alt.Chart(dl).mark_rule(color=FATE_COLORS["dropped"], strokeWidth=2).encode(
+                x="delay:Q", tooltip=[alt.Tooltip("label:N", title="delay")]))
+        return alt.layer(*layers)
+
+    if result is None:
+        chart: alt.TopLevelMixin = panel(data, "#4c78a8", "").properties(width=width, height=height)
+    else:
+        present = [f for f in FATES if f in set(data["fate"])] or ["on_time"]
+        h = max(70, height // len(present))
+        chart = alt.vconcat(*[panel(data[data["fate"] == f], FATE_COLORS[f], FATE_LABELS[f]).properties(
+            width=width, height=h) for f in present], spacing=8).resolve_scale(y="independent")
+    return chart.properties(title=alt.TitleParams(title, subtitle=subtitle))
 
 
 def fate_counts_by(log: Any, result: Any, by: str) -> pd.DataFrame:

@@ -9,6 +9,9 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from toolkit.viz import _format as fmt
+from toolkit.viz._common import duration_axis_scale, wrap
+
 METRICS = [
     "records", "on_time", "late_accepted", "dropped", "invalid", "completeness_first", "completeness_final",
     "exact_windows", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms", "firings",
@@ -43,10 +46,93 @@ def _fmt(metric: str) -> str:
     return METRIC_FORMATS.get(metric, ",.4~f" if metric.startswith("mean") else ",.0f")
 
 
+AXIS_NAMES = {"delay_ms": "delay", "lateness_ms": "allowed lateness", "idleness_ms": "idle timeout",
+              "interval_ms": "watermark interval", "second_lateness_ms": "second allowed lateness",
+              "source_parallelism": "source parallelism", "partitions_as_sources": "partitions as sources"}
+"""How a configuration column is named on a chart."""
+
+METRIC_NAMES = {
+    "completeness_first": "first-result completeness", "completeness_final": "final completeness",
+    "exact_windows": "windows exact at first result", "latency_p50_ms": "median result latency",
+    "latency_p95_ms": "p95 result latency", "latency_p99_ms": "p99 result latency",
+    "latency_max_ms": "max result latency", "late_accepted": "late but accepted", "on_time": "on time",
+    "peak_state_windows": "peak open windows", "peak_state_records": "peak buffered records",
+    "mean_state_records": "mean buffered records", "mean_state_windows": "mean open windows",
+    "late_firings": "late firings",
+}
+"""How a figure is named on a chart."""
+
+VIRIDIS = ["#440154", "#482475", "#414487", "#355f8d", "#2a788e", "#21918c", "#22a884", "#44bf70", "#7ad151",
+           "#bddf26", "#fde725"]
+"""Viridis, dark to bright (Vega's scheme), for colours computed in Python."""
+
+
+def name_of(column: str) -> str:
+    """The name a chart shows for a column: ``delay_ms`` -> ``delay``, ``latency_p99_ms`` -> ``p99 result latency``."""
+    return AXIS_NAMES.get(column) or METRIC_NAMES.get(column) or fmt.label(column).replace("_", " ")
+
+
+def value_text(column: str, v: Any) -> str:
+    """A value as a chart shows it: durations, percentages, "no idleness"."""
+    if column == "idleness_ms" and fmt.is_missing(v):
+        return "no idleness"
+    if column == "idleness_ms" and v == 0:
+        return "no idleness"
+    return fmt.cell(column, v)
+
+
 def _setting_label(results: pd.DataFrame, columns: list[str]) -> pd.Series:
+    """``idle timeout 2 s, watermark interval 50 ms`` per row ("no idleness" for a missing timeout)."""
     if not columns:
         return pd.Series(["all"] * len(results), index=results.index)
-    return results[columns].astype(str).apply(lambda r: ", ".join(f"{c}={v}" for c, v in r.items()), axis=1)
+
+    def one(c: str, v: Any) -> str:
+        text = value_text(c, v)
+        return text if text == "no idleness" else f"{name_of(c)} {text}"
+
+    labels = [", ".join(one(c, v) for c, v in zip(columns, r)) for r in results[columns].itertuples(index=False)]
+    return pd.Series(labels, index=results.index)
+
+
+def _ordered(values: pd.Series) -> list[Any]:
+    """Distinct values in ascending order, missing ones (no idleness) first."""
+    uniq = pd.unique(values)
+    missing = [v for v in uniq if fmt.is_missing(v)]
+    rest = sorted((v for v in uniq if not fmt.is_missing(v)), key=lambda v: (str(type(v)), v))
+    return missing[:1] + rest
+
+
+def _viridis(t: np.ndarray) -> list[str]:
+    """Colours of ``t`` in [0, 1] on :data:`VIRIDIS` (linear interpolation in RGB)."""
+    stops = np.array([[int(h[i:i + 2], 16) for i in (1, 3, 5)] for h in VIRIDIS], dtype="float64")
+    pos = np.clip(np.asarray(t, dtype="float64"), 0, 1) * (len(VIRIDIS) - 1)
+    lo = np.floor(pos).astype(int)
+    hi = np.minimum(lo + 1, len(VIRIDIS) - 1)
+    f = (pos - lo)[:, None]
+    rgb = np.rint(stops[lo] * (1 - f) + stops[hi] * f).astype(int)
+    return ["#%02x%02x%02x" % tuple(c) for c in rgb]
+
+
+def text_colour(background: list[str]) -> list[str]:
+    """Black or white text, whichever reads better on each background (WCAG relative luminance)."""
+    out = []
+    for h in background:
+        rgb = [int(h[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        lum = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+        out.append("black" if lum > 0.179 else "white")
+    return out
+
+
+def goodness(values: pd.Series, metric: str) -> np.ndarray:
+    """Each value in [0, 1], 1 the best of ``values`` (highest completeness, lowest latency/state/drops)."""
+    v = pd.to_numeric(values, errors="coerce").astype("float64").to_numpy()
+    ok = np.isfinite(v)
+    if not ok.any():
+        return np.full(v.shape, np.nan)
+    lo, hi = np.nanmin(v), np.nanmax(v)
+    t = (v - lo) / (hi - lo) if hi > lo else np.ones_like(v)
+    return t if metric in HIGHER_IS_BETTER else 1 - t
 
 
 def pareto(results: pd.DataFrame, latency: str = "latency_p99_ms",
@@ -124,35 +210,48 @@ def sweep_heatmap(results: pd.DataFrame, metric: str = "completeness_first", *, 
                   title: str | None = None) -> alt.Chart:
     """Heatmap of ``metric`` over two configuration axes (default delay x allowed lateness).
 
-    Each cell is one configuration, labelled with its value. Other configuration columns that
-    vary (window, interval, ...) become facets, one panel per combination. Colour runs light
-    to dark towards the better end (higher completeness, lower latency / state / drops).
+    Each cell is one configuration, labelled with its value (durations, percentages). Other
+    configuration columns that vary (idle timeout, interval, ...) become facets, one panel per
+    combination ("no idleness" for a missing timeout). Colour runs dark to bright towards the
+    better end (higher completeness, lower latency / state / drops); the colours are computed
+    here, so charts put side by side never share a colour scale, and each label is black or
+    white by its cell's luminance.
     """
     for c in (x, y, metric):
         if c not in results.columns:
             raise ValueError(f"sweep results have no column {c!r}; columns: {', '.join(map(str, results.columns))}")
     others = [c for c in varying(results, config_columns(results)) if c not in (x, y)]
-    data = results[[x, y, metric] + others].copy()
-    data["setting"] = _setting_label(results, others)
-    xs = sorted(data[x].unique().tolist())
-    ys = sorted(data[y].unique().tolist())
-    better_high = metric in HIGHER_IS_BETTER
-    color = alt.Color(f"{metric}:Q", title=metric,
-                      scale=alt.Scale(scheme="viridis", reverse=not better_high))
+    data = results[[x, y, metric] + others].copy().reset_index(drop=True)
+    data["setting"] = _setting_label(data, others).to_numpy()
+    xs, ys = _ordered(data[x]), _ordered(data[y])
+    data["x_label"] = [value_text(x, v) for v in data[x]]
+    data["y_label"] = [value_text(y, v) for v in data[y]]
+    data["value_text"] = [value_text(metric, v) for v in data[metric]]
+    t = goodness(data[metric], metric)
+    fill = _viridis(np.nan_to_num(t, nan=0.0))
+    data["fill"] = [f if np.isfinite(g) else "#dddddd" for f, g in zip(fill, t)]
+    data["ink"] = text_colour(list(data["fill"]))
+    x_order = [value_text(x, v) for v in xs]
+    y_order = [value_text(y, v) for v in ys][::-1]
     base = alt.Chart(data).encode(
-        x=alt.X(f"{x}:O", title=x, sort=xs),
-        y=alt.Y(f"{y}:O", title=y, sort=ys[::-1]),
+        x=alt.X("x_label:O", title=name_of(x), sort=x_order, axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+        y=alt.Y("y_label:O", title=name_of(y), sort=y_order),
     )
-    tooltip = [f"{x}:O", f"{y}:O", alt.Tooltip(f"{metric}:Q", format=_fmt(metric))] + [f"{c}:N" for c in others]
-    rect = base.mark_rect().encode(color=color, tooltip=tooltip)
-    text = base.mark_text(fontSize=10).encode(
-        text=alt.Text(f"{metric}:Q", format=_fmt(metric)),
-        color=alt.value("white"),
-    )
+    tooltip = [alt.Tooltip("x_label:N", title=name_of(x)), alt.Tooltip("y_label:N", title=name_of(y)),
+               alt.Tooltip("value_text:N", title=name_of(metric))] + (
+        [alt.Tooltip("setting:N", title="other settings")] if others else [])
+    rect = base.mark_rect(stroke="white", strokeWidth=0.5).encode(color=alt.Color("fill:N", scale=None),
+                                                                   tooltip=tooltip)
+    text = base.mark_text(fontSize=10).encode(text="value_text:N", color=alt.Color("ink:N", scale=None),
+                                              tooltip=tooltip)
     chart = alt.layer(rect, text).properties(width=width, height=height)
+    better = "higher" if metric in HIGHER_IS_BETTER else "lower"
+    subtitle = f"brighter = better ({better} {name_of(metric)})"
     if others:
-        chart = chart.facet(facet=alt.Facet("setting:N", title=", ".join(others)), columns=2)
-    return chart.properties(title=title or f"{metric} by {x} and {y}")
+        chart = chart.facet(facet=alt.Facet("setting:N", title=None, sort=list(dict.fromkeys(data["setting"]))),
+                            columns=2)
+    return chart.properties(title=alt.TitleParams(title or f"{name_of(metric)} by {name_of(x)} and {name_of(y)}",
+                                                  subtitle=[subtitle]))
 
 
 def latency_completeness(results: pd.DataFrame, *, latency: str = "latency_p99_ms",
@@ -163,6 +262,7 @@ def latency_completeness(results: pd.DataFrame, *, latency: str = "latency_p99_m
 
     ``recommendation="auto"`` asks :func:`toolkit.recommend` for the lowest-latency setting
     meeting ``completeness_target``; ``None`` marks none. The dashed rule is the target.
+    Latency reads in seconds from 10 s up, completeness in percent.
     """
     for c in (latency, completeness):
         if c not in results.columns:
@@ -172,13 +272,19 @@ def latency_completeness(results: pd.DataFrame, *, latency: str = "latency_p99_m
     data["setting"] = _setting_label(results, varying(results, cfg) or cfg)
     front = pareto(results, latency, completeness)
     data["on_frontier"] = data.index.isin(front.index)
+    div, unit = duration_axis_scale(data[latency].to_numpy(dtype="float64"))
+    data["x_value"] = data[latency].astype("float64") / div
+    data["latency_text"] = [value_text(latency, v) for v in data[latency]]
+    data["completeness_text"] = [value_text(completeness, v) for v in data[completeness]]
     if isinstance(recommendation, str) and recommendation == "auto":
         recommendation = _default_recommendation(results, completeness_target, latency)
     rec_row, reason = recommended_row(results, recommendation)
-    tooltip = ["setting:N", alt.Tooltip(f"{latency}:Q", format=",.0f"),
-               alt.Tooltip(f"{completeness}:Q", format=".3%"), "on_frontier:N"]
-    x = alt.X(f"{latency}:Q", title=f"{latency} (lower is better)")
-    y = alt.Y(f"{completeness}:Q", title=f"{completeness} (higher is better)", scale=alt.Scale(zero=False))
+    tooltip = [alt.Tooltip("setting:N", title="setting"), alt.Tooltip("latency_text:N", title=name_of(latency)),
+               alt.Tooltip("completeness_text:N", title=name_of(completeness)),
+               alt.Tooltip("on_frontier:N", title="on the frontier")]
+    x = alt.X("x_value:Q", title=f"{name_of(latency)} ({unit}, lower is better)")
+    y = alt.Y(f"{completeness}:Q", title=f"{name_of(completeness)} (higher is better)", scale=alt.Scale(zero=False),
+              axis=alt.Axis(format=".1%"))
     points = alt.Chart(data).mark_point(filled=True, size=50).encode(
         x=x, y=y,
         color=alt.condition("datum.on_frontier", alt.value("#4c78a8"), alt.value("#bbbbbb")),
@@ -186,22 +292,24 @@ def latency_completeness(results: pd.DataFrame, *, latency: str = "latency_p99_m
     )
     fdata = data[data["on_frontier"]].sort_values(latency, kind="stable")
     line = alt.Chart(fdata).mark_line(color="#4c78a8", interpolate="step-after").encode(
-        x=x, y=y, order=alt.Order(f"{latency}:Q"))
+        x=x, y=y, order=alt.Order("x_value:Q"))
     target = alt.Chart(pd.DataFrame({"target": [completeness_target]})).mark_rule(
         strokeDash=[4, 4], color="#888888").encode(y="target:Q")
     layers = [target, line, points]
     subtitle = []
     if rec_row is not None:
-        rd = pd.DataFrame([{"setting": data.loc[rec_row.name, "setting"], latency: rec_row[latency],
+        rd = pd.DataFrame([{"setting": data.loc[rec_row.name, "setting"], "x_value": float(rec_row[latency]) / div,
                             completeness: rec_row[completeness], "reason": reason}])
         rd["label"] = "recommended: " + rd["setting"]
         layers.append(alt.Chart(rd).mark_point(shape="diamond", size=260, filled=True, color="#e45756",
                                                stroke="black", strokeWidth=1).encode(
-            x=x, y=y, tooltip=["label:N", "reason:N"]))
-        layers.append(alt.Chart(rd).mark_text(align="left", dx=10, dy=-10, fontWeight="bold").encode(
+            x=x, y=y, tooltip=[alt.Tooltip("label:N", title="recommended"), alt.Tooltip("reason:N", title="why")]))
+        right = float(rd["x_value"].iloc[0]) > float(np.nanmean([data["x_value"].min(), data["x_value"].max()]))
+        layers.append(alt.Chart(rd).mark_text(align="right" if right else "left", dx=-12 if right else 12, dy=-12,
+                                              fontWeight="bold").encode(
             x=x, y=y, text="label:N"))
         if reason:
-            subtitle.extend(textwrap.wrap(reason, 90))
+            subtitle.extend(textwrap.wrap(reason, 95))
     chart = alt.layer(*layers).properties(width=width, height=height)
     return chart.properties(title=alt.TitleParams(title, subtitle=subtitle) if subtitle else title)
 
@@ -212,70 +320,111 @@ def sweep_sliders(results: pd.DataFrame, *, x: str = "delay_ms", y: str = "laten
                   title: str = "Explore the sweep") -> alt.VConcatChart:
     """Interactive sweep view for the browser, driven by Altair parameters (no Python needed).
 
-    Sliders step through the values of ``x`` and ``y`` (one step per swept value), a select
-    picks the heatmap metric, another the remaining configuration when more columns vary.
-    Panels: the selected configuration's figures, the heatmap with the selected cell
-    outlined, and latency vs completeness with the selected point highlighted.
-    ``initial`` gives the starting ``{x: value, y: value}`` (e.g. the recommendation).
+    Radio buttons pick the values of ``x`` and ``y`` (labelled with the values themselves:
+    ``0 ms``, ``250 ms``, ``2 s``), a select picks the heatmap metric, another the remaining
+    configuration when more columns vary. Panels: the selected configuration's figures, the
+    heatmap with the selected cell outlined (colour: brighter = better, per metric), and
+    latency vs completeness with the selected point highlighted.
+    ``initial`` gives the starting ``{x: value, y: value}`` and, optionally, the values of the other
+    varying columns (e.g. the recommended row).
     """
     for c in (x, y, latency, completeness):
         if c not in results.columns:
             raise ValueError(f"sweep results have no column {c!r}")
     metrics = metrics or metric_columns(results)
+    metrics = [m for m in metrics if m not in (x, y)]
     others = [c for c in varying(results, config_columns(results)) if c not in (x, y)]
     data = results.reset_index(drop=True).copy()
-    xs = sorted(data[x].unique().tolist())
-    ys = sorted(data[y].unique().tolist())
-    data["x_step"] = [xs.index(v) for v in data[x]]
-    data["y_step"] = [ys.index(v) for v in data[y]]
-    data["other"] = _setting_label(data, others)
-    other_values = sorted(data["other"].unique().tolist())
+    xs, ys = _ordered(data[x]), _ordered(data[y])
+    data["x_step"] = [_index(xs, v) for v in data[x]]
+    data["y_step"] = [_index(ys, v) for v in data[y]]
+    data["other"] = _setting_label(data, others).to_numpy()
+    other_values = list(dict.fromkeys(data["other"]))
     initial = initial or {}
-    x0 = xs.index(initial[x]) if initial.get(x) in xs else 0
-    y0 = ys.index(initial[y]) if initial.get(y) in ys else 0
+    x0 = _index(xs, initial[x]) if x in initial and _index(xs, initial[x]) >= 0 else 0
+    y0 = _index(ys, initial[y]) if y in initial and _index(ys, initial[y]) >= 0 else 0
     o0 = initial.get("other", other_values[0])
-    p_x = alt.param(name="x_step", value=x0,
-                    bind=alt.binding_range(min=0, max=max(len(xs) - 1, 1), step=1, name=f"{x} (step) "))
-    p_y = alt.param(name="y_step", value=y0,
-                    bind=alt.binding_range(min=0, max=max(len(ys) - 1, 1), step=1, name=f"{y} (step) "))
-    p_m = alt.param(name="metric", value=metrics[0] if completeness not in metrics else completeness,
-                    bind=alt.binding_select(options=metrics, name="heatmap metric "))
+    if "other" not in initial and others and all(c in initial for c in others):  # e.g. the recommended row
+        o0 = _setting_label(pd.DataFrame([{c: initial[c] for c in others}]), others).iloc[0]
+    p_x = alt.param(name="x_step", value=x0, bind=alt.binding_radio(
+        options=list(range(len(xs))), labels=[value_text(x, v) for v in xs], name=f"{name_of(x)}: "))
+    p_y = alt.param(name="y_step", value=y0, bind=alt.binding_radio(
+        options=list(range(len(ys))), labels=[value_text(y, v) for v in ys], name=f"{name_of(y)}: "))
+    p_m = alt.param(name="metric", value=completeness if completeness in metrics else metrics[0],
+                    bind=alt.binding_select(options=metrics, labels=[name_of(m) for m in metrics],
+                                            name="heatmap metric: "))
     params = [p_x, p_y, p_m]
     other_filter = "true"
     if len(other_values) > 1:
-        p_o = alt.param(name="other", value=o0,
-                        bind=alt.binding_select(options=other_values, name=", ".join(others) + " "))
+        p_o = alt.param(name="other", value=o0 if o0 in other_values else other_values[0],
+                        bind=alt.binding_select(options=other_values, name=", ".join(name_of(c) for c in others) + ": "))
         params.append(p_o)
         other_filter = "datum.other == other"
     selected = f"datum.x_step == x_step && datum.y_step == y_step && {other_filter}"
-    keep = [x, y, "x_step", "y_step", "other"] + [m for m in metrics if m not in (x, y)]
-    long = data[keep].melt(id_vars=[x, y, "x_step", "y_step", "other"], var_name="metric_name",
-                           value_name="metric_value")
-    base = alt.Chart(data[[x, y, "x_step", "y_step", "other"] + [m for m in metrics if m not in (x, y)]])
+    ids = ["x_step", "y_step", "other"]
+    long = data[ids + metrics].melt(id_vars=ids, var_name="metric_name", value_name="metric_value")
+    long["metric_label"] = [name_of(m) for m in long["metric_name"]]
+    long["metric_text"] = [value_text(m, v) for m, v in zip(long["metric_name"], long["metric_value"])]
+    long["x_label"] = [value_text(x, xs[i]) for i in long["x_step"]]
+    long["y_label"] = [value_text(y, ys[i]) for i in long["y_step"]]
+    good = np.full(len(long), np.nan)
+    for m in metrics:
+        sel = (long["metric_name"] == m).to_numpy()
+        good[sel] = goodness(long.loc[sel, "metric_value"], m)
+    long["fill"] = [f if np.isfinite(g) else "#dddddd" for f, g in zip(_viridis(np.nan_to_num(good)), good)]
+    long["ink"] = text_colour(list(long["fill"]))
     long_base = alt.Chart(long)
 
     figures = long_base.transform_filter(selected).mark_text(align="left", fontSize=12).encode(
-        y=alt.Y("metric_name:N", title=None, sort=metrics, axis=alt.Axis(labelFontSize=12, domain=False, ticks=False)),
-        text=alt.Text("metric_value:Q", format=",.4~f"),
-    ).properties(width=160, height=16 * len(metrics), title="selected configuration")
-    heat = long_base.transform_filter(f"datum.metric_name == metric && {other_filter}").mark_rect().encode(
-        x=alt.X(f"{x}:O", title=x, sort=xs), y=alt.Y(f"{y}:O", title=y, sort=ys[::-1]),
-        color=alt.Color("metric_value:Q", title="metric", scale=alt.Scale(scheme="viridis")),
+        y=alt.Y("metric_label:N", title=None, sort=[name_of(m) for m in metrics],
+                axis=alt.Axis(labelFontSize=12, domain=False, ticks=False, labelLimit=220)),
+        text=alt.Text("metric_text:N"),
+    ).properties(width=110, height=16 * len(metrics), title="selected configuration")
+    x_order = [value_text(x, v) for v in xs]
+    y_order = [value_text(y, v) for v in ys][::-1]
+    cell_enc = dict(x=alt.X("x_label:O", title=name_of(x), sort=x_order, axis=alt.Axis(labelAngle=0)),
+                    y=alt.Y("y_label:O", title=name_of(y), sort=y_order))
+    heat_data = long_base.transform_filter(f"datum.metric_name == metric && {other_filter}")
+    heat = heat_data.mark_rect(stroke="#e45756").encode(
+        color=alt.Color("fill:N", scale=None),
         strokeWidth=alt.condition("datum.x_step == x_step && datum.y_step == y_step", alt.value(4), alt.value(0)),
-        tooltip=[f"{x}:O", f"{y}:O", "metric_name:N", alt.Tooltip("metric_value:Q", format=",.4~f")],
-    ).properties(width=300, height=220, title="heatmap of the chosen metric")
-    heat = heat.mark_rect(stroke="#e45756")
-    q = json.dumps
-    header = base.transform_filter(selected).transform_calculate(
-        label=f"{q(x + ' = ')} + datum[{q(x)}] + {q(', ' + y + ' = ')} + datum[{q(y)}] + "
-              "(datum.other == 'all' ? '' : ', ' + datum.other)"
-    ).mark_text(align="left", fontSize=14, fontWeight="bold").encode(text="label:N").properties(width=600, height=20)
-    scatter = base.transform_filter(other_filter).mark_point(filled=True).encode(
-        x=alt.X(f"{latency}:Q", title=latency), y=alt.Y(f"{completeness}:Q", title=completeness,
-                                                        scale=alt.Scale(zero=False)),
+        tooltip=[alt.Tooltip("x_label:N", title=name_of(x)), alt.Tooltip("y_label:N", title=name_of(y)),
+                 alt.Tooltip("metric_label:N", title="metric"), alt.Tooltip("metric_text:N", title="value")],
+        **cell_enc,
+    )
+    labels = heat_data.mark_text(fontSize=10).encode(text="metric_text:N", color=alt.Color("ink:N", scale=None),
+                                                     **cell_enc)
+    heat = alt.layer(heat, labels).properties(width=max(240, 58 * len(xs)), height=max(120, 40 * len(ys)),
+                                              title="heatmap of the chosen metric (brighter = better)")
+    header_data = pd.DataFrame({"x_step": data["x_step"], "y_step": data["y_step"], "other": data["other"],
+                                "label": [f"{name_of(x)} {value_text(x, a)}, {name_of(y)} {value_text(y, b)}"
+                                          + ("" if o == "all" else f", {o}")
+                                          for a, b, o in zip(data[x], data[y], data["other"])]})
+    header = alt.Chart(header_data).transform_filter(selected).mark_text(
+        align="left", fontSize=14, fontWeight="bold").encode(text="label:N").properties(width=600, height=20)
+    div, unit = duration_axis_scale(data[latency].to_numpy(dtype="float64"))
+    sc = data[ids + [latency, completeness]].copy()
+    sc["x_value"] = sc[latency].astype("float64") / div
+    sc["setting"] = [f"{name_of(x)} {value_text(x, xs[i])}, {name_of(y)} {value_text(y, ys[j])}"
+                     for i, j in zip(sc["x_step"], sc["y_step"])]
+    sc["latency_text"] = [value_text(latency, v) for v in sc[latency]]
+    sc["completeness_text"] = [value_text(completeness, v) for v in sc[completeness]]
+    scatter = alt.Chart(sc).transform_filter(other_filter).mark_point(filled=True).encode(
+        x=alt.X("x_value:Q", title=f"{name_of(latency)} ({unit})"),
+        y=alt.Y(f"{completeness}:Q", title=name_of(completeness), scale=alt.Scale(zero=False),
+                axis=alt.Axis(format=".1%")),
         color=alt.condition(selected, alt.value("#e45756"), alt.value("#9d9d9d")),
         size=alt.condition(selected, alt.value(220), alt.value(40)),
-        tooltip=[f"{x}:Q", f"{y}:Q", f"{latency}:Q", alt.Tooltip(f"{completeness}:Q", format=".3%")],
-    ).properties(width=300, height=220, title="latency vs completeness")
-    chart = alt.vconcat(header, alt.hconcat(figures, heat, scatter)).add_params(*params)
+        tooltip=[alt.Tooltip("setting:N", title="setting"), alt.Tooltip("latency_text:N", title=name_of(latency)),
+                 alt.Tooltip("completeness_text:N", title=name_of(completeness))],
+    ).properties(width=420, height=200, title="latency vs completeness (the selected setting in red)")
+    chart = alt.vconcat(header, alt.hconcat(figures, heat, spacing=30), scatter).add_params(*params)
     return chart.properties(title=title)
+
+
+def _index(values: list[Any], v: Any) -> int:
+    """Position of ``v`` in ``values`` (missing values match each other); -1 when absent."""
+    for i, u in enumerate(values):
+        if (fmt.is_missing(u) and fmt.is_missing(v)) or (not fmt.is_missing(u) and not fmt.is_missing(v) and u == v):
+            return i
+    return -1

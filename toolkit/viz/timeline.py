@@ -7,8 +7,19 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from toolkit.viz._common import MAX_POINTS, is_epoch, num, reduce_series, stratified_sample, time_x, time_y, with_note
-from toolkit.viz.records import watermark_frame
+from toolkit.viz._common import (
+    MAX_POINTS,
+    duration_axis_scale,
+    is_epoch,
+    num,
+    reduce_series,
+    stratified_sample,
+    time_tooltip,
+    time_x,
+    time_y,
+    with_note,
+)
+from toolkit.viz.records import lag_frame, watermark_frame
 
 PANES = ["early", "on_time", "late", "at_end", "retraction"]
 PANE_LABELS = {"early": "early", "on_time": "on time", "late": "late", "at_end": "at end of input",
@@ -28,21 +39,35 @@ def _pane_label_expr() -> str:
 def watermark_lag(result: Any, *, levels: tuple[str, ...] = ("partition", "operator"),
                   max_points: int = MAX_POINTS, width: int = 640, height: int = 240,
                   title: str = "Watermark lag over processing time") -> alt.Chart:
-    """``processing time - watermark`` per series (operator, each partition): how far event time trails.
+    """``processing time - watermark`` per series (the operator's, each partition's): how far event
+    time trails, as Flink's UI shows each subtask's low watermark.
 
-    With a bounded delay the lag of a steady stream sits near ``delay + interval`` plus the
-    stream's own transport delay; an idle or slow partition shows as a growing lag.
+    Between two updates a watermark stands still while processing time runs on, so its lag
+    grows until the next update (a sawtooth, drawn as such). With a bounded delay the lag of a
+    steady stream sits near ``delay + interval`` plus the stream's own transport delay; a silent
+    partition shows as a growing lag of its own line and, without an idle timeout, of the
+    operator's (black) line.
     """
-    wm, reduced = watermark_frame(result, levels=levels, max_points=max_points)
-    wm = wm.assign(lag=wm["time"].to_numpy() - wm["watermark"].to_numpy())
+    wm, _ = watermark_frame(result, levels=levels, max_points=2**62)
+    end = float(wm["time"].max()) if len(wm) else None
+    full = len(wm)
+    wm = lag_frame(wm, end=end, max_points=max_points) if len(wm) else wm.assign(lag=pd.Series(dtype="int64"))
+    reduced = len(wm) < 2 * full
+    div, unit = duration_axis_scale(wm["lag"].to_numpy(dtype="float64")) if len(wm) else (1.0, "ms")
+    wm = wm.assign(lag_value=wm["lag"].astype("float64") / div)
     epoch = is_epoch(wm["time"].to_numpy()) if len(wm) else False
-    chart = alt.Chart(wm).mark_line(interpolate="step-after").encode(
+    series = list(dict.fromkeys(sorted(wm["series"].unique(), key=lambda v: (v != "operator", v)))) if len(wm) else []
+    palette = ["#f58518", "#4c78a8", "#54a24b", "#b279a2", "#72b7b2", "#eeca3b", "#ff9da6", "#9d755d"]
+    colours = ["black" if s_ == "operator" else palette[i % len(palette)] for i, s_ in enumerate(series)]
+    chart = alt.Chart(wm).mark_line(interpolate="linear").encode(
         x=time_x("time", "processing time", epoch),
-        y=alt.Y("lag:Q", title="watermark lag (ms)"),
-        color=alt.Color("series:N", title="watermark"),
-        strokeWidth=alt.condition("datum.level == 'operator'", alt.value(2.5), alt.value(1.2)),
-        tooltip=["series:N", alt.Tooltip("time:Q", title="at (ms)"), alt.Tooltip("watermark:Q", title="watermark (ms)"),
-                 alt.Tooltip("lag:Q", title="lag (ms)")],
+        y=alt.Y("lag_value:Q", title=f"watermark lag ({unit})"),
+        color=alt.Color("series:N", title="watermark", scale=alt.Scale(domain=series, range=colours),
+                        sort=series),
+        strokeWidth=alt.condition("datum.level == 'operator'", alt.value(2.0), alt.value(1.0)),
+        order=alt.Order("time:Q"),
+        tooltip=["series:N", time_tooltip("time", "at", epoch), time_tooltip("watermark", "watermark", epoch),
+                 alt.Tooltip("lag:Q", title="lag (ms)", format=",")],
     ).properties(width=width, height=height)
     note = "Reduced to per-bin extremes." if reduced else ""
     return with_note(chart, title, note)
@@ -66,10 +91,18 @@ def emissions_frame(result: Any, labels: bool = True) -> pd.DataFrame:
 
 
 def window_labels(em: pd.DataFrame) -> list[str]:
-    """``key [start, end)`` per emission (``key global`` for the global window)."""
+    """``key [start, end)`` per emission (``key global`` for the global window); real epoch times as
+    UTC clock times (``k0 [22:13:20.000, 22:13:21.000)``), small worked-example times as ms."""
     start = em["window_start"].astype("float64")
     end = em["window_end"].astype("float64")
-    return [f"{k} [{s:.0f}, {e:.0f})" if e == e else f"{k} global" for k, s, e in zip(em["key"], start, end)]
+    epoch = is_epoch(end.dropna().to_numpy()) if len(end) else False
+
+    def t(v: float) -> str:
+        if not epoch:
+            return f"{v:.0f}"
+        return pd.Timestamp(int(v), unit="ms", tz="UTC").strftime("%H:%M:%S.%f")[:-3]
+
+    return [f"{k} [{t(s)}, {t(e)})" if e == e else f"{k} global" for k, s, e in zip(em["key"], start, end)]
 
 
 def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 640, height: int = 320,
@@ -102,6 +135,10 @@ def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
     data = em[[c for c in cols if c in em.columns]].copy()
     data = data[~np.isnan(data["emit_time"].astype("float64").to_numpy())] if len(data) else data
     data["latency_ms"] = data["emit_time"] - data["window_end"]
+    if "watermark" in data.columns:
+        data["watermark_text"] = [_instant(w, epoch) for w in data["watermark"]]
+    else:
+        data["watermark_text"] = ""
     x = time_x("emit_time", "emission (processing) time", epoch)
     y = time_y("window_end", "window end (event time)", epoch)
     rules = alt.Chart(data).mark_line(color="#bbbbbb", strokeWidth=1).encode(x=x, y=y, detail="window:N")
@@ -110,7 +147,8 @@ def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
         color=alt.Color("pane_type:N", scale=_pane_scale(), title="pane", legend=alt.Legend(labelExpr=_pane_label_expr())),
         shape=alt.condition("datum.pane_type == 'retraction'", alt.value("cross"), alt.value("circle")),
         tooltip=["window:N", "pane:Q", "pane_type:N", "count:Q", "sum:Q",
-                 alt.Tooltip("watermark:Q", title="watermark (ms)"), alt.Tooltip("latency_ms:Q", title="emit - end (ms)")],
+                 alt.Tooltip("watermark_text:N", title="watermark"), time_tooltip("emit_time", "emitted", epoch),
+                 alt.Tooltip("latency_ms:Q", title="emit - window end (ms)", format=",")],
     )
     if len(data):
         lo = float(min(data["window_end"].min(), data["emit_time"].min()))
@@ -121,6 +159,21 @@ def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
     diagonal = alt.Chart(diag).mark_line(strokeDash=[2, 3], color="#888888").encode(x=x, y=y)
     chart = alt.layer(diagonal, rules, points).properties(width=width, height=height)
     return with_note(chart, title, note)
+
+
+def _instant(v: Any, epoch: bool) -> str:
+    """A watermark as a person reads it: "end of input" for Flink's final one, "none yet" for the
+    initial one, a UTC time (epoch logs) or ms."""
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return ""
+    v = int(v)
+    if v >= 2**62:
+        return "end of input"
+    if v <= -(2**62):
+        return "none yet"
+    if epoch:
+        return pd.Timestamp(v, unit="ms", tz="UTC").strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    return f"{v:,} ms"
 
 
 def state_over_time(result: Any, *, max_points: int = MAX_POINTS, width: int = 640, height: int = 140,
@@ -140,7 +193,7 @@ def state_over_time(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
     base = alt.Chart(data).mark_line(interpolate="step-after").encode(
         x=time_x("time", "processing time", epoch),
         y=alt.Y("amount:Q", title=None),
-        tooltip=["measure:N", alt.Tooltip("time:Q", title="at (ms)"), "amount:Q"],
+        tooltip=["measure:N", time_tooltip("time", "at", epoch), alt.Tooltip("amount:Q", format=",")],
     ).properties(width=width, height=height)
     panels = [base.transform_filter(alt.datum.measure == m).properties(title=m)
               for m in ("open windows", "buffered records")]

@@ -1,0 +1,144 @@
+"""toolkit.deploy: the Flink DataStream and Flink SQL code of a setting, its exactness rules, and the CLI."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+
+import toolkit
+from toolkit.cli import main
+from toolkit.deploy import Deployment, deploy, engines, java_duration, register_engine, sql_interval
+from toolkit.durations import parse_duration
+from toolkit.settings import Setting, grid
+
+
+def test_flink_datastream_names_every_part_of_the_setting():
+    d = deploy("window=tumbling:1s delay=2s lateness=5s idleness=2s interval=500ms")
+    code = d.code
+    assert "WatermarkStrategy.<Event>forBoundedOutOfOrderness(Duration.ofSeconds(2))" in code
+    assert ".withIdleness(Duration.ofSeconds(2))" in code
+    assert ".window(TumblingEventTimeWindows.of(Duration.ofSeconds(1)))" in code
+    assert ".allowedLateness(Duration.ofSeconds(5))" in code
+    assert "PipelineOptions.AUTO_WATERMARK_INTERVAL, Duration.ofMillis(500)" in code
+    assert ".trigger(" not in code and ".evictor(" not in code  # the window's own trigger, no evictor
+    assert d.exact and d.language == "java"
+
+
+def test_flink_datastream_trigger_evictor_and_windows():
+    code = deploy(window="sliding:10s/5s,1s", trigger="purging:count:5", evictor="time:3s,after").code
+    assert "SlidingEventTimeWindows.of(Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(1))" in code
+    assert ".trigger(PurgingTrigger.of(CountTrigger.of(5)))" in code
+    assert ".evictor(TimeEvictor.of(Duration.ofSeconds(3), true))" in code
+    assert "EventTimeSessionWindows.withGap(Duration.ofSeconds(30))" in deploy(window="session:30s").code
+    assert "GlobalWindows.createWithEndOfStreamTrigger()" in deploy(window="global_eos").code
+    assert "ContinuousEventTimeTrigger.of(Duration.ofSeconds(5))" in deploy(window="global", trigger="continuous:5s").code
+
+
+def test_legacy_strategy_is_bounded_minus_one_millisecond():
+    # legacy watermark = max - delay = forBoundedOutOfOrderness(delay - 1) (which is max - (delay - 1) - 1)
+    assert "forBoundedOutOfOrderness(Duration.ofMillis(499))" in deploy(strategy="legacy", delay="500ms").code
+    assert "forMonotonousTimestamps()" in deploy(strategy="monotonous").code
+
+
+def test_extensions_and_interval_zero_are_notes_not_code():
+    d = deploy(strategy="adaptive", delay="1s")
+    assert not d.exact and any("Watermark Lab extension" in n for n in d.notes)
+    d = deploy(delay="1s", interval=0)
+    assert any("onEvent" in n for n in d.notes)
+    assert "// NOTE:" in str(d)
+    d = deploy(delay="1s", accumulation="retracting")
+    assert any("accumulation=retracting" in n for n in d.notes)
+
+
+def test_flink_sql_watermark_is_the_expression_itself():
+    d = deploy("window=tumbling:1s delay=2s idleness=2s", engine="flink-sql")
+    assert "WATERMARK FOR ts AS ts - INTERVAL '2.001' SECOND" in d.code  # = max - 2 s - 1 ms
+    assert "SET 'table.exec.source.idle-timeout' = '2 s';" in d.code
+    assert "SET 'pipeline.auto-watermark-interval' = '200 ms';" in d.code
+    assert "FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' SECOND))" in d.code
+    assert d.exact and d.language == "sql"
+    assert "WATERMARK FOR ts AS ts - INTERVAL '2' SECOND" in deploy(strategy="legacy", delay="2s", engine="flink-sql").code
+    hop = deploy(window="sliding:10s/5s", engine="flink-sql").code
+    assert "HOP(TABLE events, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)" in hop  # slide, then size
+    assert "SESSION(TABLE events PARTITION BY `key`, DESCRIPTOR(ts), INTERVAL '30' SECOND)" in deploy(
+        window="session:30s", engine="flink-sql").code
+
+
+def test_flink_sql_says_what_it_cannot_express():
+    d = deploy("window=tumbling:1s delay=2s lateness=5s trigger=count:3", engine="flink-sql")
+    assert not d.exact
+    assert any("allowed lateness (5 s)" in n for n in d.notes)
+    assert any("trigger count:3" in n for n in d.notes)
+    assert "allowedLateness" not in d.code.replace("-- NOTE", "")  # no made-up SQL for it
+    assert str(d).startswith("-- NOTE: ")
+    d = deploy(window="sliding:10s/3s", engine="flink-sql")
+    assert "HOP(" not in d.code and any("whole multiple of the slide" in n for n in d.notes)
+    d = deploy(window="global", engine="flink-sql")
+    assert "SELECT" not in d.code and any("no Flink SQL window" in n for n in d.notes)
+
+
+@hsettings(max_examples=60, deadline=None)
+@given(ms=st.integers(min_value=0, max_value=10 * 24 * 3600 * 1000))
+def test_duration_literals_read_back(ms):
+    m = re.fullmatch(r"Duration\.(ZERO|of(Hours|Minutes|Seconds|Millis)\((\d+)\))", java_duration(ms))
+    assert m
+    unit = {"Hours": 3_600_000, "Minutes": 60_000, "Seconds": 1000, "Millis": 1, None: 0}[m.group(2)]
+    assert (int(m.group(3)) * unit if m.group(3) else 0) == ms
+    if ms:
+        lit = re.fullmatch(r"INTERVAL '(\d+)(?:\.(\d{3}))?' (HOUR|MINUTE|SECOND)", sql_interval(ms))
+        assert lit
+        size = {"HOUR": 3_600_000, "MINUTE": 60_000, "SECOND": 1000}[lit.group(3)]
+        assert int(lit.group(1)) * size + int(lit.group(2) or 0) == ms
+
+
+def test_every_grid_setting_renders_in_every_engine():
+    for s in grid(window=["tumbling:1s", "sliding:2s/1s", "session:1s", "global"], delay=[0, 1500],
+                  lateness=[0, "1s"], strategy=["bounded", "legacy", "monotonous", "time_lag"],
+                  idleness=[None, "2s"], interval=[0, 200]):
+        for engine in engines():
+            d = deploy(s, engine=engine)
+            assert d.code and d.setting == s
+
+
+def test_deploy_takes_a_recommendation_or_a_sweep_row_and_names_bad_engines():
+    import pandas as pd
+
+    row = pd.Series(Setting.parse(window="tumbling:1s", delay="2s", lateness="1s").row())
+    assert deploy(row).setting.delay == 2000
+    rec = {"setting": Setting.parse(delay="300ms"), "reason": "...", "config": {}}
+    assert "Duration.ofMillis(300)" in deploy(rec).code
+    with pytest.raises(ValueError, match="did you mean 'flink-sql'"):
+        deploy(delay="1s", engine="flink_sql")
+    assert isinstance(toolkit.deploy(delay="1s"), Deployment) and isinstance(deploy(), Deployment)
+    assert toolkit.deploy.Deployment is Deployment
+
+
+def test_another_module_can_register_an_engine():
+    register_engine("test-engine", lambda s: Deployment("test-engine", "python", f"delay={s.delay}\n", (), s),
+                    language="python", description="a test engine")
+    try:
+        assert deploy(delay="1s", engine="test-engine").code == "delay=1000\n"
+    finally:
+        from toolkit import deploy as module
+
+        module._ENGINES.pop("test-engine")
+
+
+def test_cli_prints_the_code(capsys):
+    assert main(["deploy", "--window", "tumbling:1s", "--delay", "2s", "--lateness", "5s", "--idleness", "2s"]) == 0
+    out = capsys.readouterr().out
+    assert "forBoundedOutOfOrderness(Duration.ofSeconds(2))" in out and ".allowedLateness(Duration.ofSeconds(5))" in out
+    assert main(["deploy", "--delay", "2s", "--lateness", "5s", "--engine", "flink-sql"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("-- NOTE: allowed lateness") and "INTERVAL '2.001' SECOND" in out
+    assert main(["deploy", "--delay", "2s", "--engine", "all"]) == 0
+    assert "===== Flink SQL" in capsys.readouterr().out
+
+
+def test_cli_errors_name_the_option(capsys):
+    assert main(["deploy", "--delay", "2x"]) == 2
+    assert "--delay" in capsys.readouterr().err
+    assert main(["deploy", "--engine", "spark"]) == 2
+    assert "--engine 'spark'" in capsys.readouterr().err
+    assert parse_duration("2s") == 2000

@@ -1,0 +1,378 @@
+"""Deployable settings: the code an engineer pastes into a job to run a :class:`~toolkit.settings.Setting`.
+
+``toolkit.deploy(setting, engine="flink")`` returns a :class:`Deployment`: Flink DataStream Java
+(``"flink"``) or Flink SQL (``"flink-sql"``). Names are Flink 2.x's (the ones the real-Flink
+oracle in ``../shared/oracle`` compiles against). What an engine cannot express is said in the
+deployment's ``notes`` (and as comments in its code), never written as code that would do
+something else. Other engines add themselves with :func:`register_engine` (e.g. a Spark
+module: ``register_engine("spark", render, language="python")``).
+
+Exactness rules (from Flink's source):
+
+- DataStream ``forBoundedOutOfOrderness(d)`` emits ``max - d - 1``; the legacy strategy
+  (``max - d``) is ``forBoundedOutOfOrderness(d - 1 ms)``.
+- Flink SQL's ``WATERMARK FOR ts AS expr`` emits the expression itself (the
+  ``WatermarkAssignerOperator`` keeps ``max(expr)``), so the bounded delay ``d`` is
+  ``ts - INTERVAL 'd + 1 ms'`` and the legacy one ``ts - INTERVAL 'd'``.
+- Periodic emission is ``pipeline.auto-watermark-interval``; 0 switches periodic watermarks
+  off in Flink, whereas the replay's ``interval=0`` emits after every record: that needs a
+  generator that emits in ``onEvent`` (said in the notes).
+"""
+from __future__ import annotations
+
+import sys
+import types
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from toolkit.durations import readable
+from toolkit.settings import Custom, Global, Session, Setting, Sliding, Tumbling, TriggerSpec
+
+__all__ = ["Deployment", "deploy", "register_engine", "engines", "java_duration", "sql_interval"]
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """The code that runs a setting in one engine, and what it cannot express."""
+
+    engine: str
+    language: str          # "java", "sql", "python" ... (the code block's language)
+    code: str
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    setting: Setting | None = None
+
+    @property
+    def exact(self) -> bool:
+        """True when the code expresses the whole setting (no note says otherwise)."""
+        return not self.notes
+
+    def __str__(self) -> str:
+        comment = "-- " if self.language == "sql" else ("# " if self.language == "python" else "// ")
+        notes = "".join(f"{comment}NOTE: {n}\n" for n in self.notes)
+        return notes + self.code
+
+    def _repr_markdown_(self) -> str:
+        notes = "".join(f"- {n}\n" for n in self.notes)
+        return (f"**{self.engine}**\n\n```{self.language}\n{self.code.rstrip()}\n```\n"
+                + (f"\nCannot be expressed here:\n\n{notes}" if notes else ""))
+
+
+_Render = Callable[[Setting], Deployment]
+_ENGINES: dict[str, tuple[_Render, str]] = {}
+
+
+def register_engine(name: str, render: _Render, *, language: str, description: str = "") -> None:
+    """Add an engine: ``render(setting)`` returns its :class:`Deployment`."""
+    _ENGINES[name] = (render, description or language)
+
+
+def engines() -> dict[str, str]:
+    """The registered engines and what each writes."""
+    return {name: desc for name, (_, desc) in _ENGINES.items()}
+
+
+def deploy(setting: Any = None, engine: str = "flink", **settings: Any) -> Deployment:
+    """The code that deploys ``setting`` (a :class:`Setting`, its text or keywords, a sweep row,
+    or what :func:`toolkit.recommend` returns) in ``engine`` (see :func:`engines`)."""
+    if engine not in _ENGINES:
+        import difflib
+
+        close = difflib.get_close_matches(str(engine), list(_ENGINES), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"engine {engine!r} is not one of {', '.join(sorted(_ENGINES))}{hint}")
+    return _ENGINES[engine][0](_as_setting(setting, settings))
+
+
+def _as_setting(setting: Any, settings: dict) -> Setting:
+    if isinstance(setting, dict) and "setting" in setting and "reason" in setting:  # a recommendation
+        if setting["setting"] is None:
+            raise ValueError("the recommendation has no setting (no setting met the target): nothing to deploy")
+        setting = setting["setting"]
+    if setting is not None and not isinstance(setting, (Setting, str, dict)) and hasattr(setting, "get"):
+        setting = Setting.from_row(setting)  # a sweep row (pandas Series)
+    elif isinstance(setting, dict) and "delay_ms" in setting:
+        setting = Setting.from_row(setting)
+    base = Setting.parse(setting) if setting is not None else Setting()
+    return base.replace(**settings) if settings else base
+
+
+# ------------------------------------------------------------------------------- shared spellings
+def java_duration(ms: int) -> str:
+    """``Duration.ofMillis(2000)`` written in the largest exact unit: ``Duration.ofSeconds(2)``."""
+    if ms == 0:
+        return "Duration.ZERO"
+    for unit, size in (("Hours", 3_600_000), ("Minutes", 60_000), ("Seconds", 1000)):
+        if ms % size == 0:
+            return f"Duration.of{unit}({ms // size})"
+    return f"Duration.ofMillis({ms})"
+
+
+def sql_interval(ms: int) -> str:
+    """A Flink SQL interval literal: ``INTERVAL '2' SECOND``, ``INTERVAL '2.001' SECOND``."""
+    for unit, size in (("HOUR", 3_600_000), ("MINUTE", 60_000), ("SECOND", 1000)):
+        if ms % size == 0 and ms:
+            return f"INTERVAL '{ms // size}' {unit}"
+    return f"INTERVAL '{ms // 1000}.{ms % 1000:03d}' SECOND"
+
+
+def _config_duration(ms: int) -> str:
+    """A duration as Flink's configuration reads it: ``200 ms``, ``2 s``."""
+    if ms and ms % 1000 == 0:
+        return f"{ms // 1000} s"
+    return f"{ms} ms"
+
+
+def _setting_comment(s: Setting) -> str:
+    return str(s)
+
+
+# ------------------------------------------------------------------------------- Flink DataStream
+def _strategy_java(s: Setting, notes: list[str]) -> str:
+    """``WatermarkStrategy.<Event>...`` for the setting's strategy, or a note when Flink has none."""
+    ts = ".withTimestampAssigner((event, recordTimestamp) -> event.eventTime)"
+    st = s.strategy
+    if isinstance(st, Custom):
+        notes.append(f"the watermark strategy is a custom object ({st}): write its WatermarkGenerator by hand")
+        code = "WatermarkStrategy.<Event>forGenerator(ctx -> new YourWatermarkGenerator())"
+    elif st == "bounded":
+        code = f"WatermarkStrategy.<Event>forBoundedOutOfOrderness({java_duration(s.delay)})"
+    elif st == "legacy":
+        if s.delay >= 1:
+            code = (f"WatermarkStrategy.<Event>forBoundedOutOfOrderness({java_duration(s.delay - 1)})"
+                    f"  // = max - {s.delay} ms, the legacy extractor's watermark")
+        else:
+            notes.append("the legacy strategy with no delay (watermark = max event time) has no built-in "
+                         "WatermarkStrategy: forMonotonousTimestamps() is max - 1 ms")
+            code = "WatermarkStrategy.<Event>forGenerator(ctx -> new YourWatermarkGenerator())"
+    elif st == "monotonous":
+        code = "WatermarkStrategy.<Event>forMonotonousTimestamps()"
+    elif st == "time_lag":
+        notes.append("time_lag (processing time - lag) is the TimeLagWatermarkGenerator example of Flink's "
+                     "'Generating Watermarks' page, not a built-in: copy that class")
+        code = (f"WatermarkStrategy.<Event>forGenerator(ctx -> new TimeLagWatermarkGenerator())"
+                f"  // maxTimeLag = {s.delay} ms")
+    elif st == "punctuated":
+        notes.append("punctuated watermarks need your own WatermarkGenerator that emits "
+                     f"event time - {s.delay} ms in onEvent for marker records")
+        code = "WatermarkStrategy.<Event>forGenerator(ctx -> new YourPunctuatedGenerator())"
+    else:  # idle_advance, adaptive: Watermark Lab extensions
+        notes.append(f"the {st} strategy is a Watermark Lab extension with no Flink built-in: "
+                     "it needs a custom WatermarkGenerator")
+        code = "WatermarkStrategy.<Event>forGenerator(ctx -> new YourWatermarkGenerator())"
+    code += "\n        " + ts
+    if s.idleness is not None and s.idleness > 0:
+        code += f"\n        .withIdleness({java_duration(s.idleness)})"
+    return code
+
+
+def _assigner_java(w: Any, notes: list[str]) -> str:
+    if isinstance(w, Tumbling):
+        args = java_duration(w.size) + (f", {java_duration(w.offset)}" if w.offset else "")
+        return f"TumblingEventTimeWindows.of({args})"
+    if isinstance(w, Sliding):
+        args = f"{java_duration(w.size)}, {java_duration(w.slide)}" + (f", {java_duration(w.offset)}" if w.offset else "")
+        return f"SlidingEventTimeWindows.of({args})"
+    if isinstance(w, Session):
+        return f"EventTimeSessionWindows.withGap({java_duration(w.gap)})"
+    if isinstance(w, Global):
+        return "GlobalWindows.createWithEndOfStreamTrigger()" if w.end_of_stream else "GlobalWindows.create()"
+    notes.append(f"the window assigner is a custom object ({w}): pass your own WindowAssigner")
+    return "new YourWindowAssigner()"
+
+
+def _trigger_java(t: Any, notes: list[str]) -> str | None:
+    if isinstance(t, Custom):
+        notes.append(f"the trigger is a custom object ({t}): pass your own Trigger")
+        return "new YourTrigger()"
+    if t.kind == "default":
+        return None
+    return {
+        "event_time": lambda: "EventTimeTrigger.create()",
+        "processing_time": lambda: "ProcessingTimeTrigger.create()",
+        "count": lambda: f"CountTrigger.of({t.count})",
+        "continuous": lambda: f"ContinuousEventTimeTrigger.of({java_duration(t.interval)})",
+        "continuous_processing": lambda: f"ContinuousProcessingTimeTrigger.of({java_duration(t.interval)})",
+        "purging": lambda: f"PurgingTrigger.of({_trigger_java(t.inner, notes)})",
+        "never": lambda: "new GlobalWindows.NeverTrigger()",
+        "end_of_stream": lambda: "new GlobalWindows.EndOfStreamTrigger()",
+    }[t.kind]()
+
+
+def _evictor_java(e: Any, notes: list[str]) -> str | None:
+    if e is None:
+        return None
+    if isinstance(e, Custom):
+        notes.append(f"the evictor is a custom object ({e}): pass your own Evictor")
+        return "new YourEvictor()"
+    after = ", true" if e.after else ""
+    if e.kind == "count":
+        return f"CountEvictor.of({e.size}{after})"
+    return f"TimeEvictor.of({java_duration(e.size)}{after})"
+
+
+def _flink_datastream(s: Setting) -> Deployment:
+    notes: list[str] = []
+    lines = [f"// Watermark Lab setting: {_setting_comment(s)}",
+             "Configuration config = new Configuration();"]
+    if s.interval > 0:
+        lines.append(f"config.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, {java_duration(s.interval)});"
+                     f"  // pipeline.auto-watermark-interval: {_config_duration(s.interval)}")
+    else:
+        lines.append("config.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, Duration.ZERO);  // no periodic watermarks")
+        notes.append("interval 0 (a watermark after every record) needs a WatermarkGenerator that emits in "
+                     "onEvent: with auto-watermark-interval 0 Flink's periodic generators never emit")
+    lines.append("StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);")
+    lines.append("")
+    lines.append("WatermarkStrategy<Event> watermarks = " + _strategy_java(s, notes) + ";")
+    lines.append("")
+    par = f"\n        .setParallelism({s.source_parallelism})" if s.source_parallelism != 1 else ""
+    if s.partitions_as_sources:
+        lines.append("// each source split (Kafka partition) gets its own watermark generator")
+        lines.append(f'DataStream<Event> events = env.fromSource(source, watermarks, "events"){par};')
+    else:
+        lines.append("// one watermark generator per source subtask, not per split")
+        lines.append(f'DataStream<Event> events = env.fromSource(source, WatermarkStrategy.noWatermarks(), "events"){par}')
+        lines.append("        .assignTimestampsAndWatermarks(watermarks);")
+    lines.append("")
+    lines.append("OutputTag<Event> late = new OutputTag<Event>(\"late\") {};")
+    chain = ["SingleOutputStreamOperator<Result> results = events",
+             "        .keyBy(event -> event.key)",
+             f"        .window({_assigner_java(s.window, notes)})"]
+    own = isinstance(s.trigger, TriggerSpec) and s.trigger.kind == "event_time" and isinstance(
+        s.window, (Tumbling, Sliding, Session))  # the window's own trigger: nothing to write
+    trig = None if own else _trigger_java(s.trigger, notes)
+    if trig:
+        chain.append(f"        .trigger({trig})")
+    ev = _evictor_java(s.evictor, notes)
+    if ev:
+        chain.append(f"        .evictor({ev})")
+    chain.append(f"        .allowedLateness({java_duration(s.lateness)})")
+    chain.append("        .sideOutputLateData(late)")
+    fn = s.function
+    if isinstance(fn, Custom):
+        notes.append(f"the window function is a custom object ({fn}): pass your own")
+        chain.append("        .process(new YourWindowFunction());")
+    elif fn == "values":
+        chain.append("        .process(new CollectValues());  // your ProcessWindowFunction: all values of the pane")
+    else:
+        chain.append("        .aggregate(new CountAndSum());  // your AggregateFunction: count and sum of value")
+    lines += chain
+    lines.append("DataStream<Event> dropped = results.getSideOutput(late);")
+    if s.accumulation != "accumulating":
+        notes.append(f"accumulation={s.accumulation} is Beam's pane mode: Flink's window operator always fires "
+                     "the accumulated pane (a PurgingTrigger clears the state, but also ends allowed lateness' re-firings)")
+    if s.second_window is not None:
+        lines.append("")
+        lines.append("// second stage: windows over the first stage's results (event time = window end - 1)")
+        lines.append("DataStream<Result> second = results")
+        lines.append("        .keyBy(result -> result.key)")
+        lines.append(f"        .window({_assigner_java(s.second_window, notes)})")
+        lines.append(f"        .allowedLateness({java_duration(s.second_lateness)})")
+        lines.append("        .aggregate(new CountAndSum());")
+    return Deployment("flink", "java", "\n".join(lines) + "\n", tuple(notes), s)
+
+
+# ------------------------------------------------------------------------------- Flink SQL
+def _sql_watermark(s: Setting, notes: list[str]) -> tuple[str, str]:
+    """The WATERMARK expression and a comment line on it ("" when SQL cannot express the strategy)."""
+    st = s.strategy
+    if st == "bounded":
+        return f"ts - {sql_interval(s.delay + 1)}", (
+            f"-- = max(ts) - {s.delay} ms - 1 ms: SQL's watermark is the expression itself, DataStream's "
+            "forBoundedOutOfOrderness subtracts 1 ms more")
+    if st == "legacy":
+        return (f"ts - {sql_interval(s.delay)}" if s.delay else "ts"), ""
+    if st == "monotonous":
+        return f"ts - {sql_interval(1)}", "-- ascending timestamps (ties allowed): max(ts) - 1 ms"
+    notes.append(f"the {st} watermark strategy cannot be written as a SQL WATERMARK expression (SQL has only "
+                 "bounded expressions of the row time); use the DataStream API")
+    return "", ""
+
+
+def _sql_window(w: Any, notes: list[str]) -> str | None:
+    if isinstance(w, Tumbling):
+        off = f", {sql_interval(w.offset)}" if w.offset else ""
+        return f"TUMBLE(TABLE events, DESCRIPTOR(ts), {sql_interval(w.size)}{off})"
+    if isinstance(w, Sliding):
+        off = f", {sql_interval(w.offset)}" if w.offset else ""
+        if w.size % w.slide:
+            notes.append(f"window {w}: Flink SQL's HOP needs the size to be a whole multiple of the slide; "
+                         "use the DataStream API's SlidingEventTimeWindows")
+            return None
+        return f"HOP(TABLE events, DESCRIPTOR(ts), {sql_interval(w.slide)}, {sql_interval(w.size)}{off})"
+    if isinstance(w, Session):
+        return f"SESSION(TABLE events PARTITION BY `key`, DESCRIPTOR(ts), {sql_interval(w.gap)})"
+    notes.append(f"window {w} has no Flink SQL window table-valued function (TUMBLE, HOP, CUMULATE, SESSION)")
+    return None
+
+
+def _flink_sql(s: Setting) -> Deployment:
+    notes: list[str] = []
+    wm, wm_comment = _sql_watermark(s, notes)
+    lines = [f"-- Watermark Lab setting: {_setting_comment(s)}"]
+    if s.interval > 0:
+        lines.append(f"SET 'pipeline.auto-watermark-interval' = '{_config_duration(s.interval)}';")
+    else:
+        pass  # a watermark after every record: the source's on-event emit strategy (below)
+    if s.idleness is not None and s.idleness > 0:
+        lines.append(f"SET 'table.exec.source.idle-timeout' = '{_config_duration(s.idleness)}';")
+    lines.append("")
+    lines.append("CREATE TABLE events (")
+    lines.append("  `key` STRING,")
+    lines.append("  `value` DOUBLE,")
+    lines.append("  ts TIMESTAMP_LTZ(3),")
+    if wm:
+        if wm_comment:
+            lines.append(f"  {wm_comment}")
+        lines.append(f"  WATERMARK FOR ts AS {wm}")
+    else:
+        lines.append("  -- no WATERMARK clause can express this strategy (see the notes)")
+    lines.append(") WITH (")
+    if s.interval == 0:
+        lines.append("  'scan.watermark.emit.strategy' = 'on-event',  -- a watermark after every record "
+                     "(sources with watermark push-down, e.g. Kafka)")
+    lines.append("  'connector' = '...'  -- your source; with Kafka each partition gets its own watermark")
+    lines.append(");")
+    lines.append("")
+    tvf = _sql_window(s.window, notes)
+    if tvf:
+        lines.append("SELECT `key`, window_start, window_end, COUNT(*) AS `count`, SUM(`value`) AS `sum`")
+        lines.append(f"FROM TABLE({tvf})")
+        lines.append("GROUP BY `key`, window_start, window_end;")
+    if s.lateness > 0:
+        notes.append(f"allowed lateness ({readable(s.lateness)}) cannot be set on Flink SQL window aggregations: records "
+                     "behind the watermark are dropped; use the DataStream API's allowedLateness")
+    if not s.partitions_as_sources:
+        notes.append("one watermark generator for the whole stream (partitions_as_sources=false): a SQL source "
+                     "with watermark push-down generates per split")
+    t = s.trigger
+    if isinstance(t, Custom) or (isinstance(t, TriggerSpec) and t.kind not in ("default", "event_time")):
+        notes.append(f"trigger {t} cannot be set in Flink SQL (window aggregations fire when the watermark "
+                     "passes the window end)")
+    if s.evictor is not None:
+        notes.append(f"evictor {s.evictor} cannot be set in Flink SQL")
+    if s.accumulation != "accumulating":
+        notes.append(f"accumulation={s.accumulation} (Beam's pane mode) has no Flink SQL equivalent")
+    if s.function != "count_sum":
+        notes.append(f"function {s.function}: the query above computes count and sum; write your own aggregate")
+    if s.source_parallelism != 1:
+        lines.insert(1, f"-- source parallelism {s.source_parallelism}: set it on the source (e.g. the connector's "
+                        "'scan.parallelism' where it has one)")
+    if s.second_window is not None:
+        notes.append("the second windowed stage is not written out: cascade a second window TVF over the first "
+                     "query's window_time")
+    return Deployment("flink-sql", "sql", "\n".join(lines) + "\n", tuple(notes), s)
+
+
+register_engine("flink", _flink_datastream, language="java", description="Flink DataStream API (Java)")
+register_engine("flink-sql", _flink_sql, language="sql", description="Flink SQL (window table-valued functions)")
+
+
+class _CallableModule(types.ModuleType):
+    """``toolkit.deploy`` is this module (``toolkit.deploy.Deployment`` ...) and, called, :func:`deploy`."""
+
+    def __call__(self, setting: Any = None, engine: str = "flink", **settings: Any) -> Deployment:
+        return deploy(setting, engine, **settings)
+
+
+sys.modules[__name__].__class__ = _CallableModule
