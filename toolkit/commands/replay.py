@@ -26,15 +26,17 @@ def run(args) -> int:
     import json
     from pathlib import Path
 
-    from toolkit.commands._settings import given_settings
+    from toolkit.commands._settings import given_limits, given_settings
     from toolkit.commands.describe import load_from_args
     from toolkit.replays import replay
-    from toolkit.settings import Setting
+    from toolkit.settings import Limits, Setting
 
     given = given_settings(args, lists=False)
     setting = Setting.parse(given)  # validated before the log is read
+    limits = given_limits(args)
+    Limits.of(**limits).check_settings([setting])
     log = load_from_args(args)
-    result = replay(log, setting, **({"interval": given["interval"]} if "interval" in given else {}))
+    result = replay(log, setting, **({"interval": given["interval"]} if "interval" in given else {}), **limits)
     summary = result.summary()
     if args.out:
         out = Path(args.out)

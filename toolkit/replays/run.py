@@ -34,7 +34,7 @@ from toolkit.fast.evaluate import FixedWindows, Shard
 from toolkit.metrics.fates import closed_form_fates, fates_from_firings
 from toolkit.replays.export import scenario_lines, stage2_lines
 from toolkit.replays.frames import emissions_frame, fates_frame, fill_late_ids, watermarks_frame
-from toolkit.settings import Setting, SettingError, describe_setting
+from toolkit.settings import Limits, Setting, SettingError, describe_setting
 
 
 @dataclass
@@ -124,10 +124,15 @@ def _explicit(setting: Any, settings: dict, name: str) -> bool:
 
 
 def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
-    """Replay ``log`` (an :class:`toolkit.log.EventLog`) under one setting (see the module doc)."""
+    """Replay ``log`` (an :class:`toolkit.log.EventLog`) under one setting (see the module doc).
+
+    ``max_windows_per_record=`` and ``max_memory=`` raise the guards checked before any work
+    starts (:class:`toolkit.settings.Limits`)."""
+    limits = Limits.of(settings.pop("max_windows_per_record", None), settings.pop("max_memory", None))
     if getattr(log, "is_spark", False) or getattr(log, "_table", 1) is None:
         raise SettingError("log", "replay needs a local log; collect a Spark-backed log with log.to_pandas() first")
     s = Setting.parse(setting, **settings)
+    limits.check_settings([s])
     has_arr = bool(log.has_arrival_time)
     if not has_arr:
         strategy = s.watermark_strategy()
@@ -153,6 +158,7 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
     n = len(a["ts"])
     if n == 0:
         raise SettingError("log", "the log has no valid records to replay")
+    limits.check_cost([s], n, int(a["arr"][-1]) - int(a["arr"][0]), "replay")
 
     tl = watermark_timeline(a["ts"], a["arr"], a["part"], s.watermark_strategy(), interval=s.interval,
                             parallelism=s.source_parallelism, marker=a["marker"], rows=a["rows"])
