@@ -53,7 +53,8 @@ def run(args) -> int:
             result.stages.to_csv(out / "stage_watermarks.csv", index=False)
     if args.export_scenario:
         result.export_scenario(args.export_scenario)
-    s = {k: v for k, v in summary.items() if k != "settings"}
+    # a figure that is not defined (no window fired before the end of input) prints as null
+    s = {k: (None if isinstance(v, float) and v != v else v) for k, v in summary.items() if k != "settings"}
     s["setting"] = str(setting)
     print(json.dumps(s, default=str))
     return 0

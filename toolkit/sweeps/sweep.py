@@ -134,7 +134,7 @@ def choose_paths(configs: list[Setting], path: str) -> list[str]:
     return out
 
 
-_INT_COLUMNS = {"records", "on_time", "late_accepted", "dropped", "invalid", "firings", "late_firings", "retractions",
+_INT_COLUMNS = {"records", "at_end_firings", "on_time", "late_accepted", "dropped", "invalid", "firings", "late_firings", "retractions",
                 "peak_state_windows", "peak_state_records", "windows", "delay_ms", "lateness_ms", "interval_ms",
                 "source_parallelism", "second_lateness_ms"}
 
