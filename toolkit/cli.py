@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
         "sweep watermark settings, and see completeness, latency, drops and state.",
     )
     parser.add_argument("--version", action="version", version=f"watermark-lab {toolkit.__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the Python traceback when a command fails "
+                        "(may be given anywhere on the line)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(toolkit.commands.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
@@ -54,25 +56,62 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; every failure is one ``error:`` line on stderr (exit code 2 for what
+    the user can fix, 1 for an unexpected failure, 130 when interrupted) unless ``--debug``
+    (anywhere on the line) asks for the Python traceback."""
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args_in
+    args_in = [a for a in args_in if a != "--debug"]
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(args_in)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
-    from toolkit.settings import SettingError
-
     try:
         return int(args.func(args) or 0)
-    except SettingError as exc:
-        from toolkit.commands._settings import cli_message
-
-        print(f"error: {cli_message(exc)}", file=sys.stderr)
-        return 2
-    except (UserError, SetupError, ValueError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - one line for the user, the traceback with --debug
+        if debug:
+            raise
+        code, message = error_line(exc)
+        print(f"error: {message}", file=sys.stderr)
+        return code
+
+
+def error_line(exc: BaseException) -> tuple[int, str]:
+    """Exit code and one-line message of an exception that ends a command."""
+    from toolkit.settings import SettingError
+
+    if isinstance(exc, SettingError):
+        from toolkit.commands._settings import cli_message
+
+        return 2, cli_message(exc)
+    if isinstance(exc, (UserError, SetupError, ValueError)):
+        return 2, str(exc)
+    if isinstance(exc, OSError):
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        what = exc.strerror or str(exc) or type(exc).__name__
+        return 2, f"{what}{where}"
+    if isinstance(exc, MemoryError):
+        return 2, ("out of memory: the log or the settings need more memory than this machine has; use fewer "
+                   "records, a longer --interval or a larger slide, or run the sweep on Spark (--master)")
+    if isinstance(exc, OverflowError):
+        return 2, f"a number is out of range ({_one_line(str(exc))}); check the times and durations of the log and settings"
+    if isinstance(exc, RecursionError):
+        return 1, "the input nests too deeply to be read (RecursionError)"
+    return 1, (f"unexpected {type(exc).__name__}: {_one_line(str(exc))} (run again with --debug for the traceback, "
+               "and please report it)")
+
+
+def _one_line(text: str) -> str:
+    lines = [t.strip() for t in str(text).splitlines() if t.strip()]
+    return " ".join(lines) if len(lines) <= 3 else " ".join(lines[:3]) + " ..."

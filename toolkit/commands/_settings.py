@@ -66,6 +66,11 @@ def add_setting_arguments(p: argparse.ArgumentParser, *, lists: bool) -> None:
                    "watermarks (default true)")
     g.add_argument("--no-partitions-as-sources", dest="partitions_as_sources", action="store_const", const="false",
                    help="one watermark generator for the whole stream")
+    lim = p.add_argument_group("limits (checked before any work starts)")
+    lim.add_argument("--max-windows-per-record", dest="max_windows_per_record", default=None, metavar="N",
+                     help="refuse a window that assigns a record to more windows than this (default 10000)")
+    lim.add_argument("--max-memory", dest="max_memory", default=None, metavar="SIZE",
+                     help="refuse a run whose estimated memory exceeds this, e.g. 8GB (default: this machine's memory)")
     # old spellings, accepted but not shown
     for old, new in (("--generator", "strategy"), ("--parallelism", "source_parallelism")):
         g.add_argument(old, dest=f"_alias_{new}", default=None, help=argparse.SUPPRESS)
@@ -92,6 +97,16 @@ def given_settings(args: argparse.Namespace, *, lists: bool) -> dict[str, Any]:
             out[name] = items if len(items) > 1 else items[0]
         else:
             out[name] = v
+    return out
+
+
+def given_limits(args: argparse.Namespace) -> dict[str, Any]:
+    """The limit options the user typed, as keywords of ``replay``/``sweep`` (validated)."""
+    from toolkit.settings import Limits
+
+    out = {k: getattr(args, k, None) for k in ("max_windows_per_record", "max_memory")}
+    out = {k: v for k, v in out.items() if v is not None}
+    Limits.of(**out)
     return out
 
 

@@ -34,10 +34,10 @@ def run(args) -> int:
     import json
     from pathlib import Path
 
-    from toolkit.commands._settings import given_settings
+    from toolkit.commands._settings import given_limits, given_settings
     from toolkit.commands.describe import load_from_args
     from toolkit.replays import replay
-    from toolkit.settings import Setting
+    from toolkit.settings import Limits, Setting
 
     given = given_settings(args, lists=False)
     setting = Setting.parse(given)  # validated before the log is read
@@ -46,8 +46,10 @@ def run(args) -> int:
 
         raise SettingError("export_scenario", "--export-scenario writes Flink window scenarios; with --semantics spark "
                            "use --out (emissions, fates, watermarks per micro-batch)")
+    limits = given_limits(args)
+    Limits.of(**limits).check_settings([setting])
     log = load_from_args(args)
-    result = replay(log, setting, **({"interval": given["interval"]} if "interval" in given else {}))
+    result = replay(log, setting, **({"interval": given["interval"]} if "interval" in given else {}), **limits)
     summary = result.summary()
     written: list[tuple[Path, int]] = []
 
@@ -82,7 +84,8 @@ def run(args) -> int:
         Path(args.drops).parent.mkdir(parents=True, exist_ok=True)
         result.drops().to_csv(args.drops, index=False)
     if args.json:
-        s = {k: v for k, v in summary.items() if k != "settings"}
+        # a figure that is not defined (no window fired before the end of input) prints as null
+        s = {k: (None if isinstance(v, float) and v != v else v) for k, v in summary.items() if k != "settings"}
         s["setting"] = str(setting)
         print(json.dumps(s, default=str))
     else:

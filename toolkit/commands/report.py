@@ -52,10 +52,10 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import toolkit
-    from toolkit.commands._settings import given_settings
+    from toolkit.commands._settings import given_limits, given_settings
     from toolkit.commands.describe import load_from_args
     from toolkit.errors import UserError
-    from toolkit.settings import grid, split_text
+    from toolkit.settings import Limits, grid, split_text
 
     if not 0.0 <= args.completeness <= 1.0:
         raise UserError(f"--completeness must be between 0 and 1, got {args.completeness}")
@@ -66,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     given.setdefault("delay", DEFAULT_DELAYS.split(","))
     given.setdefault("lateness", DEFAULT_LATENESS.split(","))
     configs = grid(**given)  # validated before the log is read
+    limits = given_limits(args)
+    Limits.of(**limits).check_settings(configs)
     replay_setting = None
     if args.replay or args.replay_delay is not None or args.replay_lateness is not None:
         changed = split_text(args.replay) if args.replay else {}
@@ -90,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         sweep_kwargs = {"execution": args.execution, "progress": False if args.no_progress else None}
         if args.master:
             sweep_kwargs["master"] = args.master
-        results = toolkit.sweep(log, configs, **sweep_kwargs)
+        results = toolkit.sweep(log, configs, **sweep_kwargs, **limits)
         bar.update()
         if args.results:
             from toolkit.commands.sweep import write_results
@@ -99,7 +101,15 @@ def run(args: argparse.Namespace) -> int:
         step(2)
         from toolkit.apps.report import build, render
 
-        context = build(log, sweep=results, settings=replay_setting, title=args.title, completeness=args.completeness,
+        replayed = None
+        if limits and not getattr(log, "is_spark", False) and (replay_setting is not None or len(results)):
+            # the report's own replay, under the raised limits (what toolkit.report would replay)
+            chosen = replay_setting or toolkit.recommend(results, completeness=args.completeness,
+                                                         metric=args.metric).get("setting")
+            if chosen is not None:
+                Limits.of(**limits).check_settings([chosen])
+                replayed = toolkit.replay(log, chosen, **limits)
+        context = build(log, replay=replayed, sweep=results, settings=replay_setting, title=args.title, completeness=args.completeness,
                         metric=args.metric, max_points=args.max_points)
         bar.update()
         step(3)

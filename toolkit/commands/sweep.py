@@ -33,14 +33,16 @@ def run(args) -> int:
     import os
 
     import toolkit
-    from toolkit.commands._settings import given_settings
+    from toolkit.commands._settings import given_limits, given_settings
     from toolkit.commands.describe import load_from_args
     from toolkit.errors import UserError
-    from toolkit.settings import grid
+    from toolkit.settings import Limits, grid
 
     given = given_settings(args, lists=True)
     given.setdefault("window", "tumbling:1s")
     configs = grid(**given)  # every value validated before the log is read
+    limits = given_limits(args)
+    Limits.of(**limits).check_settings(configs)
     if args.shards is not None and args.shards < 1:
         raise UserError(f"--shards must be >= 1, got {args.shards}")
     if args.recommend is not None and not 0.0 <= args.recommend <= 1.0:
@@ -59,6 +61,7 @@ def run(args) -> int:
         spark=spark,
         shards=args.shards,
         progress=False if args.no_progress else None,
+        **limits,
     )
     if args.out:
         write_results(results, args.out)

@@ -8,6 +8,8 @@ for the operator ``key``, ``value``, ``record_id``). Model (DESIGN.md "Time and 
   channel of the window operator's :class:`~toolkit.engine.valve.StatusWatermarkValve`;
 - periodic ticks at ``first_arrival + k * interval`` (k >= 1) up to the first tick at or after
   the last arrival; records with arrival ``<= T`` are processed before the tick at ``T``;
+  only the ticks that can change something are run (:func:`tick_schedule`, idleness
+  countdowns followed to their expiry), so cost follows the records, not the time span;
   at a tick every subtask asks its partitions' generators (partition order) and combines them;
   ``interval == 0`` = a periodic call after every record, at its arrival time;
 - end of input: the operator gets the MAX watermark; what fires then is flagged ``at_end``.
@@ -35,17 +37,23 @@ from typing import Any, Callable
 import numpy as np
 
 from toolkit.engine.sources import SourceSubtask, subtask_partitions
-from toolkit.engine.timeline import WatermarkTimeline, empty_timeline, from_changes
+from toolkit.engine.timeline import PeriodicTicks, WatermarkTimeline, empty_timeline, from_changes
 from toolkit.engine.valve import StatusWatermarkValve
 from toolkit.engine.watermarks import (
     MAX_WATERMARK,
     MIN_WATERMARK,
     BoundedOutOfOrderness,
+    AdaptiveGenerator,
+    BoundedOutOfOrdernessGenerator,
     Monotonous,
+    PunctuatedGenerator,
     WatermarkStrategy,
+    WithIdlenessGenerator,
 )
 
 I64 = np.int64
+# generators whose periodic output depends on their events only, not on processing time
+_PT_FREE = (BoundedOutOfOrdernessGenerator, AdaptiveGenerator, PunctuatedGenerator)
 
 
 # ----------------------------------------------------------------------------------------
@@ -53,11 +61,28 @@ I64 = np.int64
 # ----------------------------------------------------------------------------------------
 
 
-def tick_schedule(arrival: np.ndarray, interval: int) -> tuple[np.ndarray, np.ndarray]:
-    """Tick times and, per tick, how many records (arrival order) come before it.
+def tick_count(first: int, last: int, interval: int) -> int:
+    """How many periodic calls a replay makes: ``K``, the first ``k >= 1`` with
+    ``first + k * interval >= last`` (``interval > 0``)."""
+    return max(1, -(-(int(last) - int(first)) // int(interval)))
 
-    ``interval > 0``: ticks at ``first + k*interval``, k = 1..K, K the first k with
-    ``first + k*interval >= last``. ``interval == 0``: one tick after every record.
+
+def tick_index(arrival: np.ndarray, first: int, interval: int) -> np.ndarray:
+    """Index ``k >= 1`` of the first periodic call at or after each arrival (``interval > 0``)."""
+    rel = np.asarray(arrival, dtype=I64) - I64(first)
+    return np.maximum(-(-rel // I64(interval)), 1)
+
+
+def tick_schedule(arrival: np.ndarray, interval: int) -> tuple[np.ndarray, np.ndarray]:
+    """The periodic calls that can change something, and per call how many records (arrival
+    order) come before it.
+
+    ``interval > 0``: the calls sit at ``first + k*interval``, k = 1..K (:func:`tick_count`);
+    listed are the first call at or after each arrival and the call after it (the first one
+    with no new record), never the calls in between records' buckets: with no new record
+    they emit nothing new (idleness countdowns are followed by the loop itself). So the
+    schedule has at most two calls per record, whatever the span. ``interval == 0``: one
+    call after every record.
     """
     n = len(arrival)
     if interval < 0:
@@ -67,8 +92,10 @@ def tick_schedule(arrival: np.ndarray, interval: int) -> tuple[np.ndarray, np.nd
     if interval == 0:
         return arrival.astype(I64, copy=True), np.arange(1, n + 1, dtype=I64)
     first, last = int(arrival[0]), int(arrival[-1])
-    k = max(1, -(-(last - first) // interval))
-    ticks = first + interval * np.arange(1, k + 1, dtype=I64)
+    k_last = tick_count(first, last, interval)
+    kb = np.unique(tick_index(arrival, first, interval))
+    k = np.union1d(kb, np.minimum(kb + 1, k_last))
+    ticks = I64(first) + I64(interval) * k
     pos = np.searchsorted(arrival, ticks, side="right").astype(I64)
     return ticks, pos
 
@@ -134,8 +161,10 @@ def watermark_timeline(
     first = int(arr[0])
     last = int(arr[-1]) if last_arrival is None else int(last_arrival)
     end = end_time_of(first, last, interval)
+    grid = PeriodicTicks(np.asarray(ticks, dtype=I64), np.asarray(tick_wm, dtype=I64), first, interval,
+                         tick_count(first, int(arr[-1]), interval) if interval > 0 else len(arr))
     return from_changes(c_pos, c_time, c_wm, arr, np.arange(n, dtype=I64) if rows is None else rows, first, end,
-                        tick_time=ticks, tick_watermark=np.asarray(tick_wm, dtype=I64), log=log)
+                        ticks=grid, log=log)
 
 
 def end_time_of(first: int, last: int, interval: int) -> int:
@@ -298,29 +327,47 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
             for p, s in st.states.items():
                 log_partition(p, s)
 
-    # group records by (tick, partition) for batched on_events
-    k = len(ticks)
-    tick_wm = np.full(k, MIN_WATERMARK, dtype=I64)
-    if not per_event and len(ts):
-        tk = np.arange(len(ts), dtype=I64) if interval == 0 else np.searchsorted(ticks, arr, side="left")
-        order = np.lexsort((part, tk))
-        gkey = tk[order] * (int(parts.max()) + 1) + part[order]
-        bounds = np.flatnonzero(np.r_[True, gkey[1:] != gkey[:-1], True])
+    # group records by (tick, partition) for batched on_events; ticks are grid indices k
+    # (interval > 0: the call at first + k*interval) or record positions (interval 0)
+    n = len(ts)
+    first = int(arr[0]) if n else 0
+    if interval == 0:
+        rec_tick = np.arange(n, dtype=I64)
+        k_last = n - 1
+    else:
+        rec_tick = tick_index(arr, first, interval) if n else np.zeros(0, I64)
+        k_last = tick_count(first, int(arr[-1]), interval) if n else 0
+    if not per_event and n:
+        order = np.lexsort((part, rec_tick))
+        tk_o = rec_tick[order]
+        po = part[order]
+        bounds = np.flatnonzero(np.r_[True, (tk_o[1:] != tk_o[:-1]) | (po[1:] != po[:-1]), True])
         g_start = bounds[:-1]
         g_end = bounds[1:]
-        g_tick = tk[order][g_start].tolist()
-        g_part = part[order][g_start].tolist()
+        g_tick = tk_o[g_start].tolist()
+        g_part = po[g_start].tolist()
         ts_o = ts[order]
         arr_o = arr[order]
     else:
         g_tick = []
+    # the calls with records (and how many records precede each)
+    r_k = np.unique(rec_tick) if n else np.zeros(0, I64)
+    r_pos = (np.searchsorted(rec_tick, r_k, side="right") if n else r_k).tolist()
+    r_k = r_k.tolist()
+    t_list: list[int] = []
+    wm_list: list[int] = []
+    pos_list: list[int] = []
     gi = 0
     ng = len(g_tick)
+    ri = 0  # next call with records
     lo = 0
-    quiet = False  # no records since the last periodic call
-    for t in range(k):
-        hi = int(pos[t])
-        T = int(ticks[t])
+    t = r_k[0] if r_k else None
+    while t is not None:
+        T = int(arr[t]) if interval == 0 else first + t * interval
+        has_rec = ri < len(r_k) and r_k[ri] == t
+        hi = r_pos[ri] if has_rec else lo
+        if has_rec:
+            ri += 1
         if per_event:
             for i in range(lo, hi):
                 rec.time = int(arr[i])
@@ -331,28 +378,57 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
                 if with_log:  # an event only changes its own partition's state
                     log_partition(p, st_.states[p])
         else:
-            had = False
             while gi < ng and g_tick[gi] == t:
                 p = g_part[gi]
                 a, b = g_start[gi], g_end[gi]
                 sub_of[p].on_events(p, ts_o[a:b], arr_o[a:b])
                 gi += 1
-                had = True
-            if not had and quiet and (not needs_pt or all(g.quiescent() for g in all_gens)):
-                tick_wm[t] = rec.op_wm
-                lo = hi
-                continue
-            quiet = not had
         rec.time = T
         rec.pos = hi
         for st in subtasks:
             st.on_periodic_emit(T)
         if with_log:
             log_partitions()
-        tick_wm[t] = rec.op_wm
+        t_list.append(T)
+        wm_list.append(rec.op_wm)
+        pos_list.append(hi)
         lo = hi
-    return (ticks, pos, tick_wm, np.asarray(rec.pos_l, dtype=I64), np.asarray(rec.time_l, dtype=I64),
-            np.asarray(rec.wm_l, dtype=I64), rec.log)
+        # the next call that can change something: the next one after records, while an
+        # idleness countdown runs (or jumps to where it ends), else the next one with records
+        nxt = r_k[ri] if ri < len(r_k) else None
+        if t >= k_last:
+            t = None
+        elif has_rec or (nxt is not None and nxt == t + 1):
+            t = t + 1
+        elif needs_pt and not all(g.quiescent() for g in all_gens):
+            w = _next_wakeup(all_gens, t, first, interval)
+            t = w if nxt is None else min(w, nxt)
+        else:
+            t = nxt
+    return (np.asarray(t_list, dtype=I64), np.asarray(pos_list, dtype=I64), np.asarray(wm_list, dtype=I64),
+            np.asarray(rec.pos_l, dtype=I64), np.asarray(rec.time_l, dtype=I64), np.asarray(rec.wm_l, dtype=I64),
+            rec.log)
+
+
+def _next_wakeup(gens: list, t: int, first: int, interval: int) -> int:
+    """Index of the next periodic call after call ``t`` (no records in between) at which a
+    generator can change: a running idleness countdown of a generator whose own output does
+    not depend on processing time changes nothing until the call that finds it expired
+    (``now - start > timeout``, Flink's ``IdlenessTimer``); anything else needs every call."""
+    if interval <= 0:
+        return t + 1
+    best: int | None = None
+    for g in gens:
+        if g.quiescent():
+            continue
+        if not (isinstance(g, WithIdlenessGenerator) and type(g.inner) in _PT_FREE
+                and g.counter == g.last_counter and g.start_nanos != 0):
+            return t + 1
+        # first call time T with T * 1e6 + offset - start > max_idle
+        t_min = (g.start_nanos + g.max_idle_nanos - g.offset) // 1_000_000 + 1
+        k = max(t + 1, -(-(t_min - first) // interval))
+        best = k if best is None else min(best, k)
+    return t + 1 if best is None else best
 
 
 # ----------------------------------------------------------------------------------------
@@ -460,10 +536,8 @@ def run_pipeline(
 
     # ticks-mode state samples: at periodic ticks, after the records and the change at that time
     sample_at: list[tuple[int, int]] = []
-    if not exact and len(timeline.tick_time):
-        k = len(timeline.tick_time)
-        every = max(1, -(-k // max(1, state_samples)))
-        t_s = timeline.tick_time[::every]
+    if not exact and len(timeline.ticks):
+        t_s = timeline.ticks.sample(state_samples)[0]
         sample_at = list(zip(np.searchsorted(arr_np, t_s, side="right").tolist(), t_s.tolist()))
     # one ordered list of events between records: (records before, time, kind 0 change / 1 sample, payload)
     events = [(p, t, 0, w) for p, t, w in zip(c_pos, c_time, c_wm)] + [(p, t, 1, 0) for p, t in sample_at]

@@ -18,9 +18,14 @@ Ordering rule. Change ``k`` happens *after* every record whose arrival order key
 ``start_time`` is the first arrival (start of the state-over-time integral); ``end_time``
 is when the end-of-input MAX watermark fires what is pending (``at_end``). A timeline built
 from the records themselves (``toolkit.engine.pipeline.watermark_timeline``) also carries
-the periodic ticks with the operator watermark after each (``tick_time``,
-``tick_watermark``: where a replay samples its state), the change positions among those
-records (``change_pos``) and, for display, every change at each level (``log``).
+the periodic ticks (``ticks``, a :class:`PeriodicTicks`: where a replay samples its state),
+the change positions among those records (``change_pos``) and, for display, every change at
+each level (``log``).
+
+Size rule: nothing here grows with the log's time span divided by the interval. The
+periodic calls are a grid ``first + k * interval`` described by three numbers; only the
+calls that can change something (those after new records, and while an idleness countdown
+runs) are run and stored, every other call emits nothing new.
 """
 from __future__ import annotations
 
@@ -45,6 +50,54 @@ class TickShape:
 
 
 @dataclass(frozen=True, eq=False)
+class PeriodicTicks:
+    """A replay's periodic watermark calls, stored sparsely.
+
+    ``interval > 0``: the calls sit at ``first + k * interval`` for ``k = 1..count``; only
+    the calls in ``time`` were run (``watermark``: the operator watermark after each). Any
+    other call had no new record and no idleness change since the previous one, so it emits
+    nothing new: its watermark is the one after the last run call before it.
+    ``interval == 0``: one call after every record; ``time``/``watermark`` list all of them.
+    """
+
+    time: np.ndarray  # int64, nondecreasing: the calls that were run
+    watermark: np.ndarray  # int64 operator watermark after each run call
+    first: int = 0
+    interval: int = 0
+    count: int = 0
+
+    def __len__(self) -> int:
+        return self.count if self.interval > 0 else len(self.time)
+
+    def watermark_at(self, times: np.ndarray) -> np.ndarray:
+        """Operator watermark after the periodic call at each of ``times`` (grid times)."""
+        j = np.searchsorted(self.time, np.asarray(times, dtype=np.int64), side="right") - 1
+        out = np.full(len(j), INT64_MIN, dtype=np.int64)
+        ok = j >= 0
+        out[ok] = self.watermark[j[ok]]
+        return out
+
+    def sample(self, max_samples: int) -> tuple[np.ndarray, np.ndarray]:
+        """Every ``ceil(len / max_samples)``-th call (from the first): times and watermarks,
+        at most ``max_samples`` of them, whatever the span."""
+        k = len(self)
+        every = max(1, -(-k // max(1, int(max_samples))))
+        if self.interval <= 0:
+            return self.time[::every], self.watermark[::every]
+        idx = np.arange(0, k, every, dtype=np.int64)
+        times = np.int64(self.first) + np.int64(self.interval) * (idx + 1)
+        return times, self.watermark_at(times)
+
+    def all(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every call and the watermark after it (materialises ``len(self)`` entries: small
+        spans only; :meth:`sample` otherwise)."""
+        return self.sample(len(self) or 1)
+
+
+_NO_TICKS = PeriodicTicks(_EMPTY, _EMPTY)
+
+
+@dataclass(frozen=True, eq=False)
 class WatermarkTimeline:
     """Operator watermark advances, their place in the processing order, start and end."""
 
@@ -52,8 +105,7 @@ class WatermarkTimeline:
     watermark: np.ndarray  # int64, strictly increasing
     start_time: int
     end_time: int
-    tick_time: np.ndarray = field(default_factory=lambda: _EMPTY)
-    tick_watermark: np.ndarray = field(default_factory=lambda: _EMPTY)
+    ticks: PeriodicTicks = _NO_TICKS
     change_pos: np.ndarray | None = None  # records (arrival order) before each change, when known
     log: list = field(default_factory=list)  # (level, id, time, watermark, status) per change
     meta: dict = field(default_factory=dict)
@@ -64,6 +116,16 @@ class WatermarkTimeline:
     @property
     def time(self) -> np.ndarray:
         return self.shape.time
+
+    @property
+    def tick_time(self) -> np.ndarray:
+        """Every periodic call's time (materialised: small spans; ``ticks.sample`` otherwise)."""
+        return self.ticks.all()[0]
+
+    @property
+    def tick_watermark(self) -> np.ndarray:
+        """The operator watermark after every periodic call (see :attr:`tick_time`)."""
+        return self.ticks.all()[1]
 
     @property
     def change_time(self) -> np.ndarray:
@@ -80,8 +142,8 @@ class WatermarkTimeline:
 
     def with_shape(self, shape: TickShape) -> "WatermarkTimeline":
         """The same timeline on an equal ``shape`` object (lets timelines share per-shape work)."""
-        return WatermarkTimeline(shape, self.watermark, self.start_time, self.end_time, self.tick_time,
-                                 self.tick_watermark, self.change_pos, self.log, self.meta)
+        return WatermarkTimeline(shape, self.watermark, self.start_time, self.end_time, self.ticks,
+                                 self.change_pos, self.log, self.meta)
 
     def ticks_before(self, arrival: np.ndarray, row: np.ndarray) -> np.ndarray:
         """How many changes precede each record."""

@@ -280,6 +280,7 @@ SCALARS = (
     "retractions",
     "state_area_windows",
     "state_area_records",
+    "at_end_firings",
 )
 
 
@@ -343,7 +344,9 @@ def partial(
     inc_r = runs.inc_all - np.bincount(runs.seg[rejected], weights=runs.count[rejected], minlength=k + 1).astype(np.int64)
     dec_w = np.bincount(close_tick, minlength=k + 1).astype(np.int64)
     dec_r = np.bincount(close_tick, weights=fig.accepted[closes], minlength=k + 1).astype(np.int64)
-    lat = (fig.first_emit - (pairs.max_ts + 1))[fired]
+    # latency is defined for windows fired before the end of input; those fired only by it are counted apart
+    at_end = fired & fig.at_end
+    lat = (fig.first_emit - (pairs.max_ts + 1))[fired & ~at_end]
     values, counts = _value_counts(lat)
     scalars = {
         "valid": shard.n,
@@ -361,6 +364,7 @@ def partial(
         "retractions": int(refires.sum()) if retracting else 0,
         "state_area_windows": area_w,
         "state_area_records": area_r,
+        "at_end_firings": int(at_end.sum()),
     }
     # state deltas at global positions: 2k = records of segment k (before tick k), 2k+1 = tick k
     pos = np.arange(k + 1, dtype=np.int64)

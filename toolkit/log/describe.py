@@ -213,13 +213,13 @@ def describe_pandas(log, *, silence: Any = "auto") -> LogDescription:
     if n > 1:
         before[1:] = np.maximum.accumulate(et_o)[:-1]
     behind = et_o < before
-    lag = (before - et_o)[behind]
+    lag = saturating_sub(before, et_o)[behind]
 
     delay = None
     arrival_before = 0
     at = t["arrival_time"].to_numpy(dtype=np.int64) if has_arrival else None
     if has_arrival:
-        d = at - et
+        d = saturating_sub(at, et)
         delay = percentiles(d)
         arrival_before = int((d < 0).sum())
 
@@ -235,7 +235,7 @@ def describe_pandas(log, *, silence: Any = "auto") -> LogDescription:
     po = np.lexsort((axis, part))
     ps, xs = part[po], axis[po]
     same = ps[1:] == ps[:-1]
-    gaps = (xs[1:] - xs[:-1])[same]
+    gaps = saturating_sub(xs[1:], xs[:-1])[same]
     gap_start = xs[:-1][same]
     gap_part = ps[1:][same]
     median_gap = int(np.quantile(gaps, 0.5, method="inverted_cdf")) if len(gaps) else None
@@ -292,6 +292,19 @@ def _duplicates(t) -> int:
     if not candidates.any():
         return 0
     return int(t.loc[candidates].drop(columns="row").duplicated(keep="first").sum())
+
+
+def saturating_sub(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a - b`` in int64, held at the int64 limits instead of wrapping around (differences
+    of times near the ends of int64 milliseconds, e.g. year -292 million vs +292 million)."""
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    with np.errstate(over="ignore"):
+        d = a - b
+    over = ((a ^ b) & (a ^ d)) < 0
+    if over.any():
+        d = np.where(over, np.where(a >= 0, np.iinfo(np.int64).max, np.iinfo(np.int64).min), d)
+    return d
 
 
 def partition_figures(log, p, records, first, last, max_gap, max_gap_start, silences, silent_ms) -> PartitionFigures:

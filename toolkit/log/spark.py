@@ -34,6 +34,7 @@ from toolkit.log.describe import (
     partition_figures,
     percentile_label,
     resolve_silence,
+    saturating_sub,
 )
 from toolkit.log.errors import ColumnTypeError, EmptyLogError, LogError, LogReadError
 from toolkit.log.formats import ColumnMap, detect_format, list_parts
@@ -42,6 +43,7 @@ from toolkit.log.quarantine import SAMPLE, empty_quarantine, enforce
 from toolkit.spark import spark_session
 
 VALUE_OUT_OF_RANGE = "integer out of int64 range"  # toolkit.log.load.OUT_OF_RANGE
+ROUNDED = "integer beyond 2^53 among decimals (float64 would round it)"  # toolkit.log.load.ROUNDED
 _UTC_NAMES = {"UTC", "ETC/UTC", "Z", "+00:00", "GMT", "ETC/GMT", "UCT", "ZULU"}
 _INT64_MAX = np.iinfo(np.int64).max
 _TWO63 = float(2**63)
@@ -459,7 +461,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
             aggs.append(F.min(F.when(cond, example)).alias(f"{tag}x|{te.column}"))
         aggs.append(F.count(mag).alias(f"nnum|{te.column}"))
     if cmap.arrival_time is not None:
-        early = F.col("_wl_reason").isNull() & (F.col("arrival_time") < F.col("event_time") - F.lit(checks.DAY_MS))
+        early = F.col("_wl_reason").isNull() & (F.col("arrival_time").cast("decimal(20,0)") < F.col("event_time").cast("decimal(20,0)") - F.lit(checks.DAY_MS))
         aggs.append(F.sum(F.when(early, 1).otherwise(0)).alias("early"))
         aggs.append(F.min(F.when(early, F.struct("row", "event_time", "arrival_time"))).alias("earlyx"))
     pairs = list(dict.fromkeys((col, why) for col, _ in reasons for why in vocab[col]))
@@ -470,7 +472,24 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
     if value_is_text:
         not_int = F.col("_wl_reason").isNull() & ~F.col("value").rlike("^" + times.INTEGER_RE + "$")
         aggs.append(F.sum(F.when(not_int, 1).otherwise(0)).alias("_value_not_int"))
+        # an integer that a double cannot hold exactly (beyond 2^53): a fault if decimals make the column double
+        iv = F.expr("try_cast(`value` as bigint)")
+        inexact = (F.col("_wl_reason").isNull() & F.col("value").rlike("^" + times.INTEGER_RE + "$") & iv.isNotNull()
+                   & (iv.cast("decimal(20,0)") != iv.cast("double").cast("decimal(20,0)")))
+        base = base.withColumn("_wl_inexact", inexact)
+        aggs.append(F.sum(F.when(F.col("_wl_inexact"), 1).otherwise(0)).alias("_value_inexact"))
+        aggs.append(F.min(F.when(F.col("_wl_inexact"), F.col("row"))).alias("_value_inexact_first"))
     agg = base.agg(*aggs).collect()[0].asDict()
+    if value_is_text and (agg.get("_value_not_int") or 0) and (agg.get("_value_inexact") or 0):
+        # the pandas path's rule: the value column becomes double, so these rows are quarantined, not rounded
+        hit = F.col("_wl_inexact")
+        base = (base.withColumn("_wl_reason", F.when(hit, F.lit(ROUNDED)).otherwise(F.col("_wl_reason")))
+                .withColumn("_wl_column", F.when(hit, F.lit(cmap.value)).otherwise(F.col("_wl_column")))
+                .withColumn("_wl_raw", F.when(hit, F.col("value")).otherwise(F.col("_wl_raw"))))
+        pairs.append((cmap.value, ROUNDED))
+        i = len(pairs) - 1
+        agg[f"fault_n_{i}"] = agg["_value_inexact"]
+        agg[f"fault_first_{i}"] = agg["_value_inexact_first"]
     for te in time_exprs:
         found = []
         for u in times.EPOCH_RANGES:
@@ -655,6 +674,14 @@ def _ranks(row, prefix: str, ps) -> dict[str, int]:
     return out
 
 
+def _sat_sub_sql(a: str, b: str) -> str:
+    """SQL for ``a - b`` held at the bigint limits (no ANSI overflow error, no wrap-around)."""
+    # (greatest/least skip nulls: a null operand must stay null)
+    return (f"case when {a} is null or {b} is null then null else "
+            f"cast(greatest(least(cast({a} as decimal(20,0)) - cast({b} as decimal(20,0)), "
+            f"cast(9223372036854775807 as decimal(20,0))), cast(-9223372036854775808 as decimal(20,0))) as bigint) end")
+
+
 def describe_spark(log, *, silence: Any = "auto"):
     """:func:`toolkit.log.describe.describe_pandas`'s figures computed in Spark: only aggregates reach the driver.
 
@@ -677,7 +704,7 @@ def describe_spark(log, *, silence: Any = "auto"):
     aggs = [F.min("event_time").alias("et_min"), F.max("event_time").alias("et_max"),
             F.count_distinct("key").alias("keys")]
     if has_arrival:
-        d = "(arrival_time - event_time)"
+        d = "(" + _sat_sub_sql("arrival_time", "event_time") + ")"
         aggs += [F.min("arrival_time").alias("at_min"), F.max("arrival_time").alias("at_max"),
                  F.sum(F.when(F.col("arrival_time") < F.col("event_time"), 1).otherwise(0)).alias("before"),
                  F.expr(f"min{d}").alias("d_min"), F.expr(f"max{d}").alias("d_max")]
@@ -709,7 +736,7 @@ def describe_spark(log, *, silence: Any = "auto"):
                     continue
                 cm = np.maximum.accumulate(np.concatenate([[run], et]))
                 before, run = cm[:-1], cm[-1]
-                yield pd.DataFrame({"lag": (before - et)[et < before]})
+                yield pd.DataFrame({"lag": saturating_sub(before, et)[et < before]})
 
         lags = ranged.select("event_time").mapInPandas(behind, "lag long")
         lag_aggs = [F.count(F.lit(1)).alias("n"), F.min("lag").alias("l_min"), F.max("lag").alias("l_max")]
@@ -723,11 +750,12 @@ def describe_spark(log, *, silence: Any = "auto"):
     axis = "arrival_time" if has_arrival else "event_time"
     w = Window.partitionBy("partition").orderBy(axis, "row")
     gaps = (df.select("partition", axis, "row").withColumn("prev", F.lag(axis).over(w))
-            .withColumn("gap", F.col(axis) - F.col("prev")).persist(StorageLevel.MEMORY_AND_DISK))
+            .withColumn("gap", F.expr(_sat_sub_sql(axis, "prev"))).persist(StorageLevel.MEMORY_AND_DISK))
     try:
         med = gaps.where(F.col("gap").isNotNull()).agg(_pdisc("gap", 0.5).alias("m")).collect()[0]["m"]
         threshold = resolve_silence(silence, int(med) if med is not None else None)
-        long = F.col("gap") >= F.lit(threshold)
+        # a threshold beyond int64 (100 x a huge median gap) is never reached
+        long = F.col("gap") >= F.lit(threshold) if threshold <= np.iinfo(np.int64).max else F.lit(False)
         per = (
             gaps.groupBy("partition")
             .agg(F.count(F.lit(1)).alias("n"), F.min(axis).alias("first"), F.max(axis).alias("last"),

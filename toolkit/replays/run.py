@@ -36,7 +36,7 @@ from toolkit.metrics.fates import closed_form_fates, fates_from_firings
 from toolkit.replays import explain as explaining
 from toolkit.replays.export import scenario_lines, stage2_lines
 from toolkit.replays.frames import emissions_frame, fates_frame, fill_late_ids, watermarks_frame
-from toolkit.settings import Setting, SettingError, describe_setting
+from toolkit.settings import Limits, Setting, SettingError, describe_setting
 
 
 @dataclass
@@ -77,7 +77,8 @@ class ReplayResult:
                 "late_firings": int((fires["timing"] == "late").sum()) if len(fires) else 0,
             }
             out = {**own, **figures} if figures else own
-            out["at_end_firings"] = int(fires["at_end"].sum()) if len(fires) else 0
+            if "at_end_firings" not in out:  # a setting the sweep cannot evaluate: count the emissions
+                out["at_end_firings"] = int(fires["at_end"].sum()) if len(fires) else 0
             out["late_side_output"] = int(len(self.late))
             if self.second_emissions is not None:
                 f2 = self.second_emissions
@@ -142,10 +143,15 @@ def _explicit(setting: Any, settings: dict, name: str) -> bool:
 
 
 def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
-    """Replay ``log`` (an :class:`toolkit.log.EventLog`) under one setting (see the module doc)."""
+    """Replay ``log`` (an :class:`toolkit.log.EventLog`) under one setting (see the module doc).
+
+    ``max_windows_per_record=`` and ``max_memory=`` raise the guards checked before any work
+    starts (:class:`toolkit.settings.Limits`)."""
+    limits = Limits.of(settings.pop("max_windows_per_record", None), settings.pop("max_memory", None))
     if getattr(log, "is_spark", False) or getattr(log, "_table", 1) is None:
         raise SettingError("log", "replay needs a local log; collect a Spark-backed log with log.to_pandas() first")
     s = Setting.parse(setting, **settings)
+    limits.check_settings([s])
     has_arr = bool(log.has_arrival_time)
     if s.semantics == "spark":  # Spark Structured Streaming's micro-batch semantics
         from toolkit.replays.microbatch import microbatch_parts
@@ -181,6 +187,7 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
     n = len(a["ts"])
     if n == 0:
         raise SettingError("log", "the log has no valid records to replay")
+    limits.check_cost([s], n, int(a["arr"][-1]) - int(a["arr"][0]), "replay")
 
     tl = watermark_timeline(a["ts"], a["arr"], a["part"], s.watermark_strategy(), interval=s.interval,
                             parallelism=s.source_parallelism, marker=a["marker"], rows=a["rows"])

@@ -98,7 +98,7 @@ def window_arrays(shard: Shard, config: Setting, out: list) -> dict:
     first_timing = np.full(n_win, None, dtype=object)
     fired = np.zeros(n_win, dtype=bool)
     members: list[set] = [set() for _ in range(n_win)]
-    firings = late_firings = retractions = 0
+    firings = late_firings = retractions = at_end_firings = 0
     fate = np.full(n, 2, dtype=np.int8)
     for res in out:
         if not isinstance(res, WindowResult):
@@ -114,6 +114,8 @@ def window_arrays(shard: Shard, config: Setting, out: list) -> dict:
         firings_w[w] += 1
         if res.timing == "late":
             late_firings += 1
+        elif res.timing == "at_end":
+            at_end_firings += 1
         if not fired[w]:
             fired[w] = True
             first_emit[w] = res.processing_time
@@ -132,6 +134,7 @@ def window_arrays(shard: Shard, config: Setting, out: list) -> dict:
         "first_count": first_count, "final_count": final_count, "firings": firings_w, "first_timing": first_timing,
         "first_emit": first_emit, "last_emit": last_emit, "fired": fired, "fate": fate, "true_pairs": true_pairs,
         "total_firings": firings, "late_firings": late_firings, "retractions": retractions,
+        "at_end_firings": at_end_firings,
     }
 
 
@@ -140,7 +143,8 @@ def _figures(shard: Shard, config: Setting, timeline: WatermarkTimeline, out: li
     n = shard.n
     fired, first_count, true_count = w["fired"], w["first_count"], w["true_count"]
     counts = np.bincount(w["fate"], minlength=3) if n else np.zeros(3, dtype=np.int64)
-    lat = (w["first_emit"] - w["window_end"])[fired]
+    # latency is defined for windows first fired before the end of input (those fired by it are counted apart)
+    lat = (w["first_emit"] - w["window_end"])[fired & (w["first_timing"] != "at_end")]
     values, vcounts = np.unique(lat, return_counts=True)
     firings, late_firings, retractions = w["total_firings"], w["late_firings"], w["retractions"]
     n_win = len(true_count)
@@ -176,5 +180,6 @@ def _figures(shard: Shard, config: Setting, timeline: WatermarkTimeline, out: li
         "retractions": retractions,
         "state_area_windows": area_w,
         "state_area_records": area_r,
+        "at_end_firings": w["at_end_firings"],
     }
     return {"scalars": scalars, "latency": (values.astype(np.int64), vcounts.astype(np.int64)), "state": state}

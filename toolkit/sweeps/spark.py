@@ -37,7 +37,7 @@ from toolkit.sweeps.evaluate import evaluate_shard
 from toolkit.sweeps.timelines import TICK_TABLE_COLUMNS, build_timelines, marker_array
 
 ROW_SCHEMA = "config long, kind long, a long, b long, c long, d long, e long"
-_INT_COLS = {"records", "on_time", "late_accepted", "dropped", "invalid", "firings", "late_firings", "retractions",
+_INT_COLS = {"records", "at_end_firings", "on_time", "late_accepted", "dropped", "invalid", "firings", "late_firings", "retractions",
              "peak_state_windows", "peak_state_records", "windows"}
 
 

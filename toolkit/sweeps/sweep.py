@@ -47,7 +47,7 @@ import pandas as pd
 from toolkit.fast.evaluate import Shard
 from toolkit.fast.sessions import in_range as fast_sessions_in_range
 from toolkit.metrics.summary import SUMMARY_COLUMNS
-from toolkit.settings import CONFIG_COLUMNS, Session, Setting, SettingError, TriggerSpec, grid
+from toolkit.settings import CONFIG_COLUMNS, Limits, Session, Setting, SettingError, TriggerSpec, grid
 from toolkit.sweeps.evaluate import evaluate_shard, merge_all
 from toolkit.sweeps.timelines import build_timelines, local_sources
 
@@ -67,6 +67,8 @@ def sweep(
     spark: Any = None,
     shards: int | None = None,
     progress: bool | None = None,
+    max_windows_per_record: int | None = None,
+    max_memory: Any = None,
     **grid_settings: Any,
 ) -> pd.DataFrame:
     """Evaluate every combination of the settings (each may be a list); one row per configuration.
@@ -78,9 +80,13 @@ def sweep(
     when the log is Spark-backed or a master/session is given (``master=``, ``$SPARK_MASTER``),
     in-process otherwise. On Spark the work is split into ``shards`` key shards (default:
     ``spark.sql.shuffle.partitions``) x configuration chunks. Figures are identical whatever
-    the execution and sharding.
+    the execution and sharding. ``max_windows_per_record`` and ``max_memory`` raise the
+    guards checked before any work starts (:class:`toolkit.settings.Limits`; the memory
+    estimate applies to in-process sweeps).
     """
+    limits = Limits.of(max_windows_per_record, max_memory)
     configs = settings_grid(settings, grid_settings)
+    limits.check_settings(configs)
     if path not in PATHS:
         raise SettingError("path", f"path must be one of {', '.join(PATHS)}, got {path!r}")
     if execution not in EXECUTIONS:
@@ -106,6 +112,9 @@ def sweep(
     else:
         if table is None:
             raise SettingError("execution", "this log is Spark-backed: run the sweep with execution='spark' (or 'auto')")
+        if len(table):
+            arr = table["arrival_time"].to_numpy(dtype=np.int64)
+            limits.check_cost(configs, len(table), int(arr.max()) - int(arr.min()), "sweep")
         summary = run_local(table, configs, paths, invalid=invalid, shards=shards or 1, progress=progress)
     if not micro:
         return assemble(configs, paths, summary)
@@ -202,7 +211,7 @@ def choose_paths(configs: list[Setting], path: str, *, event_range: tuple[int, i
     return out
 
 
-_INT_COLUMNS = {"records", "on_time", "late_accepted", "dropped", "invalid", "firings", "late_firings", "retractions",
+_INT_COLUMNS = {"records", "at_end_firings", "on_time", "late_accepted", "dropped", "invalid", "firings", "late_firings", "retractions",
                 "peak_state_windows", "peak_state_records", "windows", "delay_ms", "lateness_ms", "interval_ms",
                 "source_parallelism", "second_lateness_ms"}
 

@@ -14,7 +14,7 @@ from toolkit.viz._common import duration_axis_scale, wrap
 
 METRICS = [
     "records", "on_time", "late_accepted", "dropped", "invalid", "completeness_first", "completeness_final",
-    "exact_windows", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms", "firings",
+    "exact_windows", "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms", "at_end_firings", "firings",
     "late_firings", "retractions", "peak_state_windows", "peak_state_records", "mean_state_records",
     "mean_state_windows", "windows",
 ]
