@@ -86,6 +86,7 @@ def spark_session(
     shuffle_partitions: int | None = None,
     python: str | None = None,
     conf: dict[str, str] | None = None,
+    option: str = "python=",
 ):
     """Return a SparkSession: the active one, or a new one on ``master``.
 
@@ -94,8 +95,13 @@ def spark_session(
     package is shipped to the executors and their libraries are checked
     (:func:`prepare_executors`); ``python`` names the executors' Python there (see
     :func:`executor_python`). ``conf``: extra Spark settings (e.g. ``spark.executor.memory``).
+    ``option`` is how errors name ``python`` (the CLI passes its own option name).
     """
     require_java()
+    if python is not None and is_local(master or os.environ.get("SPARK_MASTER") or "local[*]") \
+            and shutil.which(python) is None:
+        raise SetupError(f"{option}{'' if option.endswith('=') else ' '}{python}: no such Python on this machine "
+                         "(a local master runs the executors here)")
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
@@ -115,7 +121,7 @@ def spark_session(
         if python is not None and active.sparkContext.pythonExec != exec_python:
             raise SetupError(
                 f"the running Spark session's executors use Python {active.sparkContext.pythonExec!r}; "
-                f"python={python!r} needs a new session: stop this one first (spark.stop())"
+                f"{option}{'' if option.endswith('=') else ' '}{python} needs a new session: stop this one first (spark.stop())"
             )
     # Results come back to the driver over a local socket that both sides give 15 s by default
     # to connect: too short on a busy 2-core machine (a collect then fails with an unbound
