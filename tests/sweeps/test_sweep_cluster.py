@@ -45,14 +45,22 @@ def cluster(tmp_path_factory, pythons):
         c.stop()
 
 
-def run_driver(cluster: Cluster, out: Path, python: Path | None = None) -> subprocess.CompletedProcess:
+@pytest.fixture(scope="module")
+def driven(cluster, pythons, tmp_path_factory):
+    """One driver process: the sweep with the cluster's Python, then a session asking for the
+    Python without pyarrow."""
+    out = tmp_path_factory.mktemp("driver") / "out.pkl"
     env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "SPARK_MASTER")}
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
-    args = [sys.executable, str(DRIVER), cluster.url, str(out)] + ([str(python)] if python else [])
+    args = [sys.executable, str(DRIVER), cluster.url, str(out), str(pythons["no_pyarrow"])]
     try:
-        return subprocess.run(args, env=env, capture_output=True, text=True, timeout=400)
+        proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=400)
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"the cluster driver did not finish in 400 s:\n{exc.stderr}\n{cluster.tail()}")
+    assert proc.returncode == 0 and out.exists(), f"{proc.stderr[-4000:]}\n{cluster.tail()}"
+    got = pickle.loads(out.read_bytes())
+    assert "error" not in got, got.get("error")
+    return got
 
 
 def test_worker_python_has_the_libraries_but_not_toolkit(pythons, tmp_path):
@@ -65,28 +73,21 @@ def test_worker_python_has_the_libraries_but_not_toolkit(pythons, tmp_path):
     assert not imports(pythons["no_pyarrow"], "pyarrow") and imports(pythons["no_pyarrow"], "pandas")
 
 
-def test_cluster_sweep_equals_in_process(cluster, tmp_path):
-    out = tmp_path / "result.pkl"
-    proc = run_driver(cluster, out)
-    assert proc.returncode == 0, f"{proc.stderr[-4000:]}\n{cluster.tail()}"
-    got = pickle.loads(out.read_bytes())
+def test_cluster_sweep_equals_in_process(driven):
     # the cluster's own Python ran the workers (Spark's default, not this interpreter's path)...
-    assert got["python"] == "python3"
-    executors = got["executors"]
+    assert driven["python"] == "python3"
+    executors = driven["executors"]
     assert len({(e["host"], e["executor"]) for e in executors}) == 2
     # ... and imported the package from the zip the driver shipped
     assert all(".zip" in e["toolkit_file"] for e in executors), executors
     expected = toolkit.sweep(cluster_log(), execution="local", progress=False, **GRID)
     assert set(expected["path"]) == {"fast", "engine"}
-    pd.testing.assert_frame_equal(got["result"], expected, check_exact=True)
+    pd.testing.assert_frame_equal(driven["result"], expected, check_exact=True)
 
 
-def test_worker_without_pyarrow_is_refused_with_a_clear_message(cluster, pythons, tmp_path):
-    proc = run_driver(cluster, tmp_path / "none.pkl", python=pythons["no_pyarrow"])
-    assert proc.returncode == 3, f"{proc.stderr[-4000:]}\n{cluster.tail()}"
-    message = proc.stderr.strip().splitlines()[-1]
-    assert message.startswith("SetupError: Spark executors cannot run a sweep")
+def test_worker_without_pyarrow_is_refused_with_a_clear_message(driven, pythons):
+    message = driven["other_error"]
+    assert message is not None and message.startswith("Spark executors cannot run a sweep")
     assert "pyarrow is missing" in message and "executor" in message
     assert str(pythons["no_pyarrow"]) in message  # the Python it used, and how to choose another
     assert "WATERMARK_LAB_EXECUTOR_PYTHON" in message
-    assert "Traceback" not in proc.stderr
