@@ -19,12 +19,13 @@ import json
 import os
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from toolkit.bench._timing import timed
 
 #: the oracle's bench defaults (``Bench.java``): records per second of event time, max event-time
 #: delay, a watermark every WM_EVERY records lagging WM_LAG ms behind the max event time
@@ -99,12 +100,11 @@ def flink_anchor(records: int, keys: int, seed: int, *, timeout: float = 900) ->
     cmd = [sys.executable, str(script), "bench", "--records", str(records), "--keys", str(keys), "--seed", str(seed),
            "--rate", str(RATE), "--max-delay", str(MAX_DELAY), "--wm-every", str(WM_EVERY), "--wm-lag", str(WM_LAG),
            "--window", "1000", "--parallelism", "1"]
-    t0 = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, cwd=where, capture_output=True, text=True, timeout=timeout)
+        proc, timer = timed(lambda: subprocess.run(cmd, cwd=where, capture_output=True, text=True, timeout=timeout))
     except subprocess.TimeoutExpired:
         return f"the Flink oracle's bench did not finish within {timeout:.0f} s"
-    wall = time.perf_counter() - t0
+    wall = timer.wall
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if proc.returncode != 0 or not lines:
         err = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]

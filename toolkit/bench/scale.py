@@ -25,6 +25,8 @@ import sys
 import threading
 import time
 
+from toolkit.bench._timing import timed
+
 SIZES = {"1m": 1_000_000, "10m": 10_000_000, "100m": 100_000_000}
 WINDOWS = {"windows": "tumbling:1s", "sessions": "session:100ms"}
 CONFIGS = {1: dict(delay=[1000], lateness=[0]), 10: dict(delay=[0, 500, 1000, 2000, 5000], lateness=[0, 1000])}
@@ -110,21 +112,18 @@ def cell(records: int, n_configs: int, window: str, keys: int, seed: int) -> dic
 
     shards = max(2 * sc.defaultParallelism, -(-records // RECORDS_PER_SHARD))
     grid = dict(window=window, interval=INTERVAL, **CONFIGS[n_configs])
-    t0 = time.perf_counter()
-    toolkit.sweep(generated_log(spark, 1000, keys, seed), execution="spark", spark=spark, progress=False,
-                  window=window, delay=1000)
-    warm = time.perf_counter() - t0
+    _, warm = timed(lambda: toolkit.sweep(generated_log(spark, 1000, keys, seed), execution="spark", spark=spark,
+                                          progress=False, window=window, delay=1000))
     th = threading.Thread(target=watch, daemon=True)
     th.start()
-    t0 = time.perf_counter()
-    result = toolkit.sweep(generated_log(spark, records, keys, seed), execution="spark", spark=spark,
-                           shards=shards, progress=False, **grid)
-    wall = time.perf_counter() - t0
+    result, swept = timed(lambda: toolkit.sweep(generated_log(spark, records, keys, seed), execution="spark",
+                                                spark=spark, shards=shards, progress=False, **grid))
     stop.set()
     th.join()
     assert (result["records"] == records).all()
     return {"records": records, "configs": len(result), "window": window, "paths": sorted(set(result["path"])),
-            "shards": shards, "cores": sc.defaultParallelism, "wall_s": wall, "warm_up_s": warm,
+            "shards": shards, "cores": sc.defaultParallelism, "wall_s": swept.wall, "cpu_driver_s": swept.cpu,
+            "warm_up_s": warm.wall,
             "driver_python_peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "jvm_peak_mib": peaks["jvm"] / 1024, "workers_peak_mib": peaks["workers"] / 1024,
             "driver_memory": sc.getConf().get("spark.driver.memory", "?"),
