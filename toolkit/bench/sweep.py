@@ -71,9 +71,10 @@ def case_a(table: pd.DataFrame) -> float:
     return n / total
 
 
-def case_b(table: pd.DataFrame, spark) -> tuple[float, float, pd.DataFrame]:
+def case_b(table: pd.DataFrame, spark) -> tuple[float, float, pd.DataFrame, float]:
     local, in_process = timed(lambda: toolkit.sweep(table, progress=False, execution="local", **_grid()))
-    print(f"(b) 100-configuration sweep over {len(table):,} records: in-process {in_process.wall:.1f} s")
+    print(f"(b) 100-configuration sweep over {len(table):,} records: in-process {in_process.wall:.1f} s "
+          f"({in_process.cpu:.1f} s CPU)")
     shards = spark.sparkContext.defaultParallelism  # one key shard per core: fewest fixed costs
     dist, distributing = timed(lambda: distribute(table, spark=spark, shards=shards))
     _, warm_up = timed(lambda: toolkit.sweep(dist, progress=False, execution="spark", spark=spark, shards=shards,
@@ -86,11 +87,11 @@ def case_b(table: pd.DataFrame, spark) -> tuple[float, float, pd.DataFrame]:
     same = local.equals(remote)
     print(f"    identical results in-process and on Spark: {same}")
     dist.spark_df.unpersist()
-    return in_process.wall, on_spark.wall, local
+    return in_process.wall, on_spark.wall, local, in_process.cpu
 
 
 def case_c(table: pd.DataFrame, sweep_s: tuple[float, float] | None, keys: int, seed: int,
-           results: pd.DataFrame | None) -> None:
+           results: pd.DataFrame | None, in_process_cpu: float | None = None) -> None:
     n_configs = len(DELAYS) * len(LATENESS)
     part = table.iloc[: min(len(table), 50_000)]
     _, engine = timed(lambda: toolkit.sweep(part, path="engine", progress=False, **flink_setting()))
@@ -105,7 +106,7 @@ def case_c(table: pd.DataFrame, sweep_s: tuple[float, float] | None, keys: int, 
     else:
         anchors.append(flink)
         print(f"    {flink.engine}, measured now over the same {flink.records:,} records, the grid's setting "
-              f"{_setting_text()}: {flink.wall_s:.1f} s process wall ({flink.note})")
+              f"{_setting_text()}: {flink.wall_s:.1f} s process wall, {flink.cpu_s:.1f} s CPU ({flink.note})")
         if results is None:
             results = toolkit.sweep(table, progress=False, execution="local", **flink_setting())
         print(f"    the sweep's row for that setting: {check_flink(flink, _anchor_row(results))}")
@@ -120,6 +121,12 @@ def case_c(table: pd.DataFrame, sweep_s: tuple[float, float] | None, keys: int, 
             if a.job_s:
                 line += f", {a.job_s * n_configs / secs:.0f}x its job time alone ({a.job_s:.1f} s, start-up excluded)"
         print(line)
+    if in_process_cpu:
+        for a in anchors:
+            if a.cpu_s:
+                print(f"    by CPU time (fairer on a busy machine): the in-process sweep's {in_process_cpu:.1f} s CPU for "
+                      f"{n_configs} settings against {a.cpu_s:.1f} s CPU for one in {a.engine.split(' (')[0]}: "
+                      f"{a.cpu_s * n_configs / in_process_cpu:.0f}x")
 
 
 def _setting_text() -> str:
@@ -146,9 +153,9 @@ def run(args) -> int:
         case_a(table)
     sweep_s = results = None
     if "b" in only:
-        in_process, on_spark, results = case_b(table, spark_session())
+        in_process, on_spark, results, in_process_cpu = case_b(table, spark_session())
         sweep_s = (in_process, on_spark)
     if "c" in only:
-        case_c(table, sweep_s, args.keys, args.seed, results)
+        case_c(table, sweep_s, args.keys, args.seed, results, in_process_cpu if sweep_s else None)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     return 0
