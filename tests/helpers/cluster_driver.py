@@ -17,9 +17,10 @@ import numpy as np
 GRID = dict(
     window=["sliding:200ms/50ms", "session:80ms"],
     delay=[0, 150],
-    lateness=[0, 100],
+    lateness=[100],
     interval=[0, 50],
     partitions_as_sources=True,
+    trigger=["event_time", "count:3"],  # the second takes the engine path (sessions too, once they have a fast path)
 )
 
 
