@@ -12,6 +12,7 @@ BENCHMARKS: dict[str, str] = {
     "engine": "toolkit.bench.engine",
     "replay": "toolkit.bench.replay",
     "sweep": "toolkit.bench.sweep",
+    "scale": "toolkit.bench.scale",
     "log": "toolkit.bench.log",
     "viz": "toolkit.bench.viz",
     "microbatch": "toolkit.bench.microbatch",

@@ -20,6 +20,9 @@ def register(subparsers) -> None:
     x = p.add_argument_group("execution")
     x.add_argument("--path", default="auto", choices=["auto", "fast", "engine"], help="evaluation path (default auto)")
     x.add_argument("--master", default=None, metavar="URL", help="run on Spark at this master (e.g. local[*], spark://host:7077)")
+    x.add_argument("--executor-python", default=None, metavar="PYTHON",
+                   help="the Python the Spark executors run (default: this one locally, the cluster's python3 on a "
+                   "cluster; also $WATERMARK_LAB_EXECUTOR_PYTHON)")
     x.add_argument("--shards", type=int, default=None, help="key shards on Spark (default: spark.sql.shuffle.partitions)")
     x.add_argument("--no-progress", action="store_true", help="no progress bar")
     o = p.add_argument_group("output")
@@ -48,10 +51,10 @@ def run(args) -> int:
     if args.recommend is not None and not 0.0 <= args.recommend <= 1.0:
         raise UserError(f"--recommend must be between 0 and 1, got {args.recommend}")
     spark = None
-    if args.master or args.spark or os.environ.get("SPARK_MASTER"):
+    if args.master or args.spark or args.executor_python or os.environ.get("SPARK_MASTER"):
         from toolkit.spark import spark_session
 
-        spark = spark_session(args.master)
+        spark = spark_session(args.master, python=args.executor_python, option="--executor-python")
     log = load_from_args(args)
     results = toolkit.sweep(
         log,

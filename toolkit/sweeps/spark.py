@@ -71,9 +71,10 @@ def run_spark(
 ) -> pd.DataFrame:
     from pyspark.sql import functions as F
 
-    from toolkit.spark import spark_session
+    from toolkit.spark import prepare_executors, spark_session
 
     session = spark or spark_session(master)
+    prepare_executors(session)  # a cluster: ship the package, check the executors' libraries (once)
     full_df = spark_df
     if spark_df is None:
         cols = ["row", "event_time", "arrival_time", "key", "partition"]
@@ -290,9 +291,10 @@ def distribute(log: Any, *, shards: int | None = None, spark: Any = None, master
     and cached: sweeps of it then skip the shuffle (Spark sees the partitioning is already
     the one a sweep asks for). ``shards`` defaults to ``spark.sql.shuffle.partitions``."""
     from toolkit.log import EventLog
-    from toolkit.spark import spark_session
+    from toolkit.spark import prepare_executors, spark_session
 
     session = spark or spark_session(master)
+    prepare_executors(session)
     n = int(shards or int(session.conf.get("spark.sql.shuffle.partitions")))
     if isinstance(log, EventLog):
         sdf = log.spark_df if log.is_spark else None
