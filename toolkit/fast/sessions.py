@@ -398,7 +398,8 @@ def partial(shard: Shard, spec: SessionWindows, timeline: WatermarkTimeline, lat
     tick_t = timeline.shape.time[ct] if len(ct) else z(0, dtype=np.int64)
     area_w = int(run.scalars[3]) - int(np.sum(t_end - tick_t, dtype=np.int64))
     area_r = int(run.scalars[2]) - int(np.sum(cc * (t_end - tick_t), dtype=np.int64))
-    lat = (fig.first_emit - fig.end)[fig.fired]
+    # latency is defined for sessions first fired before the end of input; those fired by it are counted apart
+    lat = (fig.first_emit - fig.end)[fig.fired & (fig.first_timing != 2)]
     values, vcounts = _value_counts(lat)
     scalars = {
         "valid": n,
@@ -416,6 +417,7 @@ def partial(shard: Shard, spec: SessionWindows, timeline: WatermarkTimeline, lat
         "retractions": int(run.retract.sum()) if retracting else 0,
         "state_area_windows": area_w,
         "state_area_records": area_r,
+        "at_end_firings": int(np.sum(run.timing[:run.n_firings] == 2)),
     }
     return {"scalars": scalars, "latency": (values, vcounts), "state": (pos, d_w, d_r, b, c)}
 
