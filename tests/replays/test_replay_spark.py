@@ -126,7 +126,7 @@ def test_cli_replay_semantics_spark(tmp_path, capsys):
     log.table[["event_time", "arrival_time", "key", "partition", "value"]].to_csv(csv, index=False)
     out = tmp_path / "out"
     assert main(["replay", str(csv), "--time-unit", "ms", "--semantics", "spark", "--window", "sliding:10s/5s",
-                 "--delay", "2s", "--trigger-interval", "1s", "--output-mode", "update", "--out", str(out)]) == 0
+                 "--delay", "2s", "--trigger-interval", "1s", "--output-mode", "update", "--out", str(out), "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     want = toolkit.replay(log, semantics="spark", window="sliding:10s/5s", delay="2s", output_mode="update").summary()
     assert {k: printed[k] for k in ("on_time", "dropped", "firings", "batches")} == {

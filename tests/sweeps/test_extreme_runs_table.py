@@ -176,6 +176,8 @@ def test_commands(case: Case, command: str, tmp_path, capsys) -> None:
     args = [command, str(path)]
     for k, v in case.settings.items():
         args += ["--" + k.replace("_", "-"), str(v)]
+    if command == "replay":
+        args.append("--json")  # the figures as JSON (the default is the readable summary)
     code = main(args)
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err
