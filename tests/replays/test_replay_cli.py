@@ -75,3 +75,14 @@ def test_replay_command_prints_a_readable_summary_and_the_files(tmp_path: Path, 
     assert " ms" in text or " s," in text  # durations carry their unit
     assert f"wrote {out / 'fates.csv'} (259 rows)" in text and f"wrote {out / 'summary.json'} (" in text
     assert "latency_p99_ms" not in text and "9223372036854775807" not in text
+
+
+def test_replay_summary_says_when_no_latency_is_defined(tmp_path: Path, capsys) -> None:
+    """A one-record log: its window fires only at the end of input, so there is no latency to
+    print (never a negative one, never an empty 'median ,')."""
+    src = tmp_path / "one.csv"
+    src.write_text("event_time,arrival_time,key,partition,value\n1000,1500,a,0,1\n")
+    assert main(["replay", str(src), "--time-unit", "ms"]) == 0
+    out = capsys.readouterr().out
+    assert "result latency: none defined (every window was fired only by the end of input)" in out
+    assert "median ," not in out and "1 at end of input" in out

@@ -127,9 +127,12 @@ def summary_text(summary: dict, setting, *, source: str = "") -> str:
                      f"{share(summary.get('exact_windows'))} of windows exact at their first result")
     lat = [(n, summary.get(k)) for n, k in (("median", "latency_p50_ms"), ("p95", "latency_p95_ms"),
                                             ("p99", "latency_p99_ms"), ("max", "latency_max_ms"))]
-    if any(v is not None for _, v in lat):
+    lat = [(n, v) for n, v in lat if v is not None and v == v]  # NaN: no window fired before the end of input
+    if lat:
         lines.append("  result latency (first firing - window end): "
-                     + ", ".join(f"{n} {duration(v)}" for n, v in lat if v is not None))
+                     + ", ".join(f"{n} {duration(v)}" for n, v in lat))
+    elif summary.get("at_end_firings"):
+        lines.append("  result latency: none defined (every window was fired only by the end of input)")
     if "firings" in summary:
         lines.append(f"  firings: {number(summary['firings'])} ({number(summary.get('late_firings', 0))} late, "
                      f"{number(summary.get('at_end_firings', 0))} at end of input) over "
