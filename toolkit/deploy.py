@@ -1,7 +1,8 @@
 """Deployable settings: the code an engineer pastes into a job to run a :class:`~toolkit.settings.Setting`.
 
 ``toolkit.deploy(setting, engine="flink")`` returns a :class:`Deployment`: Flink DataStream Java
-(``"flink"``) or Flink SQL (``"flink-sql"``). Names are Flink 2.x's (the ones the real-Flink
+(``"flink"``) or Flink SQL (``"flink-sql"``) for Flink settings, PySpark Structured Streaming
+(``"spark"``) for ``semantics="spark"`` ones. Names are Flink 2.x's (the ones the real-Flink
 oracle in ``../shared/oracle`` compiles against). What an engine cannot express is said in the
 deployment's ``notes`` (and as comments in its code), never written as code that would do
 something else. Other engines add themselves with :func:`register_engine` (e.g. a Spark
@@ -26,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from toolkit.durations import readable
-from toolkit.settings import Custom, Global, Session, Setting, Sliding, Tumbling, TriggerSpec
+from toolkit.pyspark_code import pyspark_snippet
+from toolkit.settings import Custom, Global, Session, Setting, SettingError, Sliding, Tumbling, TriggerSpec
 
 __all__ = ["Deployment", "deploy", "register_engine", "engines", "java_duration", "sql_interval"]
 
@@ -59,16 +61,22 @@ class Deployment:
 
 _Render = Callable[[Setting], Deployment]
 _ENGINES: dict[str, tuple[_Render, str]] = {}
+_SEMANTICS: dict[str, str] = {}
 
 
-def register_engine(name: str, render: _Render, *, language: str, description: str = "") -> None:
-    """Add an engine: ``render(setting)`` returns its :class:`Deployment`."""
+def register_engine(name: str, render: _Render, *, language: str, description: str = "",
+                    semantics: str = "flink") -> None:
+    """Add an engine: ``render(setting)`` returns its :class:`Deployment`; it deploys settings
+    replayed with ``semantics`` (a Spark setting is not a Flink job, and the other way round)."""
     _ENGINES[name] = (render, description or language)
+    _SEMANTICS[name] = semantics
 
 
-def engines() -> dict[str, str]:
-    """The registered engines and what each writes."""
-    return {name: desc for name, (_, desc) in _ENGINES.items()}
+def engines(setting: Any = None) -> dict[str, str]:
+    """The registered engines and what each writes; with ``setting``, those that deploy it
+    (the engines of its ``semantics``)."""
+    want = None if setting is None else _as_setting(setting, {}).semantics
+    return {name: desc for name, (_, desc) in _ENGINES.items() if want is None or _SEMANTICS[name] == want}
 
 
 def deploy(setting: Any = None, engine: str = "flink", **settings: Any) -> Deployment:
@@ -80,7 +88,12 @@ def deploy(setting: Any = None, engine: str = "flink", **settings: Any) -> Deplo
         close = difflib.get_close_matches(str(engine), list(_ENGINES), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ValueError(f"engine {engine!r} is not one of {', '.join(sorted(_ENGINES))}{hint}")
-    return _ENGINES[engine][0](_as_setting(setting, settings))
+    s = _as_setting(setting, settings)
+    if _SEMANTICS[engine] != s.semantics:
+        fits = ", ".join(engines(s)) or "none yet"
+        raise SettingError("engine", f"engine {engine!r} deploys semantics={_SEMANTICS[engine]!r} settings, and this "
+                           f"setting was replayed with semantics={s.semantics!r}; its engines: {fits}")
+    return _ENGINES[engine][0](s)
 
 
 def _as_setting(setting: Any, settings: dict) -> Setting:
@@ -366,6 +379,15 @@ def _flink_sql(s: Setting) -> Deployment:
 
 register_engine("flink", _flink_datastream, language="java", description="Flink DataStream API (Java)")
 register_engine("flink-sql", _flink_sql, language="sql", description="Flink SQL (window table-valued functions)")
+
+
+def _pyspark(s: Setting) -> Deployment:
+    """PySpark Structured Streaming (``toolkit.pyspark_code``): the query the replay assumed."""
+    return Deployment("spark", "python", pyspark_snippet(s), (), s)
+
+
+register_engine("spark", _pyspark, language="python", description="PySpark Structured Streaming",
+                semantics="spark")
 
 
 class _CallableModule(types.ModuleType):

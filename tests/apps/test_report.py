@@ -14,6 +14,8 @@ from toolkit.viz import _format as fmt
 
 from helpers.chromium import chromium_path, dump_dom
 
+DATA = Path(__file__).resolve().parents[2] / "data"
+
 XSS = "<script>alert(1)</script>"
 
 
@@ -80,8 +82,8 @@ def test_report_is_self_contained(report_file):
     assert not re.search(r"<(script|img|iframe)[^>]*\ssrc=", html, re.I)
     assert not re.search(r"<link[^>]*href=", html, re.I)
     assert "window.vegaEmbed=" in full and "https://cdn" not in html
-    assert html.count('<div class="chart"') == 13
-    assert html.count('type="application/json"') == 13
+    assert html.count('<div class="chart"') == 14
+    assert html.count('type="application/json"') == 14
 
 
 def test_user_strings_are_escaped(report_file):
@@ -178,10 +180,10 @@ def test_report_renders_offline_in_headless_chromium(report_file, tmp_path):
     dom = dump_dom(page, tmp_path / "profile")
     body = re.search(r"<body [^>]*data-charts[^>]*>", dom).group(0)
     assert 'data-charts="ok"' in body, re.findall(r"Chart error[^<]*", dom)
-    assert 'data-chart-count="13"' in body
+    assert 'data-chart-count="14"' in body
     assert "<p>Chart error" not in dom
-    assert len(re.findall(r'<div class="chart[^"]*"[^>]*data-rendered="yes"', dom)) == 13
-    assert dom.count("<svg") >= 13
+    assert len(re.findall(r'<div class="chart[^"]*"[^>]*data-rendered="yes"', dom)) == 14
+    assert dom.count("<svg") >= 14
     assert not re.search(r"<html[^>]*data-alerted", dom)
     # the key appears as SVG text (a bar label of the drops-by-key chart), not as an element
     assert re.search(r"<text[^>]*>&lt;script&gt;alert\(1\)&lt;/script&gt;</text>", dom)
@@ -228,3 +230,24 @@ def test_report_of_a_spark_backed_log_sweeps_on_spark_and_leaves_out_record_char
     assert "This log is Spark-backed: its 400 records stay distributed" in html
     assert 'id="explore"' in html and 'id="drops"' not in html and "Replay of one setting" not in html
     assert html.count('<div class="chart"') == 6  # sliders, trade-off, 4 heatmaps
+
+
+def test_report_says_why_records_were_dropped(tmp_path):
+    """The drops section gives the top causes in words (``toolkit.replays.explain.drop_causes``,
+    whose suggestions tests/replays/test_explain_exact.py replays) and the drops-over-time chart."""
+    import html as htmllib
+
+    from toolkit.replays.explain import drop_causes
+
+    log = toolkit.load_log(DATA / "sample.csv", time_unit="ms", max_invalid_fraction=0.001)
+    r = toolkit.replay(log, window="tumbling:1s", delay="500ms", lateness="1s", interval="200ms")
+    causes = drop_causes(r)
+    assert causes and "drops" in causes[0]
+    out = toolkit.report(log, replay=r, sweep=toolkit.sweep(log, window="tumbling:1s", delay=["500ms", "2s"],
+                                                            interval="200ms", execution="local"),
+                         out=tmp_path / "r.html")
+    html = out.read_text()
+    section = html[html.index('id="drops"'):]
+    assert "Where records were dropped, and why" in section
+    for cause in causes:
+        assert htmllib.escape(cause, quote=False).replace("'", "&#39;") in section

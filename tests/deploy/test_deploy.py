@@ -10,7 +10,7 @@ import toolkit
 from toolkit.cli import main
 from toolkit.deploy import Deployment, deploy, engines, java_duration, register_engine, sql_interval
 from toolkit.durations import parse_duration
-from toolkit.settings import Setting, grid
+from toolkit.settings import Setting, SettingError, grid
 
 
 def test_flink_datastream_names_every_part_of_the_setting():
@@ -96,7 +96,8 @@ def test_every_grid_setting_renders_in_every_engine():
     for s in grid(window=["tumbling:1s", "sliding:2s/1s", "session:1s", "global"], delay=[0, 1500],
                   lateness=[0, "1s"], strategy=["bounded", "legacy", "monotonous", "time_lag"],
                   idleness=[None, "2s"], interval=[0, 200]):
-        for engine in engines():
+        assert list(engines(s)) == ["flink", "flink-sql"]
+        for engine in engines(s):
             d = deploy(s, engine=engine)
             assert d.code and d.setting == s
 
@@ -142,3 +143,27 @@ def test_cli_errors_name_the_option(capsys):
     assert main(["deploy", "--engine", "spark"]) == 2
     assert "--engine 'spark'" in capsys.readouterr().err
     assert parse_duration("2s") == 2000
+
+
+def test_spark_settings_deploy_as_pyspark_and_flink_ones_do_not():
+    """A ``semantics="spark"`` setting deploys as the PySpark query the replay assumed
+    (``toolkit.pyspark_code``, run on real Spark in tests/replays/test_replay_spark.py); an engine
+    of the other semantics is refused, naming the option."""
+    s = Setting.parse(semantics="spark", window="tumbling:10s", delay="5s", trigger_interval="1s", output_mode="update")
+    assert list(engines(s)) == ["spark"]
+    d = deploy(s, engine="spark")
+    assert d.language == "python" and d.exact
+    assert '.withWatermark("event_time", "5 seconds")' in d.code and 'processingTime="1 seconds"' in d.code
+    with pytest.raises(SettingError, match="engine 'flink' deploys semantics='flink'.*its engines: spark") as err:
+        deploy(s, engine="flink")
+    assert err.value.setting == "engine"
+    with pytest.raises(SettingError, match="its engines: flink, flink-sql"):
+        deploy(delay="1s", engine="spark")
+
+
+def test_cli_deploys_a_spark_setting(capsys):
+    assert main(["deploy", "--semantics", "spark", "--window", "tumbling:10s", "--delay", "5s",
+                 "--trigger-interval", "1s"]) == 0
+    assert '.withWatermark("event_time", "5 seconds")' in capsys.readouterr().out
+    assert main(["deploy", "--semantics", "spark", "--delay", "5s", "--engine", "flink"]) == 2
+    assert "--engine" in capsys.readouterr().err

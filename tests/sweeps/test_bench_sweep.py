@@ -41,3 +41,12 @@ def test_bench_sweep_without_the_oracle_says_so(tmp_path, monkeypatch, capsys):
     assert "x real Flink" not in out
     assert main(["bench", "sweep", "--only", "spark10m"]) == 2
     assert "bench scale" in capsys.readouterr().err
+
+
+def test_bench_sweep_prints_the_session_figure(capsys):
+    """Sub-case ``s``: session windows on the fast path over the same log, in record-configurations
+    per second (the issue asks ``bench sweep`` for the session figure beside the windows')."""
+    assert main(["bench", "sweep", "--records", "3000", "--keys", "10", "--only", "s"]) == 0
+    out = capsys.readouterr().out
+    assert "(s) session windows (200 ms gap) on the fast path" in out
+    assert "100 configurations x 3,000 records" in out and "M per CPU-second" in out

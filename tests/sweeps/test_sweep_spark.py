@@ -66,3 +66,14 @@ def test_spark_backed_dataframe_and_explicit_shards(spark, log, local_result):
     again = toolkit.sweep(dist, shards=3, progress=False, **grid)
     dist.spark_df.unpersist()
     pd.testing.assert_frame_equal(again, expected, check_exact=True)
+
+
+def test_spark_progress_bar_keeps_a_stable_total(spark, log, capsys):
+    """The bar counts percent of the Spark tasks known so far and never goes back or grows its
+    total as Spark reveals stages; it ends at 100 %."""
+    toolkit.sweep(log, execution="spark", spark=spark, progress=True, **GRID)
+    err = capsys.readouterr().err
+    frames = [f for f in err.replace("\r", "\n").splitlines() if "configs on Spark" in f]
+    assert frames and "100%" in frames[-1]
+    shares = [int(f.split(":")[1].split("%")[0]) for f in frames if "%" in f]
+    assert shares == sorted(shares)

@@ -19,6 +19,7 @@ import pandas as pd
 
 import toolkit.viz as viz
 from toolkit.apps.report_template import TEMPLATE
+from toolkit.replays import explain
 from toolkit.sweeps import choose
 from toolkit.viz import _format as fmt
 
@@ -135,8 +136,17 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         sections.append({"anchor": "state", "title": "Open state",
                          "charts": [chart(viz.state_over_time(replay, max_points=max_points))]})
     if not spark_backed:
-        sections.append({"anchor": "drops", "title": "Where records were dropped",
-                         "charts": [chart(viz.drops_by_partition(log, replay)), chart(viz.drops_by_key(log, replay))]})
+        causes: list[str] = []
+        charts = [chart(viz.drops_by_partition(log, replay)), chart(viz.drops_by_key(log, replay))]
+        flink_replay = getattr(getattr(replay, "setting", None), "semantics", "flink") == "flink"
+        if flink_replay and getattr(replay, "setting", None) is not None and int((replay.fates["fate"] == "dropped").sum()):
+            causes = explain.drop_causes(replay)  # every "keeps" in these sentences is checked by a replay rule
+            charts.insert(0, chart(viz.drops_over_time(log, replay)))
+        sections.append({"anchor": "drops", "title": "Where records were dropped, and why",
+                         "text": "The main causes, biggest first, and what would have kept the records "
+                                 "(r.drops() lists every dropped record; r.explain(row) explains one):"
+                         if causes else "",
+                         "causes": causes, "charts": charts})
 
     summary = log.summary() if hasattr(log, "summary") else {}
     log_rows = [("source", str(summary.get("source", ""))), ("input rows", summary.get("input_rows")),

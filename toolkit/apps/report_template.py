@@ -72,6 +72,7 @@ TEMPLATE = r"""<!DOCTYPE html>
 {% for section in sections %}
 <h2 id="{{ section.anchor }}">{{ section.title }}</h2>
 {% if section.get("text") %}<p>{{ section.text }}</p>{% endif %}
+{% if section.get("causes") %}<ul class="causes">{% for cause in section.get("causes") %}<li>{{ cause }}</li>{% endfor %}</ul>{% endif %}
 {% for chart in section.charts %}
 <div class="chart" id="chart-{{ chart.id }}" data-chart="{{ chart.id }}"></div>
 <script type="application/json" id="spec-{{ chart.id }}">{{ chart.spec_json | safe }}</script>

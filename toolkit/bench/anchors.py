@@ -127,3 +127,8 @@ def check_flink(anchor: Anchor, row: pd.Series) -> str:
     diffs = [f"{k} {row[k]:,} vs Flink {v:,}" for k, v in anchor.figures.items() if int(row[k]) != int(v)]
     shown = ", ".join(f"{k} {v:,}" for k, v in anchor.figures.items())
     return f"same figures as real Flink ({shown})" if not diffs else "DIFFERENT from real Flink: " + "; ".join(diffs)
+
+
+#: the benchmark sweeps' grid: 20 delays x 5 allowed latenesses = 100 configurations (ms)
+DELAYS = [0, 50, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1200, 1400, 1600, 1800, 2000, 2500, 3000, 5000]
+LATENESS = [0, 250, 500, 1000, 2000]

@@ -2,14 +2,15 @@
 and on local Spark, and the speed-up over the engine and over real Flink measured in the same run.
 
 The log is the Flink oracle's anchor log (``toolkit.bench.anchors.flink_bench_table``: the same
-records the oracle's bench job generates, 1,000 keys by default). Sub-cases (``--only a,b,c``):
+records the oracle's bench job generates, 1,000 keys by default). Sub-cases (``--only a,b,c,s``):
 ``a`` fast-path record-configurations per second on one core; ``b`` wall time of a
 100-configuration sweep in-process and on local Spark (session started beforehand); ``c`` the
 same sweep against running each configuration through the engine (measured on a slice,
 extrapolated) and against real Flink: the oracle's anchor job is run now over the same records
 (one configuration of the grid; the sweep's row for it must have Flink's figures), when the
 oracle is found beside the repository (``../shared/oracle`` or ``$WATERMARK_LAB_ORACLE``); if
-it is not, the output says so and gives no Flink ratio. Scaling with the log size:
+it is not, the output says so and gives no Flink ratio; ``s`` session windows on the fast path
+(record-configurations per CPU-second; ``bench sessions`` compares them with the engine). Scaling with the log size:
 ``bench scale``. Figures depend on the machine and on what else runs on it (the load average
 is printed).
 """
@@ -21,15 +22,14 @@ import pandas as pd
 
 import toolkit
 from toolkit.bench._timing import Timer, timed
-from toolkit.bench.anchors import Anchor, check_flink, flink_anchor, flink_bench_table, flink_setting
+from toolkit.bench import sessions as bench_sessions
+from toolkit.bench.anchors import DELAYS, LATENESS, Anchor, check_flink, flink_anchor, flink_bench_table, flink_setting
 from toolkit.fast.evaluate import FixedWindows, Shard, partial
 from toolkit.settings import grid
 from toolkit.spark import spark_session
 from toolkit.sweeps import distribute
 from toolkit.sweeps.timelines import build_timelines, local_sources
 
-DELAYS = [0, 50, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1200, 1400, 1600, 1800, 2000, 2500, 3000, 5000]
-LATENESS = [0, 250, 500, 1000, 2000]
 
 
 def bench_table(records: int, keys: int, seed: int) -> pd.DataFrame:
@@ -141,10 +141,10 @@ def _anchor_row(results: pd.DataFrame) -> pd.Series:
 
 
 def run(args) -> int:
-    only = set((args.only or "a,b,c").split(","))
-    unknown = only - {"a", "b", "c"}
+    only = set((args.only or "a,b,c,s").split(","))
+    unknown = only - {"a", "b", "c", "s"}
     if unknown:
-        raise ValueError(f"--only: unknown sub-case {', '.join(sorted(unknown))} (bench sweep has a, b, c; "
+        raise ValueError(f"--only: unknown sub-case {', '.join(sorted(unknown))} (bench sweep has a, b, c, s; "
                          "the 10 M-record run moved to 'bench scale')")
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start "
           "(shared with other work: treat timings as indicative)")
@@ -157,5 +157,10 @@ def run(args) -> int:
         sweep_s = (in_process, on_spark)
     if "c" in only:
         case_c(table, sweep_s, args.keys, args.seed, results, in_process_cpu if sweep_s else None)
+    if "s" in only:
+        # session windows on the fast path, the same records and grid (bench sessions has the engine comparison)
+        print("(s) session windows (200 ms gap) on the fast path, the same log:")
+        bench_sessions.warm_up()
+        bench_sessions.case_a(table, "200ms")
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     return 0

@@ -75,8 +75,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"[demo] recommendation: {rec['setting'] if rec['setting'] is not None else 'none'}")
     print(rec["reason"])
     if rec["deploy"]:
-        print("[demo] in a Flink job (python -m toolkit deploy ... prints this for any setting):")
-        print(rec["deploy"]["flink"])
+        engine, code = next(iter(rec["deploy"].items()))
+        print(f"[demo] in a {engine} job (python -m toolkit deploy ... prints this for any setting):")
+        print(code)
 
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

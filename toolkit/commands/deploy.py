@@ -12,15 +12,16 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser(
         "deploy",
-        help="print the Flink DataStream (Java) or Flink SQL code that configures one setting",
+        help="print the Flink DataStream (Java), Flink SQL or PySpark code that configures one setting",
         description="Print the code that deploys one setting (the same setting options as 'replay'): Flink's "
         "WatermarkStrategy, window assigner, trigger, evictor, allowed lateness and auto-watermark-interval, or "
         "the Flink SQL WATERMARK clause, idle timeout and window table-valued function. What the engine cannot "
         "express is printed as a NOTE.",
     )
     add_setting_arguments(p, lists=False)
-    p.add_argument("--engine", default="flink", metavar="ENGINE",
-                   help="flink (DataStream API, Java) | flink-sql | all (default flink)")
+    p.add_argument("--engine", default=None, metavar="ENGINE",
+                   help="flink (DataStream API, Java) | flink-sql | spark (PySpark, for --semantics spark) | all "
+                        "(default: the first engine of the setting's semantics: flink, or spark)")
     p.set_defaults(func=run)
 
 
@@ -31,7 +32,11 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.settings import Setting
 
     known = engines()
-    chosen = list(known) if args.engine == "all" else [args.engine]
+    setting = Setting.parse(given_settings(args, lists=False))
+    if args.engine is None:
+        chosen = list(engines(setting))[:1]
+    else:
+        chosen = list(engines(setting)) if args.engine == "all" else [args.engine]
     for name in chosen:
         if name not in known:
             import difflib
@@ -39,7 +44,6 @@ def run(args: argparse.Namespace) -> int:
             close = difflib.get_close_matches(name, list(known), n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
             raise UserError(f"--engine {name!r} is not one of {', '.join(list(known) + ['all'])}{hint}")
-    setting = Setting.parse(given_settings(args, lists=False))
     for i, name in enumerate(chosen):
         if len(chosen) > 1:
             print(("\n" if i else "") + f"===== {known[name]} =====")

@@ -177,20 +177,43 @@ def _partition_state(result: Any, a: dict, sel: np.ndarray, parts: np.ndarray) -
 
 
 # ----------------------------------------------------------------------------- idle timeouts
+class _CallGrid:
+    """The periodic calls ``first + k * interval`` (k = 1..count) of a replay's sparse ticks
+    (``toolkit.engine.timeline.PeriodicTicks``), indexed arithmetically: never materialized, so a
+    log spanning months at a 1 ms interval costs nothing here."""
+
+    def __init__(self, ticks: Any) -> None:
+        self.dense = None if ticks.interval > 0 else np.asarray(ticks.time, dtype=np.int64)
+        self.first, self.interval, self.n = int(ticks.first), int(ticks.interval), len(ticks)
+
+    def count_before(self, x: np.ndarray) -> np.ndarray:
+        """How many calls lie strictly before each of ``x``."""
+        x = np.asarray(x, dtype=np.int64)
+        if self.dense is not None:
+            return np.searchsorted(self.dense, x, side="left")
+        k = -((self.first - x) // self.interval) - 1  # largest k with first + k * interval < x
+        return np.clip(k, 0, self.n)
+
+    def at(self, i: np.ndarray) -> np.ndarray:
+        """Time of call ``i`` (0-based), ``i`` clipped into the grid."""
+        i = np.clip(np.asarray(i, dtype=np.int64), 0, self.n - 1)
+        return self.dense[i] if self.dense is not None else self.first + (i + 1) * self.interval
+
+
 def _idle_candidates(lv: _Levels, at: np.ndarray, tl: Any, interval: int, cleanup: np.ndarray) -> np.ndarray:
     """Per record: the smallest idle timeout with which every partition that was idle at its
     arrival, and whose watermark was below its cleanup time, is still active (-1: none)."""
-    ticks = tl.tick_time
     out = np.full(len(at), -1, np.int64)
-    if interval <= 0 or not len(ticks):
+    if interval <= 0 or not len(tl.ticks):
         return out
-    t_last = ticks[np.maximum(np.searchsorted(ticks, at, side="left") - 1, 0)]
+    grid = _CallGrid(tl.ticks)
+    t_last = grid.at(grid.count_before(at) - 1)
     for j in range(len(lv.parts)):
         e = lv.last_arrival[:, j]
         use = lv.idle[:, j] & (lv.wm[:, j] < cleanup) & (e > INT64_MIN)
         if not use.any():
             continue
-        t1 = ticks[np.minimum(np.searchsorted(ticks, e[use], side="left"), len(ticks) - 1)]  # first call that saw it
+        t1 = grid.at(grid.count_before(e[use]))  # first call that saw it
         start = t1 + interval  # the countdown starts at the next call without records
         need = np.maximum(t_last[use] - start, 0)
         out[use] = np.maximum(out[use], need)

@@ -97,7 +97,7 @@ def recommend(
     if setting is not None:
         from toolkit import deploy as _deploy
 
-        deploy_code = {name: str(_deploy.deploy(setting, engine=name)) for name in _deploy.engines()}
+        deploy_code = {name: str(_deploy.deploy(setting, engine=name)) for name in _deploy.engines(setting)}
     return dict(base, config={c: row[c] for c in cfg_cols}, setting=setting, row=row, reason=words,
                 criterion=criterion, runner_up=runner, deploy=deploy_code)
 

@@ -261,7 +261,10 @@ def _collect_with_progress(sc, frame, *, total: int, progress: bool | None) -> p
     thread = threading.Thread(target=work, daemon=True)
     thread.start()
     tracker = sc.statusTracker()
-    with tqdm(total=0, desc=f"sweep ({total} configs, Spark tasks)", unit="task", disable=progress is None and total < 20) as bar:
+    # the total stays 100 (%): Spark reveals its stages one after another, so a bar over the tasks known so
+    # far would keep growing its total; the share done never goes back
+    with tqdm(total=100, desc=f"sweep of {total} configs on Spark", unit="%", disable=progress is None and total < 20,
+              bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}") as bar:
         while thread.is_alive():
             thread.join(0.5)
             done = tot = 0
@@ -278,9 +281,11 @@ def _collect_with_progress(sc, frame, *, total: int, progress: bool | None) -> p
             except Exception:  # the tracker is best effort
                 pass
             if tot:
-                bar.total = tot
-                bar.n = done
+                bar.n = max(bar.n, min(99, int(100 * done / tot)))
                 bar.refresh()
+        if "error" not in out:
+            bar.n = 100
+            bar.refresh()
     if "error" in out:
         raise out["error"]
     return out["frame"]
