@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from toolkit.durations import readable
 from toolkit.engine.pipeline import watermark_timeline
 from toolkit.engine.timeline import INT64_MIN
 from toolkit.fast.evaluate import FixedWindows, cleanup_time
@@ -69,24 +70,11 @@ COLUMNS = [
 
 # ------------------------------------------------------------------------------------ readable
 def duration_text(ms: Any) -> str:
-    """A duration in ms as a person reads it: ``250 ms``, ``1.2 s``, ``39.27 s``, ``5 min 3 s``."""
+    """A duration in ms as a person reads it (``toolkit.durations.readable``: ``250 ms``,
+    ``1.2 s``, ``39.27 s``, ``5 min 3 s``); empty for a missing value."""
     if ms is None or (isinstance(ms, float) and math.isnan(ms)) or ms is pd.NA:
         return ""
-    x = int(ms)
-    sign, a = ("-" if x < 0 else ""), abs(x)
-    if a < 1000:
-        return f"{sign}{a:,} ms"
-    if a < 60_000:
-        return f"{sign}{float(f'{a / 1000:.4g}'):g} s"
-    s = round(a / 1000)
-    if s < 3600:
-        m, s = divmod(s, 60)
-        return f"{sign}{m} min" + (f" {s} s" if s else "")
-    h, m = divmod(s // 60, 60)
-    if h < 24:
-        return f"{sign}{h} h" + (f" {m} min" if m else "")
-    d, h = divmod(h, 24)
-    return f"{sign}{d:,} d" + (f" {h} h" if h else "")
+    return readable(int(ms))
 
 
 def instant_text(ms: Any, epoch: bool) -> str:
