@@ -155,7 +155,9 @@ class Explorer(_App):
         }
         self.controls["slide"].layout.display = "" if kind == "sliding" else "none"
         self.busy = w.HTML(value="")
-        self.summary = w.HTML(value="")
+        # the figures take the room the controls leave, and scroll inside themselves if they must:
+        # the controls keep their full width (a flex item shrinks by default, which cut them off)
+        self.summary = w.HTML(value="", layout=w.Layout(flex="1 1 auto", min_width="0", overflow="auto"))
         self.outputs = {name: w.Output() for name in self.CHARTS}
         tabs = w.Tab(children=[self.outputs[n] for n in self.CHARTS])
         for i, n in enumerate(self.CHARTS):
@@ -165,7 +167,8 @@ class Explorer(_App):
         tabs.observe(self._on_tab, names="selected_index")
         for name, control in self.controls.items():
             control.observe(self._on_change, names="value")
-        left = w.VBox(list(self.controls.values()) + [self.busy], layout=w.Layout(width="380px"))
+        left = w.VBox(list(self.controls.values()) + [self.busy],
+                      layout=w.Layout(width="380px", min_width="380px", flex="0 0 380px"))
         self.widget = w.VBox([w.HBox([left, self.summary]), tabs])
         self.refresh()
 
