@@ -76,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
     print(rec["reason"])
     if rec["deploy"]:
         engine, code = next(iter(rec["deploy"].items()))
-        print(f"[demo] in a {engine} job (python -m toolkit deploy ... prints this for any setting):")
+        print(f"[demo] as {toolkit.deploy.engines()[engine]} code (python -m toolkit deploy ... prints it for any "
+              "setting):")
         print(code)
 
     out = Path(args.out)
