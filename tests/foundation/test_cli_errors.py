@@ -18,7 +18,7 @@ COMMANDS = sorted(m.name for m in pkgutil.iter_modules(toolkit.commands.__path__
 
 FAILURES = [
     (OSError(28, "No space left on device", "out/emissions.csv"), 2, "error: No space left on device: out/emissions.csv"),
-    (PermissionError(13, "Permission denied", "/root/x.csv"), 2, "error: Permission denied: /root/x.csv"),
+    (PermissionError(13, "Permission denied", "data/x.csv"), 2, "error: Permission denied: data/x.csv"),
     (MemoryError(), 2, "error: out of memory: the log or the settings need more memory than this machine has; "
      "use fewer records, a longer --interval or a larger slide, or run the sweep on Spark (--master)"),
     (OverflowError("Python int too large to convert to C long"), 2,

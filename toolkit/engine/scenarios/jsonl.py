@@ -105,3 +105,18 @@ def as_bool(v: Any, default: bool) -> bool:
     if isinstance(v, str):
         return v.strip() == "true"
     return False
+
+
+class StepOutput:
+    """An emitter (``emit(kind, value)``) that records the valve's and the multiplexer's output
+    in the oracles' line format, each line tagged with the input ``step`` being processed."""
+
+    def __init__(self) -> None:
+        self.lines: list[dict] = []
+        self.step = 0
+
+    def __call__(self, kind: str, value: object) -> None:
+        if kind == "watermark":
+            self.lines.append({"step": self.step, "type": "watermark", "ts": value})
+        else:
+            self.lines.append({"step": self.step, "type": "status", "status": value})

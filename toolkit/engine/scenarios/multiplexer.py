@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..sources import WatermarkOutputMultiplexer
-from .jsonl import dumps
+from .jsonl import StepOutput, dumps
 from .watermarks import get_int
 
 __all__ = ["run"]
@@ -35,27 +35,19 @@ def run(lines: list[Any]) -> list[dict[str, Any]]:
     cfg = lines[0]
     if not isinstance(cfg, dict) or "outputs" not in cfg or not isinstance(cfg["outputs"], list):
         raise ValueError('first line must be {"outputs": ["id", ...]}')
-    out: list[dict[str, Any]] = []
-    step = 0
-
-    def emit(kind: str, value: object) -> None:
-        if kind == "watermark":
-            out.append({"step": step, "type": "watermark", "ts": value})
-        else:
-            out.append({"step": step, "type": "status", "status": value})
-
-    mux = WatermarkOutputMultiplexer(emit)
+    out = StepOutput()
+    mux = WatermarkOutputMultiplexer(out)
     for v in cfg["outputs"]:
         mux.register(_id(v, "outputs"))
     for i, line in enumerate(lines[1:]):
-        step = i
+        out.step = i
         if not isinstance(line, dict):
             raise ValueError(f"data line {i} is not an object: {dumps(line)}")
         if "register" in line:
             mux.register(_id(line["register"], f"data line {i}"))
         elif "unregister" in line:
             removed = mux.unregister(_id(line["unregister"], f"data line {i}"))
-            out.append({"step": step, "type": "unregistered", "removed": removed})
+            out.lines.append({"step": i, "type": "unregistered", "removed": removed})
         elif "periodic" in line:
             mux.on_periodic_emit()
         elif "output" in line:
@@ -81,4 +73,4 @@ def run(lines: list[Any]) -> list[dict[str, Any]]:
                 raise ValueError(f"output line needs watermark or status: {dumps(line)}")
         else:
             raise ValueError(f"unknown multiplexer input: {dumps(line)}")
-    return out
+    return out.lines

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..valve import StatusWatermarkValve
-from .jsonl import dumps
+from .jsonl import StepOutput, dumps
 from .watermarks import get_int
 
 __all__ = ["run"]
@@ -22,18 +22,10 @@ def run(lines: list[Any]) -> list[dict[str, Any]]:
     if not isinstance(cfg, dict) or "channels" not in cfg:
         raise ValueError('first line must be {"channels": N}')
     n = get_int(cfg, "channels", required=True)
-    out: list[dict[str, Any]] = []
-    step = 0
-
-    def emit(kind: str, value: object) -> None:
-        if kind == "watermark":
-            out.append({"step": step, "type": "watermark", "ts": value})
-        else:
-            out.append({"step": step, "type": "status", "status": value})
-
-    valve = StatusWatermarkValve(n, emit)
+    out = StepOutput()
+    valve = StatusWatermarkValve(n, out)
     for i, line in enumerate(lines[1:]):
-        step = i
+        out.step = i
         if not isinstance(line, dict):
             raise ValueError(f"data line {i} is not an object: {dumps(line)}")
         ch = get_int(line, "channel", required=True)
@@ -47,4 +39,4 @@ def run(lines: list[Any]) -> list[dict[str, Any]]:
             valve.input_status(ch, line["status"])
         else:
             raise ValueError(f"unknown valve input: {dumps(line)}")
-    return out
+    return out.lines
