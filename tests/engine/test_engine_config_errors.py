@@ -53,8 +53,6 @@ from toolkit.engine.scenarios.window import build_operator
     (lambda: WindowOperator(DynamicEventTimeSessionWindows(lambda v: 3), trigger=NeverTrigger()), "does not support merging"),
     (lambda: WindowOperator(TumblingEventTimeWindows(10), trigger=EndOfStreamTrigger()), "works only with GlobalWindows"),
     (lambda: WindowOperator(GlobalWindows(), trigger=EventTimeTrigger()), "works only with time windows.*ClassCastException"),
-    (lambda: WindowOperator(GlobalWindows(), trigger=PurgingTrigger(ContinuousEventTimeTrigger(5))),
-     "never finishes"),
     (lambda: WindowOperator(TumblingEventTimeWindows(10), function=lambda x: x), "function must be"),
     (lambda: WindowOperator("tumbling"), "assigner must be a WindowAssigner"),
 ])

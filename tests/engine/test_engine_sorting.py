@@ -43,3 +43,12 @@ def test_key_order_is_serialized_string_order():
     assert java_string_bytes("é") == bytes([2, 0xE9, 0x01])      # 7-bit groups, low first
     # the length comes first: "b" (1 char) sorts before "ab" (2 chars)
     assert key_sort_key("b") < key_sort_key("ab")
+
+
+def test_non_ascii_keys_sort_by_signed_bytes():
+    """Java compares the serialized key bytes as signed ``byte``s: a char >= U+0080 (first
+    byte >= 0x80) sorts before an ASCII char at the same position (fixtures nak*_globeos)."""
+    assert key_sort_key("é") < key_sort_key("a")          # 0xE9 is negative in Java
+    assert key_sort_key("aé") < key_sort_key("aa")
+    assert key_sort_key("z") < key_sort_key("aé")         # length first
+    assert key_sort_key("\U0001F600") > key_sort_key("é")  # two UTF-16 units: longer

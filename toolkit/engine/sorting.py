@@ -31,11 +31,18 @@ def java_string_bytes(s: str) -> bytes:
     return bytes(out)
 
 
+_SIGNED = bytes((b ^ 0x80) for b in range(256))  # maps Java's signed byte order onto Python's unsigned one
+
+
 def key_sort_key(key: Any):
-    """How Flink orders keys in the sort: by their serialized bytes (strings); other keys by
-    (type name, value) as a stand-in."""
+    """How Flink orders keys in the sort: by their serialized bytes (strings) compared as
+    Java's signed ``byte`` values, so a byte >= 0x80 (a char >= U+0080, written in 7-bit
+    groups with the continuation bit set) sorts *before* every ASCII byte at the same
+    position; the first byte is the length + 1, so shorter strings come first. Checked with
+    the oracle on non-ASCII keys (fixtures ``nak*_globeos``: unsigned order, UTF-8 or UTF-16
+    order all fail them). Other keys by (type name, value) as a stand-in."""
     if isinstance(key, str):
-        return (0, java_string_bytes(key))
+        return (0, java_string_bytes(key).translate(_SIGNED))
     return (1, type(key).__name__, key)
 
 

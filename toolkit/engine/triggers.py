@@ -177,15 +177,21 @@ class ContinuousEventTimeTrigger(Trigger):
     ``max_timestamp`` and, if no fire time is pending, one at
     ``min(ts - ts % interval + interval, max_timestamp)`` (Java's truncating ``%``).
     on_event_time: FIRE at ``max_timestamp``; at the pending fire time, FIRE and schedule
-    ``min(time + interval, max_timestamp)``.
+    ``min(time + interval, max_timestamp)`` (Java ``long``: the sum may wrap).
+
+    On ``GlobalWindows`` (allowed, as in Flink) ``max_timestamp`` is ``Long.MAX_VALUE``: the
+    trigger fires every interval up to the current watermark (fixtures ``gcet*``). The
+    ``Long.MAX_VALUE`` watermark (end of input) makes real Flink fire every interval up to
+    ``Long.MAX_VALUE``: it finishes only when the grid lands on it exactly (fixtures
+    ``gcet_end*``) and never when ``time + interval`` wraps past it. The engine runs the
+    first case when it takes at most ``END_OF_INPUT_FIRING_LIMIT`` firings and otherwise
+    stops with an error that says so (:func:`global_end_of_input_firings`).
     """
 
     can_merge = True
-    window_type = "time"
-    # Flink accepts it on GlobalWindows, but then the end-of-input watermark fires it every
-    # interval up to Long.MAX_VALUE: the job never finishes (seen with the oracle)
-    window_type_reason = ("on GlobalWindows the end-of-input watermark would fire it every interval up to "
-                          "the end of time (real Flink never finishes)")
+    window_type = None
+    #: most firings per window the Long.MAX watermark may cause before the engine refuses
+    END_OF_INPUT_FIRING_LIMIT = 100_000
 
     def __init__(self, interval: int):
         if isinstance(interval, bool) or not isinstance(interval, int) or interval <= 0:
@@ -217,6 +223,16 @@ class ContinuousEventTimeTrigger(Trigger):
         ft = ctx.get_state("fire_time")
         if ft is not None and ft == time:
             ctx.clear_state("fire_time")
+            if ctx.current_watermark == MAX_TIMESTAMP and window.max_timestamp() == MAX_TIMESTAMP:
+                n = global_end_of_input_firings(time, self.interval)
+                if n is None or n > self.END_OF_INPUT_FIRING_LIMIT:
+                    raise RuntimeError(
+                        f"ContinuousEventTimeTrigger(interval={self.interval}) on GlobalWindows at the end of input: "
+                        "the Long.MAX_VALUE watermark makes Flink fire every interval up to Long.MAX_VALUE, "
+                        + ("and the fire times wrap past it, so real Flink never finishes"
+                           if n is None else f"{n:,} more firings per window")
+                        + "; end the input without the final watermark (scenario option final_watermark: false), "
+                        "or use a count, purging or end-of-stream trigger on global windows")
             self._register_next(time, window, ctx)
             return FIRE
         return CONTINUE
@@ -232,6 +248,16 @@ class ContinuousEventTimeTrigger(Trigger):
         if ft is not None:
             ctx.delete_event_time_timer(ft)
             ctx.clear_state("fire_time")
+
+
+def global_end_of_input_firings(time: int, interval: int) -> int | None:
+    """Firings a ``ContinuousEventTimeTrigger`` on a global window still makes after firing at
+    ``time`` under the ``Long.MAX_VALUE`` watermark: ``(MAX - time) / interval`` when the
+    grid lands on ``Long.MAX_VALUE`` exactly (the last one fires the window's end and
+    registers nothing), else ``None``: ``time + interval`` wraps negative in Java and the
+    timers never stop (Flink's loop is endless)."""
+    rest = MAX_TIMESTAMP - time
+    return rest // interval if rest % interval == 0 else None
 
 
 class ContinuousProcessingTimeTrigger(Trigger):
