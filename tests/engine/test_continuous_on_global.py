@@ -49,7 +49,7 @@ def test_end_of_input_that_would_never_finish_is_an_error(interval):
     Flink's loop never ends. The engine refuses instead of hanging."""
     op = _op(interval)
     op.process_element("a", 0, 1)
-    with pytest.raises(RuntimeError, match="final_watermark: false"):
+    with pytest.raises(ValueError, match="final_watermark: false"):
         op.end_input()
 
 

@@ -185,7 +185,7 @@ class ContinuousEventTimeTrigger(Trigger):
     ``Long.MAX_VALUE``: it finishes only when the grid lands on it exactly (fixtures
     ``gcet_end*``) and never when ``time + interval`` wraps past it. The engine runs the
     first case when it takes at most ``END_OF_INPUT_FIRING_LIMIT`` firings and otherwise
-    stops with an error that says so (:func:`global_end_of_input_firings`).
+    stops with a ``ValueError`` that says so (:func:`global_end_of_input_firings`).
     """
 
     can_merge = True
@@ -226,7 +226,7 @@ class ContinuousEventTimeTrigger(Trigger):
             if ctx.current_watermark == MAX_TIMESTAMP and window.max_timestamp() == MAX_TIMESTAMP:
                 n = global_end_of_input_firings(time, self.interval)
                 if n is None or n > self.END_OF_INPUT_FIRING_LIMIT:
-                    raise RuntimeError(
+                    raise ValueError(
                         f"ContinuousEventTimeTrigger(interval={self.interval}) on GlobalWindows at the end of input: "
                         "the Long.MAX_VALUE watermark makes Flink fire every interval up to Long.MAX_VALUE, "
                         + ("and the fire times wrap past it, so real Flink never finishes"
