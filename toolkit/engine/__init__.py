@@ -1,7 +1,8 @@
 """The reference engine: Flink's event-time windowing, event by event (stdlib + numpy only).
 
 Window-operator side: ``windows``, ``assigners``, ``triggers``, ``evictors``, ``functions``,
-``merging``, ``results`` (``WindowResult``, ``LateRecord``), ``operator`` (the general
+``state`` (a process function's keyed state), ``merging``, ``results`` (``WindowResult``,
+``LateRecord``, ``SideOutput``), ``operator`` (the general
 ``WindowOperator``), ``operator_fast`` (specialised subclasses), ``config`` (``WindowConfig``
 and ``build_operator``, the one place that picks an operator class), ``harness``.
 Watermark side: ``watermarks``, ``valve``, ``sources``, ``pipeline``. The oracle's scenario
@@ -40,10 +41,13 @@ _EXPORTS: dict[str, str] = {
     "WindowFunction": "functions", "ReduceFunction": "functions", "AggregateFunction": "functions",
     "ProcessWindowFunction": "functions", "ProcessContext": "functions", "CountSum": "functions",
     "CountSumResult": "functions", "Count": "functions", "Sum": "functions",
-    "CollectValues": "functions",
+    "CollectValues": "functions", "OutputTag": "functions",
+    # process-function state
+    "KeyedStateStore": "state", "ValueState": "state", "ListState": "state", "MapState": "state",
+    "ReducingState": "state", "UnsupportedOperationError": "state",
     # operator
     "MergingWindowSet": "merging", "WindowOperator": "operator", "WindowResult": "results",
-    "LateRecord": "results", "ACCUMULATION_MODES": "operator",
+    "LateRecord": "results", "SideOutput": "results", "side_outputs": "results", "ACCUMULATION_MODES": "operator",
     "TimeWindowEventTimeOperator": "operator_fast", "SessionEventTimeOperator": "operator_fast",
     "WindowConfig": "config", "build_operator": "config",
     "WindowOperatorTestHarness": "harness",

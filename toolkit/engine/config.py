@@ -49,6 +49,7 @@ from .functions import (
     ReduceFunction,
     Sum,
     WindowFunction,
+    has_clear,
 )
 from .operator import WindowOperator, check_config
 from .operator_fast import SessionEventTimeOperator, TimeWindowEventTimeOperator
@@ -396,6 +397,8 @@ def operator_class(assigner, trigger, evictor, function, accumulation, exact_tim
     if function is not None and not (isinstance(function, (AggregateFunction, ReduceFunction))
                                      and function.incremental):
         return WindowOperator
+    if function is not None and has_clear(function):
+        return WindowOperator   # the function's clear(context) runs at cleanup: the general path
     t = type(assigner)
     if (t is TumblingEventTimeWindows and assigner._stagger_offset == 0) or t is SlidingEventTimeWindows:
         return TimeWindowEventTimeOperator   # (a staggered tumbling assigner: the general path)

@@ -10,24 +10,87 @@
 
 With an evictor the operator keeps every element (as Flink does) and applies the
 incremental function over what is left at firing time.
+
+The process function's context (Flink's ``ProcessWindowFunction.Context``) also offers
+``window_state()`` and ``global_state()`` (keyed state, see ``state.py``) and
+``output(tag, value)`` (a side output: a :class:`~toolkit.engine.results.SideOutput` with
+the window's max timestamp, emitted at once, before the firing's own result). At the
+window's cleanup time the operator calls the process function's ``clear(context)``, where
+per-window state is to be cleared (Flink does not clear it for the function).
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable, NamedTuple
 
 
+class OutputTag:
+    """Names a side output (Flink's ``OutputTag``): a non-empty id; tags with equal ids are equal."""
+
+    __slots__ = ("id",)
+
+    def __init__(self, id: str):
+        if not isinstance(id, str) or not id:
+            raise ValueError(f"OutputTag: the id must be a non-empty string, got {id!r}")
+        self.id = id
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, OutputTag) and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(("OutputTag", self.id))
+
+    def __repr__(self) -> str:
+        return f"OutputTag({self.id!r})"
+
+
+def tag_id(tag) -> str:
+    """The id of an :class:`OutputTag` or of a tag given as a string."""
+    if isinstance(tag, OutputTag):
+        return tag.id
+    if isinstance(tag, str) and tag:
+        return tag
+    raise ValueError(f"output(tag, value): the tag must be an OutputTag or a non-empty string, got {tag!r} "
+                     "(Flink: OutputTag must not be null)")
+
+
 class ProcessContext:
-    """What a ``ProcessWindowFunction`` sees besides the elements."""
+    """What a ``ProcessWindowFunction`` sees besides the elements: key, window, current
+    watermark and processing time, pane, timing; ``window_state()``, ``global_state()``,
+    ``output(tag, value)`` (rules in the module docstring and ``state.py``)."""
 
-    __slots__ = ("key", "window", "current_watermark", "current_processing_time", "pane", "timing")
+    __slots__ = ("key", "window", "current_watermark", "current_processing_time", "pane", "timing", "_op")
 
-    def __init__(self, key, window, current_watermark, current_processing_time, pane, timing):
+    def __init__(self, key, window, current_watermark, current_processing_time, pane, timing, op=None):
         self.key = key
         self.window = window
         self.current_watermark = current_watermark
         self.current_processing_time = current_processing_time
         self.pane = pane
         self.timing = timing
+        self._op = op
+
+    def _operator(self):
+        if self._op is None:
+            raise RuntimeError("this context is not attached to a window operator: no state and no side outputs")
+        return self._op
+
+    def window_state(self):
+        """Keyed state of this key and window (refused under a merging assigner, as in Flink)."""
+        from .state import KeyedStateStore, MergingWindowStateStore, window_namespace
+
+        op = self._operator()
+        cls = MergingWindowStateStore if op.assigner.is_merging else KeyedStateStore
+        return cls(op._fstate, window_namespace(self.key, self.window))
+
+    def global_state(self):
+        """Keyed state of this key, shared by all its windows."""
+        from .state import KeyedStateStore, global_namespace
+
+        return KeyedStateStore(self._operator()._fstate, global_namespace(self.key))
+
+    def output(self, tag, value) -> None:
+        """Emit ``value`` to the side output ``tag`` (timestamp: the window's max timestamp)."""
+        self._operator()._side_output(tag_id(tag), self.key, self.window, value)
 
 
 class WindowFunction:
@@ -38,7 +101,8 @@ class WindowFunction:
 
 
 class ProcessWindowFunction(WindowFunction):
-    """Full-state function: override ``process(key, context, elements)`` (or pass ``fn``)."""
+    """Full-state function: override ``process(key, context, elements)`` (or pass ``fn``) and,
+    when it keeps per-window state, ``clear(context)``."""
 
     incremental = False
 
@@ -51,6 +115,17 @@ class ProcessWindowFunction(WindowFunction):
         if self._fn is None:
             raise NotImplementedError("subclass ProcessWindowFunction and implement process(), or pass fn")
         return self._fn(key, context, elements)
+
+    def clear(self, context: ProcessContext) -> None:
+        """Called once per window at its cleanup time (Flink's ``clear(Context)``): clear the
+        per-window state set in ``process`` here. Default: nothing."""
+
+
+def has_clear(function: "WindowFunction") -> bool:
+    """True when the function (or the process function of an incremental one) overrides
+    ``clear``: the operator must then run Flink's cleanup path for every window."""
+    pwf = function if isinstance(function, ProcessWindowFunction) else getattr(function, "process", None)
+    return pwf is not None and type(pwf).clear is not ProcessWindowFunction.clear
 
 
 class ReduceFunction(WindowFunction):

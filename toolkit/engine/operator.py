@@ -44,10 +44,11 @@ import copy
 
 from .assigners import GlobalWindows, WindowAssigner
 from .evictors import Evictor, TimestampedValue, _AfterOnly, _OneSidedEvictor
-from .functions import AggregateFunction, CountSum, ProcessContext, WindowFunction, fold
+from .functions import AggregateFunction, CountSum, ProcessContext, WindowFunction, fold, has_clear
 from .merging import MergingWindowSet
-from .results import LateRecord, WindowResult
+from .results import LateRecord, SideOutput, WindowResult
 from .sorting import flink_sort, key_sort_key
+from .state import count_entries
 from .timers import FlinkTimerHeap, HeapqTimers
 from .triggers import EndOfStreamTrigger, EventTimeTrigger, Trigger
 from .windows import MAX_TIMESTAMP, MIN_TIMESTAMP, wrap_long
@@ -289,6 +290,9 @@ class WindowOperator:
         self._nrec: dict = {}          # incremental: (key, state window) -> records folded in
         self._ids: dict = {}           # incremental + track_records: (key, state window) -> [record ids]
         self._tstate: dict = {}        # (key, window, name) -> trigger state
+        self._fstate: dict = {}        # process function's keyed state: namespace -> {name: value}
+        pwf = function if not function.incremental else function.process
+        self._pwf_clear = pwf if has_clear(function) else None
         self._panes: dict = {}         # (key, window) -> _Pane
         self._msets: dict = {}         # key -> MergingWindowSet
         # Timers: Flink's exact heap (equal-timestamp timers fire in Flink's order, across keys
@@ -399,9 +403,10 @@ class WindowOperator:
 
     def num_keyed_state_entries(self) -> int:
         """Entries in keyed state, as Flink's harness counts them: one per (key, state window)
-        holding window contents, one per (key, window, name) of trigger state, and one per
-        key holding a merging-window set (the pane bookkeeping is ours, not Flink state)."""
-        return len(self._contents) + len(self._tstate) + len(self._msets)
+        holding window contents, one per (key, window, name) of trigger state, one per key
+        holding a merging-window set, and one per state the process function set in
+        ``window_state()`` / ``global_state()`` (the pane bookkeeping is ours, not Flink state)."""
+        return len(self._contents) + len(self._tstate) + len(self._msets) + count_entries(self._fstate)
 
     def _internal_state(self) -> dict:
         """Every piece of internal state in comparable form (for tests that check that two
@@ -409,7 +414,7 @@ class WindowOperator:
         et = self._et
         return {
             "contents": dict(self._contents), "nrec": dict(self._nrec), "ids": dict(self._ids),
-            "trigger_state": dict(self._tstate),
+            "trigger_state": dict(self._tstate), "function_state": {k: dict(v) for k, v in self._fstate.items()},
             "windows": {k: dict(m.mapping) for k, m in self._msets.items()},
             "event_time_timers": set(et.live) if isinstance(et, HeapqTimers) else set(et._index),
             "panes": {k: (p.next, p.passed) for k, p in self._panes.items()},
@@ -657,6 +662,9 @@ class WindowOperator:
         ctx.key = key
         ctx.window = window
         self.trigger.clear(window, ctx)
+        if self._pwf_clear is not None:
+            # Flink's clearAllState: processContext.clear() -> the function's clear(context)
+            self._pwf_clear.clear(ProcessContext(key, window, self._wm, self._pt, None, None, self))
         self._panes.pop((key, window), None)
         if mset is not None:
             mset.retire_window(window)
@@ -664,6 +672,10 @@ class WindowOperator:
                 del self._msets[key]
 
     # ------------------------------------------------------------------ emission
+
+    def _side_output(self, tag: str, key, window, value) -> None:
+        """``context.output(tag, value)`` of a process function (emitted at once)."""
+        self._out.append(SideOutput(tag, key, window, window.max_timestamp(), value, self._wm, self._pt))
 
     def _emit(self, key, window, sk, contents, by_timer: bool):
         pk = (key, window)
@@ -699,10 +711,10 @@ class WindowOperator:
             if fn.incremental:
                 value = fold(fn, values)
                 if fn.process is not None:
-                    pctx = ProcessContext(key, window, self._wm, self._pt, pane.next, timing)
+                    pctx = ProcessContext(key, window, self._wm, self._pt, pane.next, timing, self)
                     value = fn.process.process(key, pctx, [value])
             else:
-                pctx = ProcessContext(key, window, self._wm, self._pt, pane.next, timing)
+                pctx = ProcessContext(key, window, self._wm, self._pt, pane.next, timing, self)
                 value = fn.process(key, pctx, values)
             if ev is not None:
                 ev.evict_after(elements, window, self._ctx)
@@ -713,7 +725,7 @@ class WindowOperator:
         else:
             value = fn.get_result(contents) if isinstance(fn, AggregateFunction) else contents
             if fn.process is not None:
-                pctx = ProcessContext(key, window, self._wm, self._pt, pane.next, timing)
+                pctx = ProcessContext(key, window, self._wm, self._pt, pane.next, timing, self)
                 value = fn.process.process(key, pctx, [value])
             if self.track_records:
                 ids = list(self._ids.get(sk, ()))

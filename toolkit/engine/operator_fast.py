@@ -56,7 +56,8 @@ def _check_fits(op: WindowOperator, assigner_types: tuple) -> None:
     """Guard for direct construction (``config.operator_class`` is what chooses a class)."""
     if (type(op.assigner) not in assigner_types or type(op.trigger) is not EventTimeTrigger
             or getattr(op.assigner, "_stagger_offset", 0) != 0
-            or op._full or op._retracting or not isinstance(op.function, (AggregateFunction, ReduceFunction))):
+            or op._full or op._retracting or not isinstance(op.function, (AggregateFunction, ReduceFunction))
+            or op._pwf_clear is not None):
         raise ValueError(f"{type(op).__name__} does not apply to this configuration; "
                          "use config.build_operator(...) to get the right operator class")
 

@@ -1,5 +1,7 @@
-"""What a window operator emits: ``WindowResult`` (a firing or a retraction) and ``LateRecord``
-(a record sent to the late side output).
+"""What a window operator emits: ``WindowResult`` (a firing or a retraction), ``LateRecord``
+(a record sent to the late side output) and ``SideOutput`` (a value a process function sent
+to a side output with ``context.output(tag, value)``); :func:`side_outputs` collects those
+per tag.
 
 Both are slotted dataclasses; two results are equal when they are of the same class and all
 their fields are equal. ``repr`` leaves out ``record_ids`` when it is ``None``.
@@ -65,6 +67,39 @@ class LateRecord:
         d = {f: getattr(self, f) for f in _LATE_FIELDS}
         d["kind"] = "late"
         return d
+
+
+@dataclass(slots=True)
+class SideOutput:
+    """A value sent to the side output ``tag`` by a process function; ``timestamp`` is the
+    window's max timestamp (Flink's ``Context.output``)."""
+
+    kind: ClassVar[str] = "side"
+
+    tag: str
+    key: Any
+    window: Any
+    timestamp: int
+    value: Any
+    watermark: int
+    processing_time: int
+
+    def as_dict(self) -> dict:
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d["kind"] = "side"
+        return d
+
+
+def side_outputs(outputs, tag=None) -> dict | list:
+    """The side-output values in ``outputs`` (an operator's emissions), per tag id in
+    emission order; with ``tag`` (an id or an ``OutputTag``) only that tag's list."""
+    per: dict = {}
+    for o in outputs:
+        if isinstance(o, SideOutput):
+            per.setdefault(o.tag, []).append(o.value)
+    if tag is None:
+        return per
+    return per.get(getattr(tag, "id", tag), [])
 
 
 _RESULT_FIELDS = tuple(f.name for f in fields(WindowResult))

@@ -12,7 +12,8 @@ Flink rules reproduced here:
   ``on_event`` go to the immediate output, periodic ones to the deferred output, combined
   once per periodic tick after every partition was asked.
 - Partition ``p`` is read by subtask ``p % parallelism``. A subtask without partitions is
-  idle from the start.
+  idle from the start. Splits are registered at the start (default) or at their first
+  record, and may be removed (:class:`SourceSubtask`).
 """
 from __future__ import annotations
 
@@ -183,13 +184,31 @@ class WatermarkOutputMultiplexer:
             self.output("status", "idle")
 
 
+SPLIT_DISCOVERY = ("at_start", "at_first_record")
+
+
 class SourceSubtask:
     """One source subtask: its partitions' generators, combined by a
     :class:`WatermarkOutputMultiplexer` (split id = partition) into a :class:`WatermarkEmitter`.
 
     Watermarks a generator emits in ``on_event`` go to its split's immediate output, periodic
     ones to the deferred output (Flink's ``ProgressiveTimestampsAndWatermarks``); a periodic
-    tick asks every partition's generator (partition order), then combines.
+    tick asks every registered partition's generator (partition order), then combines.
+
+    Splits over time (``discovery``):
+
+    - ``"at_start"`` (default): every partition is a split registered when the job starts,
+      as Flink's Kafka source assigns every partition that exists at startup; a partition
+      whose first record comes late holds the subtask's watermark at its ``MIN`` until it
+      emits or goes idle.
+    - ``"at_first_record"``: a partition is registered just before its first record, as a
+      partition created while the job runs is registered when the Kafka source's periodic
+      partition discovery (``partition.discovery.interval.ms``, 5 min by default since
+      FLIP-288) finds it; until then it holds nothing back.
+
+    :meth:`add_split` / :meth:`remove_split` register and unregister a split at any time
+    (``remove_split`` is what a finished split of a bounded source does:
+    ``releaseOutputForSplit`` -> ``unregisterOutput``, combining at the next call).
     """
 
     def __init__(
@@ -198,19 +217,42 @@ class SourceSubtask:
         partitions: list[int],
         strategy: WatermarkStrategy,
         downstream: Downstream,
+        discovery: str = "at_start",
     ) -> None:
+        if discovery not in SPLIT_DISCOVERY:
+            raise ValueError(f"split discovery must be one of {SPLIT_DISCOVERY}, got {discovery!r}")
         self.index = index
         self.partitions = list(partitions)
+        self.discovery = discovery
+        self.strategy = strategy
         self.emitter = WatermarkEmitter(downstream)
         self.mux = WatermarkOutputMultiplexer(self._forward)
-        for p in self.partitions:
-            self.mux.register(p)
-        self.generators: dict[int, WatermarkGenerator] = {p: strategy.create() for p in self.partitions}
-        self.states: dict[int, PartialWatermark] = dict(self.mux.states)  # type: ignore[arg-type]
-        self.deferred = {p: self.mux.deferred_output(p) for p in self.partitions}
-        self.immediate = {p: self.mux.immediate_output(p) for p in self.partitions}
+        self.generators: dict[int, WatermarkGenerator] = {}
+        self.states: dict[int, PartialWatermark] = {}
+        self.deferred: dict[int, MultiplexedOutput] = {}
+        self.immediate: dict[int, MultiplexedOutput] = {}
+        if discovery == "at_start":
+            for p in self.partitions:
+                self.add_split(p)
         if not self.partitions:
             self.emitter.mark_idle()
+
+    def add_split(self, partition: int) -> None:
+        """Register a split (a partition) now: a fresh generator, the split at ``MIN``, active."""
+        self.mux.register(partition)
+        if partition not in self.partitions:
+            self.partitions.append(partition)
+        self.generators[partition] = self.strategy.create()
+        self.states[partition] = self.mux.states[partition]
+        self.deferred[partition] = self.mux.deferred_output(partition)
+        self.immediate[partition] = self.mux.immediate_output(partition)
+
+    def remove_split(self, partition: int) -> bool:
+        """Unregister a finished split (no emission now; the next combining call releases
+        whatever it held back). False if it was not registered."""
+        for d in (self.generators, self.states, self.deferred, self.immediate):
+            d.pop(partition, None)
+        return self.mux.unregister(partition)
 
     def _forward(self, kind: str, value: object) -> None:
         if kind == "watermark":
@@ -229,15 +271,27 @@ class SourceSubtask:
     def update_combined(self) -> None:
         self.mux.update_combined()
 
+    def _output(self, partition: int) -> MultiplexedOutput:
+        out = self.immediate.get(partition)
+        if out is None:
+            if self.discovery != "at_first_record":
+                raise ValueError(f"partition {partition} is not a split of source subtask {self.index}")
+            self.add_split(partition)
+            out = self.immediate[partition]
+        return out
+
     def on_event(self, partition: int, ts: int, pt: int, marker: bool = False) -> None:
-        self.generators[partition].on_event(ts, pt, self.immediate[partition], marker)
+        out = self._output(partition)
+        self.generators[partition].on_event(ts, pt, out, marker)
 
     def on_events(self, partition: int, ts: np.ndarray, pt: np.ndarray) -> None:
-        self.generators[partition].on_events(ts, pt, self.immediate[partition])
+        out = self._output(partition)
+        self.generators[partition].on_events(ts, pt, out)
 
     def on_periodic_emit(self, pt: int) -> None:
-        for p in self.partitions:
-            self.generators[p].on_periodic_emit(pt, self.deferred[p])
+        deferred = self.deferred
+        for p, gen in self.generators.items():   # registration order (partition order at start)
+            gen.on_periodic_emit(pt, deferred[p])
         self.mux.on_periodic_emit()
 
 
