@@ -26,6 +26,8 @@ def scenario_lines(s: Setting, tl: WatermarkTimeline, a: dict) -> list[str]:
     keys = a["keys"].tolist()
     ts = a["ts"].tolist()
     vl = [int(x) for x in np.asarray(vals).tolist()]
+    gaps = a["gap"].tolist() if a.get("gap") is not None else None
+    gap_field = cfg["assigner"].get("gap_field", "gap")
     cp = tl.change_pos.tolist()
     cw = tl.change_watermark.tolist()
     j = 0
@@ -33,7 +35,10 @@ def scenario_lines(s: Setting, tl: WatermarkTimeline, a: dict) -> list[str]:
         while j < len(cp) and cp[j] <= i:
             out.append(dumps({"watermark": cw[j]}))
             j += 1
-        out.append(dumps({"record": {"key": str(keys[i]), "ts": ts[i], "value": vl[i]}}))
+        rec = {"key": str(keys[i]), "ts": ts[i], "value": vl[i]}
+        if gaps is not None:
+            rec[gap_field] = gaps[i]
+        out.append(dumps({"record": rec}))
     while j < len(cp):
         out.append(dumps({"watermark": cw[j]}))
         j += 1

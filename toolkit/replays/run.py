@@ -134,7 +134,26 @@ def _log_arrays(log: Any, setting: Setting) -> dict[str, Any]:
         from toolkit.sweeps.timelines import marker_array
 
         mk = marker_array(t, setting)
-    return {"ts": ts, "arr": arr, "part": part, "keys": keys, "vals": vals, "rows": rows, "marker": mk, "has_arr": has_arr}
+    gap = None
+    if setting.gap_column is not None:
+        gap = gap_column(t, setting)
+    return {"ts": ts, "arr": arr, "part": part, "keys": keys, "vals": vals, "rows": rows, "marker": mk, "has_arr": has_arr,
+            "gap": gap}
+
+
+def gap_column(table: pd.DataFrame, setting: Setting, option: str = "window") -> np.ndarray:
+    """A dynamic session's gaps (int64 ms, ``table``'s order), checked
+    (:func:`toolkit.fast.sessions.gap_array`); a missing column is named with the way to keep it."""
+    from toolkit.fast.sessions import gap_array
+
+    col = setting.gap_column
+    if col not in table.columns:
+        raise SettingError(option, f"{option} dynamic_session:{col}: the log has no column {col!r}; load it with "
+                           f"toolkit.load_log(..., keep=[{col!r}]) (the command line keeps it by itself)")
+    try:
+        return gap_array(table[col].to_numpy(), col, table["row"].to_numpy() if "row" in table else None, option=option)
+    except ValueError as exc:
+        raise SettingError(option, str(exc)) from None
 
 
 def _explicit(setting: Any, settings: dict, name: str) -> bool:
@@ -212,7 +231,12 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
                 v = sum(v)
             return (r.key, r.timestamp, v)
 
-    res = run_pipeline(tl, a["keys"], a["ts"], a["arr"], a["vals"], a["rows"], stages, connect=to_stage2)
+    elements = a["vals"]
+    if a["gap"] is not None:  # dynamic sessions: each element carries its gap (the assigner's extractor reads it)
+        from toolkit.fast.sessions import elements_with_gaps
+
+        elements = elements_with_gaps(a["vals"], a["gap"])
+    res = run_pipeline(tl, a["keys"], a["ts"], a["arr"], elements, a["rows"], stages, connect=to_stage2)
     if closed:
         shard = Shard(a["keys"], a["ts"], a["arr"], a["rows"])  # already in arrival order: shard.order is the identity
         codes = closed_form_fates(shard, FixedWindows.of(s.window), tl, s.lateness)
@@ -246,14 +270,16 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
             return {}
         from toolkit.sweeps.engine_path import check_window
         from toolkit.metrics.summary import SUMMARY_COLUMNS
-        from toolkit.sweeps.sweep import assemble, choose_paths, run_local
+        from toolkit.sweeps.sweep import assemble, choose_paths, dynamic_gap_max, resolve_staggers, run_local
 
         try:
             check_window(s)
         except SettingError:
             return {}  # no batch answer for global or custom windows: the replay's own counts only
-        paths = choose_paths([s], "auto")
-        row = assemble([s], paths, run_local(log.table, [s], paths, invalid=int(log.n_invalid), progress=False)).iloc[0]
+        (r,) = resolve_staggers([s], log.table, None)
+        paths = choose_paths([r], "auto", event_range=(int(a["ts"].min()), int(a["ts"].max())),
+                             gap_max=dynamic_gap_max([r], log.table, None))
+        row = assemble([s], paths, run_local(log.table, [r], paths, invalid=int(log.n_invalid), progress=False)).iloc[0]
         return {k: (row[k].item() if hasattr(row[k], "item") else row[k]) for k in SUMMARY_COLUMNS}
 
     return ReplayResult(em, fates, late, wms, state, settings_d, tl, stages, em2, late2, s, export, figures, _records=a)
