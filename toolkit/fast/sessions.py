@@ -130,10 +130,12 @@ def gap_array(values, column: str, rows=None, *, option: str = "window") -> np.n
         i = int(np.flatnonzero(bad)[0])
         row = int(rows[i]) if rows is not None else i
         nb = int(bad.sum())
+        raw = v.iat[i]
+        raw = raw.item() if isinstance(raw, np.generic) else raw
         raise BadGapError(
             f"{where}: {nb:,} of {n:,} records have a gap that is not a positive integer number of milliseconds "
-            f"(first: row {row}, {column} = {v.iat[i]!r}); Flink's DynamicEventTimeSessionWindows fails the job on "
-            "such a record (gap must satisfy 0 < gap), so the replay refuses the log: fix or filter those rows")
+            f"(first: row {row}, {column} = {raw!r}); Flink's DynamicEventTimeSessionWindows fails the job on "
+            "such a record (gap must satisfy 0 < gap), so the log is refused, not quarantined: fix or filter those rows")
     return ints.astype(np.int64)
 
 
