@@ -37,6 +37,7 @@ def test_a_missing_kept_column_is_named(tmp_path):
     assert toolkit.load_log(p, keep=["gap_ms"]).table["gap_ms"].tolist() == [3, 4, 6]
 
 
+@pytest.mark.spark
 def test_spark_loading_keeps_the_columns_too(spark):
     df = spark.createDataFrame(_frame().drop(index=2).astype({"event_time": "int64"}))
     log = toolkit.load_log(df, keep=["gap_ms"])
