@@ -221,3 +221,48 @@ def test_spark_sweep_equals_in_process(spark):
     with pytest.raises(SettingError, match="1 of 600 records.*row 7"):
         toolkit.sweep(toolkit.load_log(spark.createDataFrame(bad), keep=["gap_ms"]), window="dynamic_session:gap_ms",
                       execution="spark", spark=spark, shards=2, progress=False)
+
+
+# -- the command line --------------------------------------------------------------------------
+
+def _csv(tmp_path, **extra):
+    rng = np.random.default_rng(2)
+    n = 300
+    et = np.sort(rng.integers(0, 30_000, n))
+    df = pd.DataFrame({"event_time": et, "arrival_time": et + rng.integers(0, 1500, n), "key": rng.choice(list("abc"), n),
+                       "gap_ms": rng.integers(1, 900, n), "mk": rng.random(n) < 0.1, **extra})
+    p = tmp_path / "log.csv"
+    df.to_csv(p, index=False)
+    return p, df
+
+
+def test_cli_replay_and_sweep_keep_the_gap_column(tmp_path, capsys):
+    from toolkit.cli import main
+
+    p, df = _csv(tmp_path)
+    assert main(["replay", str(p), "--window", "dynamic_session:gap_ms", "--delay", "300ms", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    expected = toolkit.replay(toolkit.load_log(p, keep=["gap_ms"]), window="dynamic_session:gap_ms", delay=300).summary()
+    assert out["dropped"] == expected["dropped"] and out["setting"] == "window=dynamic_session:gap_ms delay=300ms"
+    assert main(["sweep", str(p), "--window", "dynamic_session:gap_ms", "--window", "tumbling:5s", "--stagger",
+                 "natural,random:2", "--delay", "0,1s", "--out", str(tmp_path / "r.csv")]) == 0
+    r = pd.read_csv(tmp_path / "r.csv")
+    assert sorted(set(zip(r["window"], r["stagger"]))) == [("dynamic_session:gap_ms", "aligned"), ("tumbling:5s", "natural"),
+                                                           ("tumbling:5s", "random:2")]
+    assert set(r["path"]) == {"fast"}
+    assert main(["replay", str(p), "--strategy", "punctuated", "--marker", "mk"]) == 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--window", "dynamic_session:gaps"], "error: --window dynamic_session:gaps: column 'gaps' not found in"),
+    (["--strategy", "punctuated"], "error: --strategy punctuated (its marker column, default 'marker'"),
+    (["--window", "tumbling:1s", "--stagger", "nat"], "error: --stagger 'nat': choose one of aligned, natural"),
+    (["--window", "session:1s", "--stagger", "natural"], "error: --stagger natural applies to tumbling windows"),
+    (["--window", "dynamic_session:bad"], "error: --window dynamic_session:bad: 1 of 300 records have a gap"),
+])
+def test_cli_errors_name_the_option(tmp_path, capsys, args, message):
+    from toolkit.cli import main
+
+    p, _ = _csv(tmp_path, bad=[5] * 299 + [0])
+    assert main(["replay", str(p), *args]) == 2
+    assert message in capsys.readouterr().err
