@@ -266,3 +266,17 @@ def test_cli_errors_name_the_option(tmp_path, capsys, args, message):
     p, _ = _csv(tmp_path, bad=[5] * 299 + [0])
     assert main(["replay", str(p), *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_staggered_replay_exports_the_offset_it_drew_and_explains_with_it(tmp_path):
+    from toolkit.engine.scenarios import run_file
+
+    df = pd.DataFrame({"event_time": [7, 12, 3, 30, 1], "arrival_time": [1234, 1300, 1400, 1500, 1600]})
+    r = toolkit.replay(toolkit.load_log(df), window="tumbling:10ms", stagger="natural", interval=0)
+    cfg = json.loads(r.scenario_lines()[0])
+    assert cfg["assigner"] == {"type": "tumbling", "size": 10, "offset": 4}  # 1234 - 1230
+    fires = [o for o in run_file("window", r.export_scenario(tmp_path / "s.jsonl")) if o["kind"] == "fire"]
+    em = r.emissions[r.emissions["kind"] == "fire"]
+    assert [(o["start"], o["end"], o["count"]) for o in fires] == list(zip(em["window_start"], em["window_end"], em["count"]))
+    d = r.drops()
+    assert len(d) and set(d["window_start"] % 10) == {4}

@@ -16,6 +16,11 @@ def scenario_lines(s: Setting, tl: WatermarkTimeline, a: dict) -> list[str]:
     """Records and operator watermarks in the order the operator saw them (window-scenario format)."""
     if s.function != "count_sum":
         raise ValueError("export supports the default count/sum function only")
+    if s.stagger != "aligned" and len(a["arr"]):  # the scenario format has no stagger: the offset it drew
+        from toolkit.settings import Tumbling, staggered_offset
+
+        w = s.window
+        s = s.replace(window=Tumbling(w.size, staggered_offset(w, s.stagger, int(a["arr"][0]))), stagger="aligned")
     cfg = s.scenario_config()
     vals = a["vals"]
     if not np.issubdtype(np.asarray(vals).dtype, np.integer):
