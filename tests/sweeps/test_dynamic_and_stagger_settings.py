@@ -280,3 +280,23 @@ def test_staggered_replay_exports_the_offset_it_drew_and_explains_with_it(tmp_pa
     assert [(o["start"], o["end"], o["count"]) for o in fires] == list(zip(em["window_start"], em["window_end"], em["count"]))
     d = r.drops()
     assert len(d) and set(d["window_start"] % 10) == {4}
+
+
+def test_window_operator_test_dynamic_event_time_session_windows():
+    """Flink's WindowOperatorTest#testDynamicEventTimeSessionWindows on the fast path: gaps per
+    key/value (key1: 3 s; key2: 1 s for value 10, else 2 s), watermarks 8999, 12999, 16999; a
+    gap whose end falls before the session's current end keeps the furthest end."""
+    from toolkit.fast import sessions
+
+    recs = [("key1", 3, 10), ("key2", 4, 5000), ("key2", 5, 6000), ("key2", 1, 9000), ("key2", 2, 10000),
+            ("key2", 10, 10500), ("key2", 10, 13000), ("key2", 10, 13500), ("key2", 1, 14000)]
+    key = np.array([0 if k == "key1" else 1 for k, _, _ in recs])
+    val = np.array([v for _, v, _ in recs])
+    ts = np.array([t for _, _, t in recs])
+    gap = np.array([3000 if k == "key1" else (1000 if v == 10 else 2000) for k, v, _ in recs])
+    seg = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2])
+    wm = np.array([8999, 12999, 16999])
+    run = sessions.simulate(key, ts, gap, val, seg, ts, wm, wm, 17000, 0, with_end=False)
+    got = sorted(zip(run.key.tolist(), run.start.tolist(), run.end.tolist(), run.sum.tolist(), run.watermark.tolist()))
+    assert got == [(0, 10, 3010, 3, 8999), (1, 5000, 8000, 9, 8999), (1, 9000, 12000, 13, 12999),
+                   (1, 13000, 16000, 21, 16999)]
