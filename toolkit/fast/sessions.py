@@ -32,6 +32,7 @@ import pandas as pd
 
 from toolkit.engine.timeline import INT64_MIN, WatermarkTimeline
 from toolkit.fast.evaluate import Shard, _value_counts
+from toolkit.settings import SettingError
 
 TIMING_NAMES = np.array(["on_time", "late", "at_end"], dtype=object)
 
@@ -96,8 +97,6 @@ def dynamic_truth(key_code: np.ndarray, ts: np.ndarray, gaps: np.ndarray) -> np.
 def gap_column(table: pd.DataFrame, column: str, *, option: str = "window") -> np.ndarray:
     """``table[column]`` as checked gaps (:func:`gap_array`); a missing column is a
     ``SettingError`` that says how to keep it at loading."""
-    from toolkit.settings import SettingError
-
     if column not in table.columns:
         raise SettingError(option, f"{option} dynamic_session:{column}: the log has no column {column!r}; load it with "
                            f"toolkit.load_log(..., keep=[{column!r}]) (the command line keeps it by itself)")

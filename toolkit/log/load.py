@@ -18,7 +18,7 @@ import pandas as pd
 from toolkit.log import checks, times
 from toolkit.log.errors import ColumnTypeError, EmptyLogError, LogReadError, LogWarning, MissingColumnError
 from toolkit.log.formats import AUTO, ColumnMap, detect_format, list_parts
-from toolkit.log.model import EventLog
+from toolkit.log.model import CANONICAL_COLUMNS, EventLog
 from toolkit.log.quarantine import Faults, enforce
 
 NULL = "null"
@@ -70,8 +70,6 @@ def load_pandas(
 
 def kept_columns(keep: Any, columns, source: str) -> list[str]:
     """The columns ``keep`` names, checked to exist (a canonical name is always kept: skipped)."""
-    from toolkit.log.model import CANONICAL_COLUMNS
-
     if keep is None:
         return []
     if isinstance(keep, str):

@@ -38,6 +38,7 @@ from toolkit.log.describe import (
 )
 from toolkit.log.errors import ColumnTypeError, EmptyLogError, LogError, LogReadError
 from toolkit.log.formats import ColumnMap, detect_format, list_parts
+from toolkit.log.load import kept_columns
 from toolkit.log.model import EventLog
 from toolkit.log.quarantine import SAMPLE, empty_quarantine, enforce
 from toolkit.spark import spark_session
@@ -281,7 +282,6 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
 
     ``mapping``, ``time_unit`` and ``keep`` as for :func:`toolkit.log.load.load_pandas`.
     """
-    from toolkit.log.load import kept_columns
 
     from pyspark.sql import Window
     from pyspark.sql import functions as F

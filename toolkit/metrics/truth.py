@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from toolkit.fast.evaluate import FixedWindows, Shard
+from toolkit.fast.sessions import dynamic_truth, gap_column
 from toolkit.settings import DynamicSession, Session, Sliding, Tumbling, parse_window
 
 
@@ -19,8 +20,6 @@ def sessionize(key: np.ndarray, event_time: np.ndarray, gap: "int | np.ndarray")
 
     ``gap``: one gap, or one per record (a dynamic session: windows ``[ts, ts + gap)`` merge
     when they intersect or touch; a session ends at its largest ``ts + gap``)."""
-    from toolkit.fast.sessions import dynamic_truth
-
     key = np.asarray(key, dtype=object)
     ts = np.asarray(event_time, dtype=np.int64)
     codes, uniques = pd.factorize(key, sort=True)
@@ -65,8 +64,6 @@ def ground_truth(table, window) -> pd.DataFrame:
     if isinstance(window, Session):
         return sessionize(table["key"].to_numpy(), table["event_time"].to_numpy(), window.gap)[0]
     if isinstance(window, DynamicSession):
-        from toolkit.fast.sessions import gap_column
-
         return sessionize(table["key"].to_numpy(), table["event_time"].to_numpy(), gap_column(table, window.column))[0]
     if not isinstance(window, FixedWindows):
         raise ValueError(f"ground truth needs fixed or session windows, got {window!r}")

@@ -9,7 +9,7 @@ import pandas as pd
 
 from toolkit.engine.pipeline import PipelineResult, WatermarkTimeline
 from toolkit.engine.scenarios.jsonl import dumps
-from toolkit.settings import Setting
+from toolkit.settings import Setting, Tumbling, staggered_offset
 
 
 def scenario_lines(s: Setting, tl: WatermarkTimeline, a: dict) -> list[str]:
@@ -17,8 +17,6 @@ def scenario_lines(s: Setting, tl: WatermarkTimeline, a: dict) -> list[str]:
     if s.function != "count_sum":
         raise ValueError("export supports the default count/sum function only")
     if s.stagger != "aligned" and len(a["arr"]):  # the scenario format has no stagger: the offset it drew
-        from toolkit.settings import Tumbling, staggered_offset
-
         w = s.window
         s = s.replace(window=Tumbling(w.size, staggered_offset(w, s.stagger, int(a["arr"][0]))), stagger="aligned")
     cfg = s.scenario_config()

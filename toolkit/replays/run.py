@@ -32,6 +32,7 @@ from toolkit.engine.config import build_operator
 from toolkit.engine.pipeline import run_pipeline, watermark_timeline
 from toolkit.engine.timeline import WatermarkTimeline
 from toolkit.fast.evaluate import FixedWindows, Shard
+from toolkit.fast.sessions import elements_with_gaps, gap_column
 from toolkit.metrics.fates import closed_form_fates, fates_from_firings
 from toolkit.replays import explain as explaining
 from toolkit.replays.export import scenario_lines, stage2_lines
@@ -136,24 +137,9 @@ def _log_arrays(log: Any, setting: Setting) -> dict[str, Any]:
         mk = marker_array(t, setting)
     gap = None
     if setting.gap_column is not None:
-        gap = gap_column(t, setting)
+        gap = gap_column(t, setting.gap_column)
     return {"ts": ts, "arr": arr, "part": part, "keys": keys, "vals": vals, "rows": rows, "marker": mk, "has_arr": has_arr,
             "gap": gap}
-
-
-def gap_column(table: pd.DataFrame, setting: Setting, option: str = "window") -> np.ndarray:
-    """A dynamic session's gaps (int64 ms, ``table``'s order), checked
-    (:func:`toolkit.fast.sessions.gap_array`); a missing column is named with the way to keep it."""
-    from toolkit.fast.sessions import gap_array
-
-    col = setting.gap_column
-    if col not in table.columns:
-        raise SettingError(option, f"{option} dynamic_session:{col}: the log has no column {col!r}; load it with "
-                           f"toolkit.load_log(..., keep=[{col!r}]) (the command line keeps it by itself)")
-    try:
-        return gap_array(table[col].to_numpy(), col, table["row"].to_numpy() if "row" in table else None, option=option)
-    except ValueError as exc:
-        raise SettingError(option, str(exc)) from None
 
 
 def _explicit(setting: Any, settings: dict, name: str) -> bool:
@@ -233,8 +219,6 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
 
     elements = a["vals"]
     if a["gap"] is not None:  # dynamic sessions: each element carries its gap (the assigner's extractor reads it)
-        from toolkit.fast.sessions import elements_with_gaps
-
         elements = elements_with_gaps(a["vals"], a["gap"])
     res = run_pipeline(tl, a["keys"], a["ts"], a["arr"], elements, a["rows"], stages, connect=to_stage2)
     if closed:

@@ -19,6 +19,7 @@ import numpy as np
 from toolkit.engine.config import build_operator
 from toolkit.engine.pipeline import run_pipeline
 from toolkit.fast.evaluate import FixedWindows, Shard
+from toolkit.fast.sessions import elements_with_gaps
 from toolkit.engine.timeline import WatermarkTimeline
 from toolkit.metrics.truth import sessionize
 from toolkit.settings import Custom, DynamicSession, Session, Setting, SettingError, Sliding, Tumbling
@@ -46,8 +47,6 @@ def drive(shard: Shard, config: Setting, timeline: WatermarkTimeline) -> tuple[l
     keys = shard.keys[shard.key_code] if shard.n else np.zeros(0, dtype=object)
     values = shard.values
     if config.gap_column is not None:  # dynamic sessions: each element carries its gap
-        from toolkit.fast.sessions import elements_with_gaps
-
         values = elements_with_gaps(values, shard.gaps[config.gap_column])
     res = run_pipeline(timeline, keys, shard.ts, shard.arrival, values, np.arange(shard.n, dtype=np.int64),
                        [lambda: make_operator(config)], rows=shard.row, state="exact")

@@ -26,9 +26,7 @@ def _one(log: Any, settings: Any, kwargs: dict) -> tuple[pd.DataFrame, Any, Sett
     values = table["value"].to_numpy() if "value" in table else None
     gaps = {}
     if config.gap_column is not None:
-        from toolkit.fast.sessions import gap_column
-
-        gaps[config.gap_column] = gap_column(table, config.gap_column)
+        gaps[config.gap_column] = fast_sessions.gap_column(table, config.gap_column)
     shard = Shard(table["key"].to_numpy(dtype=object), table["event_time"].to_numpy(), table["arrival_time"].to_numpy(),
                   table["row"].to_numpy(), values, gaps=gaps)
     return table, getattr(log, "quarantine", None), config, shard, tl

@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from toolkit.fast.evaluate import Shard
+from toolkit.fast.sessions import gap_array, gap_column
 from toolkit.fast.sessions import in_range as fast_sessions_in_range
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.settings import (CONFIG_COLUMNS, SESSION_WINDOWS, DynamicSession, Limits, Setting, SettingError, Tumbling,
@@ -154,8 +155,6 @@ def _first_arrival(table: pd.DataFrame | None, spark_df: Any) -> int:
 def dynamic_gap_max(configs: list[Setting], table: pd.DataFrame | None, spark_df: Any) -> dict[str, int]:
     """Per dynamic-session gap column: its largest gap, after checking every gap (an error
     naming ``window`` and the column when one is missing or not a positive integer)."""
-    from toolkit.fast.sessions import gap_column
-
     cols = list(dict.fromkeys(c.gap_column for c in configs if c.gap_column is not None))
     out: dict[str, int] = {}
     for col in cols:
@@ -170,8 +169,6 @@ def dynamic_gap_max(configs: list[Setting], table: pd.DataFrame | None, spark_df
 def _spark_gap_max(spark_df: Any, col: str) -> int:
     """:func:`dynamic_gap_max` in Spark: one aggregate; the first bad row collected to name it."""
     from pyspark.sql import functions as F
-
-    from toolkit.fast.sessions import gap_array
 
     if col not in spark_df.columns:
         raise SettingError("window", f"window dynamic_session:{col}: the log has no column {col!r}; load it with "
@@ -359,8 +356,6 @@ def run_local(
     arrival = table["arrival_time"].to_numpy(dtype=np.int64)
     row = table["row"].to_numpy(dtype=np.int64)
     values = _values(table)
-    from toolkit.fast.sessions import gap_column
-
     gaps = {c.gap_column: gap_column(table, c.gap_column) for c in configs if c.gap_column is not None}
     frames = []
     show = progress if progress is not None else len(jobs) * len(ts) > 2_000_000
