@@ -28,7 +28,8 @@ from typing import Any, Callable
 
 from toolkit.durations import readable
 from toolkit.pyspark_code import pyspark_snippet
-from toolkit.settings import Custom, Global, Session, Setting, SettingError, Sliding, Tumbling, TriggerSpec
+from toolkit.settings import (EVENT_TIME_WINDOWS, Custom, DynamicSession, Global, Session, Setting, SettingError, Sliding,
+                              Tumbling, TriggerSpec)
 
 __all__ = ["Deployment", "deploy", "register_engine", "engines", "java_duration", "sql_interval"]
 
@@ -178,10 +179,22 @@ def _strategy_java(s: Setting, notes: list[str]) -> str:
     return code
 
 
-def _assigner_java(w: Any, notes: list[str]) -> str:
+def _assigner_java(w: Any, notes: list[str], stagger: str = "aligned") -> str:
+    if isinstance(w, Tumbling) and stagger != "aligned":
+        kind = stagger.partition(":")[0]
+        notes.append(f"stagger {stagger}: Flink draws the stagger offset in each window subtask at its first record "
+                     + ("from ThreadLocalRandom (no seed can be set), " if kind == "random" else
+                        "from the processing time then, ")
+                     + "so the deployed job's windows are shifted by an offset of its own; the replay's figures are "
+                     "for the offset it drew")
+        return (f"TumblingEventTimeWindows.of({java_duration(w.size)}, {java_duration(w.offset)}, "
+                f"WindowStagger.{kind.upper()})")
     if isinstance(w, Tumbling):
         args = java_duration(w.size) + (f", {java_duration(w.offset)}" if w.offset else "")
         return f"TumblingEventTimeWindows.of({args})"
+    if isinstance(w, DynamicSession):
+        field = w.column if w.column.isidentifier() else "gap"
+        return f"EventTimeSessionWindows.withDynamicGap((SessionWindowTimeGapExtractor<Event>) event -> event.{field})"
     if isinstance(w, Sliding):
         args = f"{java_duration(w.size)}, {java_duration(w.slide)}" + (f", {java_duration(w.offset)}" if w.offset else "")
         return f"SlidingEventTimeWindows.of({args})"
@@ -249,10 +262,13 @@ def _flink_datastream(s: Setting) -> Deployment:
     lines.append("")
     lines.append("OutputTag<Event> late = new OutputTag<Event>(\"late\") {};")
     chain = ["SingleOutputStreamOperator<Result> results = events",
-             "        .keyBy(event -> event.key)",
-             f"        .window({_assigner_java(s.window, notes)})"]
+             "        .keyBy(event -> event.key)"]
+    if isinstance(s.window, DynamicSession):
+        chain.append(f"        // each record's session gap in ms, > 0 (log column {s.window.column!r}; Flink fails the "
+                     "job on a gap <= 0)")
+    chain.append(f"        .window({_assigner_java(s.window, notes, s.stagger)})")
     own = isinstance(s.trigger, TriggerSpec) and s.trigger.kind == "event_time" and isinstance(
-        s.window, (Tumbling, Sliding, Session))  # the window's own trigger: nothing to write
+        s.window, EVENT_TIME_WINDOWS)  # the window's own trigger: nothing to write
     trig = None if own else _trigger_java(s.trigger, notes)
     if trig:
         chain.append(f"        .trigger({trig})")
@@ -315,6 +331,10 @@ def _sql_window(w: Any, notes: list[str]) -> str | None:
         return f"HOP(TABLE events, DESCRIPTOR(ts), {sql_interval(w.slide)}, {sql_interval(w.size)}{off})"
     if isinstance(w, Session):
         return f"SESSION(TABLE events PARTITION BY `key`, DESCRIPTOR(ts), {sql_interval(w.gap)})"
+    if isinstance(w, DynamicSession):
+        notes.append(f"window {w}: Flink SQL's SESSION window has one fixed gap; per-record gaps "
+                     "(withDynamicGap) exist only in the DataStream API: use engine='flink'")
+        return None
     notes.append(f"window {w} has no Flink SQL window table-valued function (TUMBLE, HOP, CUMULATE, SESSION)")
     return None
 
@@ -348,6 +368,9 @@ def _flink_sql(s: Setting) -> Deployment:
     lines.append(");")
     lines.append("")
     tvf = _sql_window(s.window, notes)
+    if s.stagger != "aligned":
+        notes.append(f"stagger {s.stagger}: Flink SQL windows have no WindowStagger (TUMBLE takes a fixed offset "
+                     "only); use engine='flink' (TumblingEventTimeWindows.of(size, offset, WindowStagger))")
     if tvf:
         lines.append("SELECT `key`, window_start, window_end, COUNT(*) AS `count`, SUM(`value`) AS `sum`")
         lines.append(f"FROM TABLE({tvf})")

@@ -12,7 +12,9 @@ optional second windowed stage (``second_window, second_lateness``).
 Spellings (durations as ``"500ms"``, ``"2s"``, ``"1min"`` or integer ms):
 
 - window: ``tumbling:1s``, ``tumbling:1s,250ms`` (offset), ``sliding:10s/5s[,offset]``,
-  ``session:30s``, ``global``, ``global_eos`` (global window fired at end of input);
+  ``session:30s``, ``dynamic_session:COLUMN`` (each record's gap in ms from that log column),
+  ``global``, ``global_eos`` (global window fired at end of input);
+- stagger (tumbling windows): ``aligned`` (default), ``natural``, ``random`` or ``random:SEED``;
 - trigger: ``default`` (the window's own), ``event_time``, ``processing_time``, ``count:N``,
   ``continuous:5s`` (``ContinuousEventTimeTrigger``), ``continuous_processing:5s``,
   ``purging:<trigger>``, ``never``, ``end_of_stream``;
@@ -53,7 +55,7 @@ WATERMARK_POLICIES = ("min", "max")
 #: settings only Spark Structured Streaming has (``semantics="spark"``)
 SPARK_SETTINGS = ("trigger_interval", "output_mode", "multiple_watermark_policy")
 #: settings only Flink has (refused with ``semantics="spark"``; left out of Spark rows of a grid)
-FLINK_SETTINGS = ("trigger", "evictor", "lateness", "function", "accumulation", "strategy", "interval", "idleness",
+FLINK_SETTINGS = ("trigger", "evictor", "lateness", "function", "accumulation", "stagger", "strategy", "interval", "idleness",
                   "source_parallelism", "step", "marker", "quantile", "quantile_window", "min_delay", "max_delay",
                   "second_window", "second_lateness")
 SPARK_DEFAULTS = {"trigger_interval": 1000, "output_mode": "append", "multiple_watermark_policy": "min"}
@@ -222,6 +224,26 @@ class Session:
 
 
 @dataclass(frozen=True)
+class DynamicSession:
+    """``EventTimeSessionWindows.withDynamicGap(extractor)``: each record's gap (ms, > 0) is read
+    from the log column ``column``: ``dynamic_session:COLUMN``. Load the log with
+    ``keep=[COLUMN]`` (the command line keeps it by itself)."""
+
+    column: str
+
+    def __post_init__(self) -> None:
+        c = self.column
+        if not isinstance(c, str) or not c.strip() or c != c.strip() or any(ch in c for ch in " =,\t\n"):
+            raise SettingError("window", f"dynamic_session:COLUMN needs a log column name (no spaces, '=' or ','), got {c!r}")
+
+    def __str__(self) -> str:
+        return f"dynamic_session:{self.column}"
+
+    def to_dict(self) -> dict:
+        return {"type": "dynamic_session", "gap_field": self.column}
+
+
+@dataclass(frozen=True)
 class Global:
     """``GlobalWindows``: ``global`` (never fires by itself) or ``global_eos`` (fires at end of input)."""
 
@@ -254,13 +276,17 @@ class Custom:
         return None
 
 
-WindowSpec = Union[Tumbling, Sliding, Session, Global, Custom]
-_WINDOW_KINDS = ("tumbling", "sliding", "session", "global", "global_eos")
+WindowSpec = Union[Tumbling, Sliding, Session, DynamicSession, Global, Custom]
+_WINDOW_KINDS = ("tumbling", "sliding", "session", "dynamic_session", "global", "global_eos")
+#: session windows, fixed or dynamic gap
+SESSION_WINDOWS = (Session, DynamicSession)
+#: event-time windows with the event-time trigger as their own
+EVENT_TIME_WINDOWS = (Tumbling, Sliding, Session, DynamicSession)
 
 
 def parse_window(spec: Any, name: str = "window") -> WindowSpec:
     """A window from its spelling, a scenario-format dict, a window value or an assigner object."""
-    if isinstance(spec, (Tumbling, Sliding, Session, Global, Custom)):
+    if isinstance(spec, (Tumbling, Sliding, Session, DynamicSession, Global, Custom)):
         return spec
     if isinstance(spec, dict):
         return _window_from_dict(spec, name)
@@ -278,7 +304,13 @@ def parse_window(spec: Any, name: str = "window") -> WindowSpec:
         if kind in ("global", "global_eos") and not arg:
             return Global(kind == "global_eos")
         if kind not in _WINDOW_KINDS:
-            raise SettingError(name, f"{name} {spec!r}: unknown kind {kind!r}; use tumbling:1s, sliding:10s/5s, session:30s, global or global_eos{_did_you_mean(kind, _WINDOW_KINDS)}")
+            raise SettingError(name, f"{name} {spec!r}: unknown kind {kind!r}; use tumbling:1s, sliding:10s/5s, session:30s, "
+                               f"dynamic_session:COLUMN, global or global_eos{_did_you_mean(kind, _WINDOW_KINDS)}")
+        if kind == "dynamic_session":
+            if not arg.strip():
+                raise SettingError(name, f"{name} {spec!r}: name the log column that holds each record's gap in ms, "
+                                   "e.g. 'dynamic_session:gap_ms'")
+            return DynamicSession(arg.strip())
         if not arg.strip():
             raise SettingError(name, f"{name} {spec!r}: give a size, e.g. 'tumbling:1s', 'sliding:10s/5s', 'session:30s'")
         offset = 0
@@ -312,6 +344,8 @@ def _window_from_dict(d: dict, name: str) -> WindowSpec:
             return Sliding(int(d["size"]), int(d["slide"]), int(d.get("offset", 0)))
         if t == "session":
             return Session(int(d["gap"]))
+        if t == "dynamic_session":
+            return DynamicSession(str(d.get("gap_field", "gap")))
         if t == "global":
             return Global(bool(d.get("end_of_stream_trigger", False)))
     except KeyError as exc:
@@ -497,6 +531,53 @@ def parse_function(spec: Any, name: str = "function") -> str | Custom:
     raise SettingError(name, f"{name} must be 'count_sum', 'values' or a window function object, got {spec!r}")
 
 
+STAGGERS = ("aligned", "natural", "random")
+
+
+def parse_stagger(spec: Any, name: str = "stagger") -> str:
+    """Flink's ``WindowStagger`` of a tumbling window: ``aligned`` (default), ``natural`` or
+    ``random[:SEED]``. Flink draws RANDOM's offset once per window operator instance, at its
+    first element, as ``(long) (ThreadLocalRandom.nextDouble() * size)``; a replay draws it
+    from ``random.Random(SEED)`` (default seed 0), so a RANDOM replay is reproducible."""
+    if spec is None:
+        return "aligned"
+    if hasattr(spec, "value") and type(spec).__name__ == "WindowStagger":  # the engine's enum
+        spec = spec.value
+    text = str(spec).strip().lower()
+    kind, sep, seed = text.partition(":")
+    kind = kind.strip()
+    if kind not in STAGGERS:
+        raise SettingError(name, f"{name} {spec!r}: choose one of aligned, natural, random or random:SEED"
+                           f"{_did_you_mean(kind, STAGGERS)}")
+    if sep:
+        if kind != "random":
+            raise SettingError(name, f"{name} {spec!r}: only random takes a seed (random:SEED)")
+        if not seed.strip().isdigit():
+            raise SettingError(name, f"{name} {spec!r}: the seed must be a non-negative integer, e.g. random:7")
+        return "random" if int(seed) == 0 else f"random:{int(seed)}"
+    return kind
+
+
+def stagger_assigner(window: Tumbling, stagger: str):
+    """``TumblingEventTimeWindows.of(size, offset, WindowStagger.X)`` (RANDOM seeded)."""
+    import random
+
+    from toolkit.engine.assigners import TumblingEventTimeWindows, WindowStagger
+
+    kind, _, seed = stagger.partition(":")
+    rng = random.Random(int(seed or 0)) if kind == "random" else None
+    return TumblingEventTimeWindows(window.size, window.offset, WindowStagger(kind), rng=rng)
+
+
+def staggered_offset(window: Tumbling, stagger: str, first_processing_time: int) -> int:
+    """The offset a staggered tumbling window works with, as one window operator instance
+    resolves it at its first element (processing time ``first_processing_time``):
+    ``(offset + stagger offset) % size`` in Java's arithmetic (``TumblingEventTimeWindows``)."""
+    a = stagger_assigner(window, stagger)
+    a._resolve_stagger(int(first_processing_time))
+    return int(a._eff_offset)
+
+
 # ----------------------------------------------------------------------------------------
 # one configuration
 # ----------------------------------------------------------------------------------------
@@ -536,12 +617,13 @@ class Setting:
     second_window: WindowSpec | None = None
     second_lateness: int = 0
     semantics: str = "flink"
+    stagger: str = "aligned"
     trigger_interval: int | None = None
     output_mode: str | None = None
     multiple_watermark_policy: str | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.trigger, TriggerSpec) and self.trigger.kind == "default" and isinstance(self.window, (Tumbling, Sliding, Session)):
+        if isinstance(self.trigger, TriggerSpec) and self.trigger.kind == "default" and isinstance(self.window, EVENT_TIME_WINDOWS):
             object.__setattr__(self, "trigger", TriggerSpec("event_time"))  # an event-time window's own trigger
         s = self.strategy
         if isinstance(s, str):
@@ -569,6 +651,11 @@ class Setting:
             raise SettingError("quantile", f"quantile must be within [0, 1], got {self.quantile}")
         if self.max_delay is not None and self.min_delay is not None and self.max_delay < self.min_delay:
             raise SettingError("max_delay", "max_delay must be >= min_delay")
+        if self.stagger not in STAGGERS and not self.stagger.startswith("random:"):
+            raise SettingError("stagger", f"stagger {self.stagger!r}: choose one of aligned, natural, random or random:SEED")
+        if self.stagger != "aligned" and not isinstance(self.window, Tumbling):
+            raise SettingError("stagger", f"stagger {self.stagger} applies to tumbling windows (Flink's "
+                               f"TumblingEventTimeWindows.of(size, offset, WindowStagger)); window {self.window} has none")
         if self.semantics not in SEMANTICS:
             raise SettingError("semantics", f"semantics {self.semantics!r}: choose one of {', '.join(SEMANTICS)}")
         if self.semantics == "flink":
@@ -619,7 +706,7 @@ class Setting:
                 continue
             v = getattr(self, f.name)
             default = f.default if f.default_factory is MISSING else f.default_factory()  # type: ignore[misc]
-            if v == default or (f.name == "trigger" and v == TriggerSpec("event_time") and isinstance(self.window, (Tumbling, Sliding, Session))):
+            if v == default or (f.name == "trigger" and v == TriggerSpec("event_time") and isinstance(self.window, EVENT_TIME_WINDOWS)):
                 continue
             parts.append(f"{f.name}={_text(f.name, v)}")
         return " ".join(parts)
@@ -686,10 +773,14 @@ class Setting:
         e = self.evictor
         fn = self.function
         trigger = t.obj if isinstance(t, Custom) else trigger_from_dict(t.to_dict())
-        if isinstance(t, TriggerSpec) and t.kind == "event_time" and isinstance(w, (Tumbling, Sliding, Session)):
+        if isinstance(t, TriggerSpec) and t.kind == "event_time" and isinstance(w, EVENT_TIME_WINDOWS):
             trigger = None  # the event-time window's own trigger: the same, and the fast loops know it
+        if isinstance(w, Tumbling) and self.stagger != "aligned":
+            assigner = stagger_assigner(w, self.stagger)
+        else:
+            assigner = w.obj if isinstance(w, Custom) else assigner_from_dict(w.to_dict())
         return {
-            "assigner": w.obj if isinstance(w, Custom) else assigner_from_dict(w.to_dict()),
+            "assigner": assigner,
             "trigger": trigger,
             "evictor": e.obj if isinstance(e, Custom) else evictor_from_dict(e.to_dict() if e is not None else None),
             "allowed_lateness": self.lateness,
@@ -707,20 +798,23 @@ class Setting:
             w, late = self.window, self.lateness
             if isinstance(self.trigger, Custom) or isinstance(self.evictor, Custom):
                 raise ValueError("a trigger or evictor object has no scenario form; write it as a spelling")
-            trig = None if self.trigger == TriggerSpec("event_time") and isinstance(w, (Tumbling, Sliding, Session)) else self.trigger.to_dict()
+            trig = None if self.trigger == TriggerSpec("event_time") and isinstance(w, EVENT_TIME_WINDOWS) else self.trigger.to_dict()
             ev = self.evictor.to_dict() if self.evictor is not None else None
         if isinstance(w, Custom):
             raise ValueError("export needs a window given as a spelling or a built-in assigner")
+        if stage == 1 and self.stagger != "aligned":
+            raise ValueError(f"the scenario format has no WindowStagger: export stagger {self.stagger} as the offset "
+                             "it resolves to (toolkit.settings.staggered_offset)")
         return {"assigner": w.to_dict(), "trigger": trig, "evictor": ev, "allowed_lateness": late,
                 "side_output_late": True, "function": "aggregate"}
 
     @property
     def closed_form(self) -> bool:
-        """The sweep's closed form applies (``toolkit.fast``): tumbling or sliding event-time
-        windows, the event-time trigger, no evictor, accumulating or retracting, one stage."""
+        """The sweep's closed form applies (``toolkit.fast``): tumbling (aligned: a staggered
+        one is resolved to its offset first) or sliding event-time windows, the event-time trigger, no evictor, accumulating or retracting, one stage."""
         trig = self.trigger
         return (
-            isinstance(self.window, (Tumbling, Sliding))
+            isinstance(self.window, (Tumbling, Sliding)) and self.stagger == "aligned"
             and isinstance(trig, TriggerSpec) and trig.kind in ("default", "event_time")
             and self.evictor is None
             and self.accumulation in ("accumulating", "retracting")
@@ -728,11 +822,27 @@ class Setting:
         )
 
     @property
+    def gap_column(self) -> str | None:
+        """The log column of a dynamic session's gaps (``None`` for any other window)."""
+        return self.window.column if isinstance(self.window, DynamicSession) else None
+
+    @property
+    def log_columns(self) -> tuple[str, ...]:
+        """Log columns beyond the canonical ones this setting reads (a dynamic session's gaps,
+        a punctuated strategy's marker column): what loading must keep."""
+        out = []
+        if self.gap_column is not None:
+            out.append(self.gap_column)
+        if isinstance(self.marker_source, str):
+            out.append(self.marker_source)
+        return tuple(out)
+
+    @property
     def fates_closed_form(self) -> bool:
         """Record fates follow the closed-form rule (``toolkit.metrics.fates``): as
         :attr:`closed_form`, any accumulation mode (fates do not depend on it)."""
         return (
-            isinstance(self.window, (Tumbling, Sliding))
+            isinstance(self.window, (Tumbling, Sliding)) and self.stagger == "aligned"
             and isinstance(self.trigger, TriggerSpec) and self.trigger.kind in ("default", "event_time")
             and self.evictor is None
         )
@@ -768,6 +878,7 @@ class Setting:
             "second_window": "none" if self.second_window is None else str(self.second_window),
             "second_lateness_ms": self.second_lateness,
             "semantics": self.semantics,
+            "stagger": self.stagger,
             "trigger_interval_ms": self.trigger_interval,
             "output_mode": "none" if self.output_mode is None else self.output_mode,
             "multiple_watermark_policy": "none" if self.multiple_watermark_policy is None else self.multiple_watermark_policy,
@@ -791,7 +902,7 @@ class Setting:
         ti = get("trigger_interval_ms", None)
         if ti is not None and not _isna(ti):
             given["trigger_interval"] = int(ti)
-        for key in ("semantics", "output_mode", "multiple_watermark_policy"):
+        for key in ("semantics", "output_mode", "multiple_watermark_policy", "stagger"):
             v = get(key, None)
             if v is not None and not _isna(v) and v != "none":
                 given[key] = str(v)
@@ -812,6 +923,10 @@ def _check_spark(s: Setting) -> None:
     """``semantics="spark"``: refuse what Spark Structured Streaming has no counterpart for, naming
     the setting, and fill Spark's defaults (trigger interval 1s, append mode, min policy)."""
     w = s.window
+    if isinstance(w, DynamicSession):
+        raise SettingError("window", f"window {w}: per-record session gaps (Spark's session_window(col, gap_col)) are "
+                           "not replayed with semantics='spark' yet; use a fixed gap such as 'session:30s', or "
+                           "semantics='flink'")
     if not isinstance(w, (Tumbling, Sliding, Session)):
         raise SettingError("window", f"window {w}: Spark's window()/session_window() give tumbling, sliding or session "
                            "windows; use e.g. 'tumbling:10s', 'sliding:10s/5s' or 'session:30s'")
@@ -823,6 +938,7 @@ def _check_spark(s: Setting) -> None:
         "lateness": s.lateness != 0,
         "function": s.function != "count_sum",
         "accumulation": s.accumulation != "accumulating",
+        "stagger": s.stagger != "aligned",
         "strategy": s.strategy != "bounded",
         "interval": s.interval != 200,
         "idleness": s.idleness is not None,
@@ -836,6 +952,7 @@ def _check_spark(s: Setting) -> None:
         "interval": "Spark moves its watermark between micro-batches; use trigger_interval",
         "idleness": "Spark has no idle timeout; multiple_watermark_policy='max' ignores a silent input",
         "accumulation": "Spark's output modes are append and update",
+        "stagger": "Spark's window() has no stagger; its windows start at multiples of the slide (plus startTime)",
     }
     for name, bad in flink_only.items():
         if bad:
@@ -932,6 +1049,8 @@ def _normalize(given: dict) -> dict:
             out[name] = parse_function(v, name)
         elif name == "accumulation":
             out[name] = _choice(v, name, ACCUMULATIONS, _ACCUMULATION_ALIASES)
+        elif name == "stagger":
+            out[name] = parse_stagger(v, name)
         elif name == "strategy":
             from toolkit.engine.watermarks import WatermarkStrategy
 
@@ -1021,6 +1140,8 @@ def _fit(values: dict) -> dict:
     else:  # ... nor Flink's to Spark rows (an axis such as lateness collapses to its default)
         for p in FLINK_SETTINGS:
             values.pop(p, None)
+    if "stagger" in values and not isinstance(values.get("window", Tumbling(1000)), Tumbling):
+        values.pop("stagger")  # a stagger axis applies to the tumbling rows of a grid only
     strategy = values.get("strategy", "bounded")
     if isinstance(strategy, str):
         own = _OWN_PARAMS.get(strategy, ())
@@ -1051,8 +1172,8 @@ def describe_setting(setting: Setting) -> dict:
 
 __all__ = [
     "ACCUMULATIONS", "ALIASES", "OUTPUT_MODES", "SEMANTICS", "SPARK_SETTINGS", "WATERMARK_POLICIES", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
-    "STRATEGIES", "Session", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling", "WindowSpec",
-    "cli_option", "describe_setting", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
+    "STRATEGIES", "STAGGERS", "Session", "DynamicSession", "SESSION_WINDOWS", "EVENT_TIME_WINDOWS", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling", "WindowSpec",
+    "cli_option", "describe_setting", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
     "parse_window",
 ]
 

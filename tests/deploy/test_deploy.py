@@ -167,3 +167,18 @@ def test_cli_deploys_a_spark_setting(capsys):
     assert '.withWatermark("event_time", "5 seconds")' in capsys.readouterr().out
     assert main(["deploy", "--semantics", "spark", "--delay", "5s", "--engine", "flink"]) == 2
     assert "--engine" in capsys.readouterr().err
+
+
+def test_dynamic_gap_and_stagger_in_flink_java_and_not_in_sql():
+    d = deploy(window="dynamic_session:gap_ms", delay="1s")
+    assert ".window(EventTimeSessionWindows.withDynamicGap((SessionWindowTimeGapExtractor<Event>) event -> event.gap_ms))" \
+        in d.code and d.exact
+    sql = deploy(window="dynamic_session:gap_ms", engine="flink-sql")
+    assert not sql.exact and "per-record gaps (withDynamicGap) exist only in the DataStream API" in sql.notes[0]
+    assert "FROM TABLE(" not in sql.code
+    for stagger, java in (("natural", "NATURAL"), ("random:4", "RANDOM")):
+        d = deploy(window="tumbling:10s,1s", stagger=stagger)
+        assert f".window(TumblingEventTimeWindows.of(Duration.ofSeconds(10), Duration.ofSeconds(1), WindowStagger.{java}))" in d.code
+        assert any("stagger" in n for n in d.notes)
+        assert any("no WindowStagger" in n for n in deploy(window="tumbling:10s", stagger=stagger, engine="flink-sql").notes)
+    assert "WindowStagger" not in deploy(window="tumbling:10s").code

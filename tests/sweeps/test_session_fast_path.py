@@ -414,6 +414,7 @@ def test_bench_sessions_command_runs_and_checks_both_paths(capsys):
     out = capsys.readouterr().out
     assert "M record-configurations/s" in out and "all paths: ['fast']" in out
     assert "identical figures on both paths: True" in out
+    assert "(d) dynamic sessions" in out and out.count("identical figures on both paths: True") == 2
 
 
 @pytest.mark.parametrize("args, message", [

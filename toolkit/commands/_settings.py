@@ -15,8 +15,10 @@ from toolkit.settings import SettingError, cli_option
 
 #: (name, metavar, help, repeatable) in the order --help shows them
 SETTING_OPTIONS: list[tuple[str, str, str, bool]] = [
-    ("window", "WINDOW", "tumbling:SIZE[,OFFSET] | sliding:SIZE/SLIDE[,OFFSET] | session:GAP | global | global_eos "
-     "(default tumbling:1s)", True),
+    ("window", "WINDOW", "tumbling:SIZE[,OFFSET] | sliding:SIZE/SLIDE[,OFFSET] | session:GAP | dynamic_session:COLUMN "
+     "(each record's gap in ms from that log column) | global | global_eos (default tumbling:1s)", True),
+    ("stagger", "STAGGER", "tumbling windows: aligned | natural | random[:SEED], Flink's WindowStagger (default aligned)",
+     False),
     ("trigger", "TRIGGER", "default | event_time | processing_time | count:N | continuous:5s | continuous_processing:5s | "
      "purging:<trigger> | never | end_of_stream (default: the window's own)", False),
     ("evictor", "EVICTOR", "none | count:N | time:5s, append ,after to evict after the function (default none)", True),
@@ -97,6 +99,20 @@ def given_settings(args: argparse.Namespace, *, lists: bool) -> dict[str, Any]:
             out[name] = items if len(items) > 1 else items[0]
         else:
             out[name] = v
+    return out
+
+
+def columns_to_keep(settings) -> dict[str, str]:
+    """Log columns the settings read beyond the canonical ones (a dynamic session's gaps, a
+    punctuated strategy's marker), each with the option that names it (for errors)."""
+    out: dict[str, str] = {}
+    for s in settings:
+        if s.gap_column is not None:
+            out.setdefault(s.gap_column, f"--window {s.window}")
+        marker = s.marker_source
+        if isinstance(marker, str):
+            out.setdefault(marker, f"--marker {marker}" if s.marker is not None else
+                           f"--strategy punctuated (its marker column, default {marker!r}; name another with --marker)")
     return out
 
 

@@ -44,8 +44,9 @@ def cli_text(message: str) -> str:
     return message
 
 
-def load_from_args(args: argparse.Namespace, *, note: bool = True):
+def load_from_args(args: argparse.Namespace, *, note: bool = True, keep: dict[str, str] | None = None):
     """Load the log the column options describe; columns no option mapped are named on stderr.
+    ``keep``: more columns to keep (column -> the option that needs it, named when missing).
 
     Every loading error reaches the user as one line in the options' words (the CLI prints
     ``error: ...`` and exits 2); loading warnings are printed as ``warning: ...``.
@@ -79,8 +80,13 @@ def load_from_args(args: argparse.Namespace, *, note: bool = True):
                 max_invalid_fraction=args.max_invalid_fraction,
                 format=args.format,
                 spark=spark,
+                keep=list(keep or ()),
             )
     except LogError as exc:  # name the option the user typed
+        column = getattr(exc, "column", None)
+        if keep and column in keep:
+            text = str(exc).replace(" (kept with keep=)", "")
+            raise type(exc)(f"{keep[column]}: {cli_text(text)}") from None
         role = getattr(exc, "role", None)
         text = str(exc).replace(f" (for {role})", "") if role else str(exc)
         raise type(exc)(f"--{role.replace('_', '-')}: {cli_text(text)}" if role else cli_text(text)) from None

@@ -48,7 +48,9 @@ def run(args) -> int:
                            "use --out (emissions, fates, watermarks per micro-batch)")
     limits = given_limits(args)
     Limits.of(**limits).check_settings([setting])
-    log = load_from_args(args)
+    from toolkit.commands._settings import columns_to_keep
+
+    log = load_from_args(args, keep=columns_to_keep([setting]))
     result = replay(log, setting, **({"interval": given["interval"]} if "interval" in given else {}), **limits)
     summary = result.summary()
     written: list[tuple[Path, int]] = []

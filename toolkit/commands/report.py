@@ -86,7 +86,9 @@ def run(args: argparse.Namespace) -> int:
             bar.set_postfix_str(steps[i], refresh=True)
 
         step(0)
-        log = load_from_args(args)
+        from toolkit.commands._settings import columns_to_keep
+
+        log = load_from_args(args, keep=columns_to_keep(configs + ([replay_setting] if replay_setting else [])))
         bar.update()
         step(1)
         sweep_kwargs = {"execution": args.execution, "progress": False if args.no_progress else None}

@@ -55,7 +55,9 @@ def run(args) -> int:
         from toolkit.spark import spark_session
 
         spark = spark_session(args.master, python=args.executor_python, option="--executor-python")
-    log = load_from_args(args)
+    from toolkit.commands._settings import columns_to_keep
+
+    log = load_from_args(args, keep=columns_to_keep(configs))
     results = toolkit.sweep(
         log,
         configs,

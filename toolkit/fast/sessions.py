@@ -32,6 +32,7 @@ import pandas as pd
 
 from toolkit.engine.timeline import INT64_MIN, WatermarkTimeline
 from toolkit.fast.evaluate import Shard, _value_counts
+from toolkit.settings import SettingError
 
 TIMING_NAMES = np.array(["on_time", "late", "at_end"], dtype=object)
 
@@ -50,6 +51,126 @@ class SessionWindows:
     def of(cls, window) -> "SessionWindows":
         """From a ``toolkit.settings.Session``."""
         return cls(int(window.gap))
+
+
+@dataclass(frozen=True)
+class DynamicSessionWindows:
+    """``EventTimeSessionWindows.withDynamicGap(extractor)``: each record's gap (ms, > 0) comes
+    from the log column ``column`` (the shard's ``gap`` array)."""
+
+    column: str
+
+    @classmethod
+    def of(cls, window) -> "DynamicSessionWindows":
+        """From a ``toolkit.settings.DynamicSession``."""
+        return cls(str(window.column))
+
+
+def session_spec(window) -> "SessionWindows | DynamicSessionWindows":
+    """The fast path's spec of a ``toolkit.settings`` session window (fixed or dynamic gap)."""
+    if hasattr(window, "column"):
+        return DynamicSessionWindows.of(window)
+    return SessionWindows.of(window)
+
+
+class BadGapError(ValueError):
+    """A dynamic session's gap column holds a value that is not a positive integer of ms.
+
+    Flink's ``DynamicEventTimeSessionWindows`` throws at the first such record and fails the
+    job, so a replay refuses the log rather than dropping (or quarantining) those records."""
+
+
+def dynamic_truth(key_code: np.ndarray, ts: np.ndarray, gaps: np.ndarray) -> np.ndarray:
+    """Where a true dynamic session starts, over records sorted by (key, ts): windows
+    ``[ts, ts + gap)`` merge when they intersect or touch (``TimeWindow.intersects``), so a
+    record opens a session iff its ``ts`` is after every earlier window end of its key (the
+    earlier sessions of a key all end before the current one starts)."""
+    n = len(ts)
+    new = np.ones(n, dtype=bool)
+    if n > 1:
+        end = pd.Series(np.asarray(ts, dtype=np.int64) + np.asarray(gaps, dtype=np.int64))
+        reach = end.groupby(np.asarray(key_code)).cummax().to_numpy(dtype=np.int64)
+        new[1:] = (key_code[1:] != key_code[:-1]) | (ts[1:] > reach[:-1])
+    return new
+
+
+def gap_column(table: pd.DataFrame, column: str, *, option: str = "window") -> np.ndarray:
+    """``table[column]`` as checked gaps (:func:`gap_array`); a missing column is a
+    ``SettingError`` that says how to keep it at loading."""
+    if column not in table.columns:
+        raise SettingError(option, f"{option} dynamic_session:{column}: the log has no column {column!r}; load it with "
+                           f"toolkit.load_log(..., keep=[{column!r}]) (the command line keeps it by itself)")
+    try:
+        return gap_array(table[column].to_numpy(), column, table["row"].to_numpy() if "row" in table else None,
+                         option=option)
+    except BadGapError as exc:
+        raise SettingError(option, str(exc)) from None
+
+
+def gap_array(values, column: str, rows=None, *, option: str = "window") -> np.ndarray:
+    """A dynamic session's gap column as int64 ms, checked: every gap an integer > 0 (Flink's
+    ``0 < gap`` rule), else :class:`BadGapError` naming the option, the column, how many rows
+    and the first one (``rows``: the log's row numbers, for the message)."""
+    v = pd.Series(values)
+    n = len(v)
+    where = f"{option} dynamic_session:{column}"
+    num = pd.to_numeric(v, errors="coerce") if v.dtype == object or not pd.api.types.is_numeric_dtype(v.dtype) else v
+    if pd.api.types.is_bool_dtype(v.dtype):
+        num = pd.Series(np.full(n, np.nan))
+    f = num.to_numpy(dtype=np.float64, na_value=np.nan)
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(f) | (np.floor(f) != f) | (f <= 0) | (np.abs(f) >= 2.0**63)
+    if pd.api.types.is_integer_dtype(num.dtype):
+        ints = num.to_numpy(dtype=np.int64, na_value=0)
+        bad = v.isna().to_numpy() | (ints <= 0)
+    else:
+        ints = np.where(bad, 0, np.nan_to_num(f)).astype(np.int64)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        row = int(rows[i]) if rows is not None else i
+        nb = int(bad.sum())
+        raw = v.iat[i]
+        raw = raw.item() if isinstance(raw, np.generic) else raw
+        raise BadGapError(
+            f"{where}: {nb:,} of {n:,} records have a gap that is not a positive integer number of milliseconds "
+            f"(first: row {row}, {column} = {raw!r}); Flink's DynamicEventTimeSessionWindows fails the job on "
+            "such a record (gap must satisfy 0 < gap), so the log is refused, not quarantined: fix or filter those rows")
+    return ints.astype(np.int64)
+
+
+class GapInt(int):
+    """A record value (an int) that carries its session gap (``.gap``): the element a dynamic
+    session's gap extractor reads on the engine path."""
+
+    def __new__(cls, value, gap):
+        o = super().__new__(cls, value)
+        o.gap = int(gap)
+        return o
+
+    def __repr__(self) -> str:
+        return int.__repr__(self)
+
+
+class GapFloat(float):
+    """:class:`GapInt` for float values."""
+
+    def __new__(cls, value, gap):
+        o = super().__new__(cls, value)
+        o.gap = int(gap)
+        return o
+
+    def __repr__(self) -> str:
+        return float.__repr__(self)
+
+
+def elements_with_gaps(values, gaps) -> np.ndarray:
+    """Record values as elements whose ``.gap`` is the record's gap (object array): what the
+    engine's ``DynamicEventTimeSessionWindows`` reads (``toolkit.engine.config``'s extractor)."""
+    vals = np.asarray(values)
+    cls = GapFloat if vals.dtype.kind == "f" else GapInt
+    out = np.empty(len(vals), dtype=object)
+    out[:] = [cls(v, g) for v, g in zip(vals.tolist(), np.asarray(gaps, dtype=np.int64).tolist())]
+    return out
 
 
 class MergeIntoLateWindow(RuntimeError):
@@ -291,8 +412,15 @@ class KeyOrder:
             v = _CACHE[shard] = cls(shard)
         return v
 
-    def gaps(self, gap: int) -> np.ndarray:
-        if gap not in self._gaps:
+    def gaps(self, gap: "int | DynamicSessionWindows") -> np.ndarray:
+        """Per-record gaps in this order: one gap for all, or a dynamic session's column."""
+        if isinstance(gap, DynamicSessionWindows):
+            gap = gap.column
+            if gap not in self._gaps:
+                if gap not in self.shard.gaps:
+                    raise ValueError(f"dynamic_session:{gap}: the shard has no gaps of column {gap!r}")
+                self._gaps[gap] = np.ascontiguousarray(self.shard.gaps[gap][self.perm])
+        elif gap not in self._gaps:
             self._gaps[gap] = np.full(len(self.ts), gap, dtype=np.int64)
         return self._gaps[gap]
 
@@ -302,31 +430,49 @@ class KeyOrder:
             self._segs[k] = (shape, self.shard.segs(shape)[self.perm])
         return self._segs[k][1]
 
-    def true_sessions(self, gap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def true_sessions(self, gap: "int | DynamicSessionWindows") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The batch answer: ``(session id per record, key code, start, end, count)`` per true
-        session, ordered by key code then start (``toolkit.metrics.truth.sessionize``'s rule)."""
-        if gap not in self._truth:
+        session, ordered by key code then start (``toolkit.metrics.truth.sessionize``'s rule;
+        dynamic gaps: :func:`dynamic_truth`, a session ends at its largest ``ts + gap``)."""
+        tag = ("dynamic", gap.column) if isinstance(gap, DynamicSessionWindows) else gap
+        if tag not in self._truth:
             order = np.lexsort((self.ts, self.key_code))
             kc, t = self.key_code[order], self.ts[order]
-            new = np.ones(len(t), dtype=bool)
-            if len(t) > 1:
-                new[1:] = (kc[1:] != kc[:-1]) | (t[1:] > t[:-1] + np.int64(gap))
+            if isinstance(gap, DynamicSessionWindows):
+                g = self.gaps(gap)[order]
+                new = dynamic_truth(kc, t, g)
+            else:
+                g = None
+                new = np.ones(len(t), dtype=bool)
+                if len(t) > 1:
+                    new[1:] = (kc[1:] != kc[:-1]) | (t[1:] > t[:-1] + np.int64(gap))
+            sid_sorted = np.cumsum(new) - 1
             sid = np.empty(len(t), dtype=np.int64)
-            sid[order] = np.cumsum(new) - 1
+            sid[order] = sid_sorted
             firsts = np.flatnonzero(new)
             lasts = (np.append(firsts[1:], len(t)) - 1).astype(np.int64) if len(firsts) else firsts
-            self._truth[gap] = (sid, kc[firsts], t[firsts], t[lasts] + np.int64(gap), (lasts - firsts + 1).astype(np.int64))
-        return self._truth[gap]
+            if g is None:
+                ends = t[lasts] + np.int64(gap)
+            else:
+                ends = np.maximum.reduceat(t + g, firsts) if len(firsts) else firsts
+            self._truth[tag] = (sid, kc[firsts], t[firsts], ends.astype(np.int64), (lasts - firsts + 1).astype(np.int64))
+        return self._truth[tag]
 
 
-def run_shard(shard: Shard, spec: SessionWindows, timeline: WatermarkTimeline, lateness: int, *, members: bool = False) -> SessionRun:
+def _gap_of(spec) -> "int | DynamicSessionWindows":
+    return spec if isinstance(spec, DynamicSessionWindows) else spec.gap
+
+
+def run_shard(shard: Shard, spec: "SessionWindows | DynamicSessionWindows", timeline: WatermarkTimeline, lateness: int, *,
+              members: bool = False) -> SessionRun:
     """The session operator over a shard under a timeline; record indices and per-record arrays
     of the result are in the shard's :class:`KeyOrder`."""
     v = KeyOrder.of(shard)
-    sid = v.true_sessions(spec.gap)[0]
-    return _simulate_grouped(v.group_start, v.key_code, v.ts, v.gaps(spec.gap), v.values, v.segs(timeline.shape),
+    g = _gap_of(spec)
+    truth = v.true_sessions(g)
+    return _simulate_grouped(v.group_start, v.key_code, v.ts, v.gaps(g), v.values, v.segs(timeline.shape),
                              v.arrival, timeline.watermark, timeline.shape.time, timeline.end_time, lateness, members=members,
-                             sid=sid, n_true=len(v.true_sessions(spec.gap)[2]))
+                             sid=truth[0], n_true=len(truth[2]))
 
 
 @dataclass
@@ -351,7 +497,7 @@ def session_figures(view: KeyOrder, spec: SessionWindows, run: SessionRun) -> Se
     """The engine path's per-window figures, per true session, from the run's per-true-session
     accounting (every firing counted for the true session of its records: an engine session
     lies inside one true session; the first firing is the earliest in emission order)."""
-    sid, key, start, end, true_count = view.true_sessions(spec.gap)
+    sid, key, start, end, true_count = view.true_sessions(_gap_of(spec))
     first, last = run.true_first, run.true_last
     fired = first >= 0
     f0, l0 = np.maximum(first, 0), np.maximum(last, 0)

@@ -70,6 +70,7 @@ def load_log(
     max_invalid_fraction: float = 0.0,
     format: str | None = None,
     spark: Any = None,
+    keep: Any = None,
 ) -> EventLog:
     """Load an event log and return a validated :class:`EventLog`.
 
@@ -95,6 +96,11 @@ def load_log(
     With a Spark DataFrame, or ``spark=`` (a SparkSession, or True for
     :func:`toolkit.spark.spark_session`) with a path, loading stays in Spark: the log is
     never collected to the driver (only the quarantined rows are).
+
+    ``keep``: names of more source columns to carry along unchanged (e.g. ``keep=["gap_ms"]``
+    for ``window="dynamic_session:gap_ms"``, or a punctuated strategy's ``marker`` column);
+    a missing one is a :class:`MissingColumnError`. Their values are checked by the setting
+    that reads them, not here.
     """
     if not 0.0 <= float(max_invalid_fraction) <= 1.0:
         raise ValueError(f"max_invalid_fraction must be between 0 and 1, got {max_invalid_fraction!r}")
@@ -103,9 +109,10 @@ def load_log(
     fraction = float(max_invalid_fraction)
     if _spark.is_spark_dataframe(source) or (spark is not None and spark is not False):
         log = _spark.load_spark(source, mapping, time_unit=unit, max_invalid_fraction=fraction,
-                                format=format, spark=spark)
+                                format=format, spark=spark, keep=keep)
     else:
-        log = _load.load_pandas(source, mapping, time_unit=unit, max_invalid_fraction=fraction, format=format)
+        log = _load.load_pandas(source, mapping, time_unit=unit, max_invalid_fraction=fraction, format=format,
+                                keep=keep)
     for message in log.warnings:
         warnings.warn(message, LogWarning, stacklevel=2)
     return log

@@ -18,7 +18,7 @@ import pandas as pd
 from toolkit.log import checks, times
 from toolkit.log.errors import ColumnTypeError, EmptyLogError, LogReadError, LogWarning, MissingColumnError
 from toolkit.log.formats import AUTO, ColumnMap, detect_format, list_parts
-from toolkit.log.model import EventLog
+from toolkit.log.model import CANONICAL_COLUMNS, EventLog
 from toolkit.log.quarantine import Faults, enforce
 
 NULL = "null"
@@ -38,11 +38,13 @@ def load_pandas(
     time_unit: str = "ms",
     max_invalid_fraction: float = 0.0,
     format: str | None = None,
+    keep: list[str] = (),
 ) -> EventLog:
     """Load a path or a pandas DataFrame in pandas (see :func:`toolkit.log.load_log`).
 
     ``mapping`` holds ``load_log``'s column arguments (role -> column name, "auto" or None);
-    ``time_unit`` is a normalized unit (:func:`toolkit.log.times.normalize_unit`).
+    ``time_unit`` is a normalized unit (:func:`toolkit.log.times.normalize_unit`); ``keep``:
+    more columns of the source carried along unchanged (valid rows only).
     """
     if isinstance(source, pd.DataFrame):
         frame, name = source, "DataFrame"
@@ -57,9 +59,37 @@ def load_pandas(
         header = len(frame.columns) and not isinstance(source, pd.DataFrame)
         raise EmptyLogError(f"{name} has no records" + (" (only a header)" if header else ""))
     cmap = ColumnMap.resolve(frame.columns, source=name, **mapping)
+    kept = kept_columns(keep, frame.columns, name)
     log = canonicalize(frame, cmap, time_unit=time_unit, max_invalid_fraction=float(max_invalid_fraction), source=name)
-    log.unused_columns = cmap.unused(frame.columns)
+    rows = log.table["row"].to_numpy()
+    for c in kept:
+        log.table[c] = frame[c].to_numpy()[rows]
+    log.unused_columns = [c for c in cmap.unused(frame.columns) if c not in kept]
     return log
+
+
+def kept_columns(keep: Any, columns, source: str) -> list[str]:
+    """The columns ``keep`` names, checked to exist (a canonical name is always kept: skipped)."""
+    if keep is None:
+        return []
+    if isinstance(keep, str):
+        keep = [keep]
+    names = [str(c) for c in columns]
+    out = []
+    for c in keep:
+        if not isinstance(c, str) or not c:
+            raise TypeError(f"keep: column names are strings, got {c!r}")
+        if c in CANONICAL_COLUMNS or c in out:
+            continue
+        if c not in names:
+            shown = ", ".join(repr(x) for x in names[:20]) or "(none)"
+            err = MissingColumnError(f"column {c!r} (kept with keep=) not found in {source}; available columns: {shown}")
+            err.column = c
+            raise err
+        if names.count(c) > 1:
+            raise MissingColumnError(f"column {c!r} (kept with keep=) appears {names.count(c)} times in {source}")
+        out.append(c)
+    return out
 
 
 def from_arrays(

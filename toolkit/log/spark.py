@@ -38,6 +38,7 @@ from toolkit.log.describe import (
 )
 from toolkit.log.errors import ColumnTypeError, EmptyLogError, LogError, LogReadError
 from toolkit.log.formats import ColumnMap, detect_format, list_parts
+from toolkit.log.load import kept_columns
 from toolkit.log.model import EventLog
 from toolkit.log.quarantine import SAMPLE, empty_quarantine, enforce
 from toolkit.spark import spark_session
@@ -275,11 +276,13 @@ def _text(df, column: str):
 
 
 # ---------------------------------------------------------------------- loading
-def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: float, format=None, spark=None):
+def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: float, format=None, spark=None,
+               keep=None):
     """Load into a Spark-backed :class:`EventLog` (see :func:`toolkit.log.load_log`).
 
-    ``mapping`` and ``time_unit`` as for :func:`toolkit.log.load.load_pandas`.
+    ``mapping``, ``time_unit`` and ``keep`` as for :func:`toolkit.log.load.load_pandas`.
     """
+
     from pyspark.sql import Window
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -347,6 +350,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
     )
 
     cmap = ColumnMap.resolve(user_columns, source=name, **mapping)
+    kept = kept_columns(keep, user_columns, name)
 
     # 2. per-column expressions (first fault wins, in canonical order)
     reasons, rawcols, exprs = [], [], {}
@@ -432,6 +436,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
         fault_raw = F.when(r.isNotNull(), F.coalesce(raw, F.lit(""))).otherwise(fault_raw)
     cols = [F.col("_wl_row").alias("row")] + [e.alias(k) for k, e in exprs.items()]
     cols += [fault_reason.alias("_wl_reason"), fault_column.alias("_wl_column"), fault_raw.alias("_wl_raw")]
+    cols += [F.col(f"`{c}`").alias(f"_wl_keep_{i}") for i, c in enumerate(kept)]
     for te in time_exprs:
         cols.append(te.mag.alias(f"_wl_mag_{te.column}"))
         cols.append(te.sample.alias(f"_wl_rawt_{te.column}"))
@@ -558,6 +563,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
     if cmap.arrival_time is not None:
         select.append(F.col("arrival_time").cast("long").alias("arrival_time"))
     select += [F.col("key").cast("string").alias("key"), part.alias("partition"), value.alias("value")]
+    select += [F.col(f"_wl_keep_{i}").alias(c) for i, c in enumerate(kept)]
     canonical = valid.select(*select)
     from pyspark import StorageLevel
 
@@ -572,7 +578,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
         n_records=n_total - n_bad,
         has_arrival_time=cmap.arrival_time is not None,
     )
-    log.unused_columns = cmap.unused(user_columns)
+    log.unused_columns = [c for c in cmap.unused(user_columns) if c not in kept]
     notes: list[str] = []
     n_valid = n_total - n_bad
     for te in time_exprs:

@@ -25,8 +25,10 @@ What would have kept it, exactly:
   recomputing the watermark timeline (cheap: no window operator runs); the suggestion is the
   smallest candidate that keeps the record, or "no idleness" when none does.
 
-Session windows merge: the record's own window ``[ts, ts + gap)`` is used, which gives
-*sufficient* suggestions (a merged session only ends later); ``exact`` says so per record.
+Session windows merge: the record's own window ``[ts, ts + gap)`` is used (a dynamic
+session: the record's own gap), which gives *sufficient* suggestions (a merged session only
+ends later); ``exact`` says so per record. A staggered tumbling window is explained with the
+offset its stagger resolved to at the first record (``toolkit.settings.staggered_offset``).
 
 Everything is computed with numpy from the replay's arrays (its watermark timeline and the
 per-partition watermark log); only the idle-timeout check loops, over distinct candidates.
@@ -44,7 +46,7 @@ from toolkit.durations import readable
 from toolkit.engine.pipeline import watermark_timeline
 from toolkit.engine.timeline import INT64_MIN
 from toolkit.fast.evaluate import FixedWindows, cleanup_time
-from toolkit.settings import Custom, Session, Setting, SettingError, Sliding, Tumbling
+from toolkit.settings import Custom, DynamicSession, Session, Setting, SettingError, Sliding, Tumbling, staggered_offset
 
 #: strategies whose watermark shifts by exactly the delay (see the module doc)
 SHIFT_STRATEGIES = ("bounded", "legacy", "monotonous", "time_lag", "punctuated")
@@ -107,9 +109,20 @@ def _durations(values: np.ndarray, valid: np.ndarray | None = None) -> list[str]
 
 
 # ------------------------------------------------------------------------------------- windows
-def _latest_window(setting: Setting, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
-    """(start, end, number of windows) of each record's latest window, and whether exact."""
+def _latest_window(setting: Setting, ts: np.ndarray, a: dict | None = None, pos: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """(start, end, number of windows) of each record's latest window, and whether exact
+    (``a``/``pos``: the replay's arrays and the records' positions, for a dynamic session's
+    gaps and a stagger's first arrival)."""
     w = setting.window
+    if isinstance(w, Tumbling) and setting.stagger != "aligned":
+        first = int(a["arr"][0]) if a is not None and len(a["arr"]) else 0
+        w = Tumbling(w.size, staggered_offset(w, setting.stagger, first))
+    if isinstance(w, DynamicSession):
+        g = a["gap"][pos] if a is not None and pos is not None else None
+        if g is None:
+            raise SettingError("window", f"explain needs the gaps of window {w}")
+        return ts.copy(), ts + g, np.ones(len(ts), np.int64), False
     if isinstance(w, (Tumbling, Sliding)):
         fw = FixedWindows.of(w)
         last = ts - np.mod(ts - fw.offset, fw.slide)
@@ -307,7 +320,7 @@ def _table(result: Any, a: dict, names: np.ndarray, pos: np.ndarray) -> pd.DataF
     ts = a["ts"][pos]
     at = a["arr"][pos]
     part = a.get("log_partition", a["part"])[pos]
-    start, end, nwin, exact = _latest_window(s, ts)
+    start, end, nwin, exact = _latest_window(s, ts, a, pos)
     max_ts = end - 1
     L = int(s.lateness)
     cleanup = cleanup_time(max_ts.copy(), L)

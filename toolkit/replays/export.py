@@ -9,13 +9,16 @@ import pandas as pd
 
 from toolkit.engine.pipeline import PipelineResult, WatermarkTimeline
 from toolkit.engine.scenarios.jsonl import dumps
-from toolkit.settings import Setting
+from toolkit.settings import Setting, Tumbling, staggered_offset
 
 
 def scenario_lines(s: Setting, tl: WatermarkTimeline, a: dict) -> list[str]:
     """Records and operator watermarks in the order the operator saw them (window-scenario format)."""
     if s.function != "count_sum":
         raise ValueError("export supports the default count/sum function only")
+    if s.stagger != "aligned" and len(a["arr"]):  # the scenario format has no stagger: the offset it drew
+        w = s.window
+        s = s.replace(window=Tumbling(w.size, staggered_offset(w, s.stagger, int(a["arr"][0]))), stagger="aligned")
     cfg = s.scenario_config()
     vals = a["vals"]
     if not np.issubdtype(np.asarray(vals).dtype, np.integer):
@@ -26,6 +29,8 @@ def scenario_lines(s: Setting, tl: WatermarkTimeline, a: dict) -> list[str]:
     keys = a["keys"].tolist()
     ts = a["ts"].tolist()
     vl = [int(x) for x in np.asarray(vals).tolist()]
+    gaps = a["gap"].tolist() if a.get("gap") is not None else None
+    gap_field = cfg["assigner"].get("gap_field", "gap")
     cp = tl.change_pos.tolist()
     cw = tl.change_watermark.tolist()
     j = 0
@@ -33,7 +38,10 @@ def scenario_lines(s: Setting, tl: WatermarkTimeline, a: dict) -> list[str]:
         while j < len(cp) and cp[j] <= i:
             out.append(dumps({"watermark": cw[j]}))
             j += 1
-        out.append(dumps({"record": {"key": str(keys[i]), "ts": ts[i], "value": vl[i]}}))
+        rec = {"key": str(keys[i]), "ts": ts[i], "value": vl[i]}
+        if gaps is not None:
+            rec[gap_field] = gaps[i]
+        out.append(dumps({"record": rec}))
     while j < len(cp):
         out.append(dumps({"watermark": cw[j]}))
         j += 1

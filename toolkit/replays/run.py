@@ -32,6 +32,7 @@ from toolkit.engine.config import build_operator
 from toolkit.engine.pipeline import run_pipeline, watermark_timeline
 from toolkit.engine.timeline import WatermarkTimeline
 from toolkit.fast.evaluate import FixedWindows, Shard
+from toolkit.fast.sessions import elements_with_gaps, gap_column
 from toolkit.metrics.fates import closed_form_fates, fates_from_firings
 from toolkit.replays import explain as explaining
 from toolkit.replays.export import scenario_lines, stage2_lines
@@ -134,7 +135,11 @@ def _log_arrays(log: Any, setting: Setting) -> dict[str, Any]:
         from toolkit.sweeps.timelines import marker_array
 
         mk = marker_array(t, setting)
-    return {"ts": ts, "arr": arr, "part": part, "keys": keys, "vals": vals, "rows": rows, "marker": mk, "has_arr": has_arr}
+    gap = None
+    if setting.gap_column is not None:
+        gap = gap_column(t, setting.gap_column)
+    return {"ts": ts, "arr": arr, "part": part, "keys": keys, "vals": vals, "rows": rows, "marker": mk, "has_arr": has_arr,
+            "gap": gap}
 
 
 def _explicit(setting: Any, settings: dict, name: str) -> bool:
@@ -212,7 +217,10 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
                 v = sum(v)
             return (r.key, r.timestamp, v)
 
-    res = run_pipeline(tl, a["keys"], a["ts"], a["arr"], a["vals"], a["rows"], stages, connect=to_stage2)
+    elements = a["vals"]
+    if a["gap"] is not None:  # dynamic sessions: each element carries its gap (the assigner's extractor reads it)
+        elements = elements_with_gaps(a["vals"], a["gap"])
+    res = run_pipeline(tl, a["keys"], a["ts"], a["arr"], elements, a["rows"], stages, connect=to_stage2)
     if closed:
         shard = Shard(a["keys"], a["ts"], a["arr"], a["rows"])  # already in arrival order: shard.order is the identity
         codes = closed_form_fates(shard, FixedWindows.of(s.window), tl, s.lateness)
@@ -246,14 +254,16 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
             return {}
         from toolkit.sweeps.engine_path import check_window
         from toolkit.metrics.summary import SUMMARY_COLUMNS
-        from toolkit.sweeps.sweep import assemble, choose_paths, run_local
+        from toolkit.sweeps.sweep import assemble, choose_paths, dynamic_gap_max, resolve_staggers, run_local
 
         try:
             check_window(s)
         except SettingError:
             return {}  # no batch answer for global or custom windows: the replay's own counts only
-        paths = choose_paths([s], "auto")
-        row = assemble([s], paths, run_local(log.table, [s], paths, invalid=int(log.n_invalid), progress=False)).iloc[0]
+        (r,) = resolve_staggers([s], log.table, None)
+        paths = choose_paths([r], "auto", event_range=(int(a["ts"].min()), int(a["ts"].max())),
+                             gap_max=dynamic_gap_max([r], log.table, None))
+        row = assemble([s], paths, run_local(log.table, [r], paths, invalid=int(log.n_invalid), progress=False)).iloc[0]
         return {k: (row[k].item() if hasattr(row[k], "item") else row[k]) for k in SUMMARY_COLUMNS}
 
     return ReplayResult(em, fates, late, wms, state, settings_d, tl, stages, em2, late2, s, export, figures, _records=a)

@@ -244,7 +244,7 @@ def setting_words(row: Any, results: pd.DataFrame | None = None) -> str:
         pass
     if window is not None and (_varying(results, "window") or str(window) != "tumbling:1s"):
         extra.append(f"{window} windows")
-    for col, default in (("source_parallelism", 1), ("partitions_as_sources", True), ("trigger", "event_time"),
+    for col, default in (("stagger", "aligned"), ("source_parallelism", 1), ("partitions_as_sources", True), ("trigger", "event_time"),
                          ("evictor", "none"), ("accumulation", "accumulating"), ("function", "count_sum"),
                          ("second_window", "none")):
         v = row.get(col, default)
@@ -263,7 +263,7 @@ def differences(row: Any, other: Any, results: pd.DataFrame | None = None) -> st
         if na and nb or (not na and not nb and int(a) == int(b)):
             continue
         out.append(f"no {word}" if na or int(a) == 0 else f"{readable(int(a))} {word}")
-    for col in ("window", "strategy", "source_parallelism", "partitions_as_sources", "trigger", "evictor",
+    for col in ("window", "stagger", "strategy", "source_parallelism", "partitions_as_sources", "trigger", "evictor",
                 "accumulation", "function", "second_window"):
         if col in row and col in other and str(row[col]) != str(other[col]):
             out.append(f"{col.replace('_', ' ')} {row[col]}")

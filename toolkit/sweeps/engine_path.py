@@ -19,9 +19,10 @@ import numpy as np
 from toolkit.engine.config import build_operator
 from toolkit.engine.pipeline import run_pipeline
 from toolkit.fast.evaluate import FixedWindows, Shard
+from toolkit.fast.sessions import elements_with_gaps
 from toolkit.engine.timeline import WatermarkTimeline
 from toolkit.metrics.truth import sessionize
-from toolkit.settings import Custom, Session, Setting, SettingError, Sliding, Tumbling
+from toolkit.settings import Custom, DynamicSession, Session, Setting, SettingError, Sliding, Tumbling
 
 
 def make_operator(config: Setting):
@@ -33,7 +34,7 @@ def make_operator(config: Setting):
 
 def check_window(config: Setting) -> None:
     """Figures compare firings with the batch answer, which needs event-time windows."""
-    if not isinstance(config.window, (Tumbling, Sliding, Session)):
+    if not isinstance(config.window, (Tumbling, Sliding, Session, DynamicSession)):
         what = "a global window" if not isinstance(config.window, Custom) else "a custom window assigner"
         raise SettingError("window", f"a sweep compares every firing with the batch answer, which needs tumbling, sliding or "
                            f"session windows; {config.window} is {what}: replay it with toolkit.replay instead")
@@ -44,7 +45,10 @@ def drive(shard: Shard, config: Setting, timeline: WatermarkTimeline) -> tuple[l
     replay's own driver): (emitted items in order, state samples after every record and
     every change, see ``run_pipeline``'s ``state="exact"``). Record ids are shard positions."""
     keys = shard.keys[shard.key_code] if shard.n else np.zeros(0, dtype=object)
-    res = run_pipeline(timeline, keys, shard.ts, shard.arrival, shard.values, np.arange(shard.n, dtype=np.int64),
+    values = shard.values
+    if config.gap_column is not None:  # dynamic sessions: each element carries its gap
+        values = elements_with_gaps(values, shard.gaps[config.gap_column])
+    res = run_pipeline(timeline, keys, shard.ts, shard.arrival, values, np.arange(shard.n, dtype=np.int64),
                        [lambda: make_operator(config)], rows=shard.row, state="exact")
     return [it for _, _, it in res.outputs], res.state
 
@@ -63,8 +67,9 @@ def window_arrays(shard: Shard, config: Setting, out: list) -> dict:
     window = config.window
     n = shard.n
     # true windows of this shard and a way to map a fired window to one
-    if isinstance(window, Session):
-        truth, sid = sessionize(shard.keys[shard.key_code], shard.ts, window.gap)
+    if isinstance(window, (Session, DynamicSession)):
+        gap = shard.gaps[window.column] if isinstance(window, DynamicSession) else window.gap
+        truth, sid = sessionize(shard.keys[shard.key_code], shard.ts, gap)
         true_start = truth["window_start"].to_numpy(dtype=np.int64)
         true_end = truth["window_end"].to_numpy(dtype=np.int64)
         true_count = truth["true_count"].to_numpy(dtype=np.int64)

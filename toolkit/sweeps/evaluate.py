@@ -10,14 +10,14 @@ from toolkit.fast import sessions as fast_sessions
 from toolkit.fast.evaluate import FixedWindows, Shard, partial
 from toolkit.engine.timeline import WatermarkTimeline
 from toolkit.metrics.summary import ROW_COLUMNS, merge_config, partial_arrays
-from toolkit.settings import Session, Setting
+from toolkit.settings import SESSION_WINDOWS, Setting
 from toolkit.sweeps.engine_path import engine_partial
 
 
 def evaluate_config(shard: Shard, config: Setting, path: str, timeline: WatermarkTimeline) -> dict:
     """Partial figures of one shard under one configuration on ``path`` (fast | engine)."""
-    if path == "fast" and isinstance(config.window, Session):
-        return fast_sessions.partial(shard, fast_sessions.SessionWindows.of(config.window), timeline, config.lateness,
+    if path == "fast" and isinstance(config.window, SESSION_WINDOWS):
+        return fast_sessions.partial(shard, fast_sessions.session_spec(config.window), timeline, config.lateness,
                                      retracting=config.accumulation == "retracting")
     if path == "fast":
         return partial(

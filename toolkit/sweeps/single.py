@@ -9,8 +9,8 @@ import pandas as pd
 from toolkit.fast import sessions as fast_sessions
 from toolkit.fast.evaluate import FixedWindows, Shard, window_frame
 from toolkit.metrics.fates import FATE_NAMES, closed_form_fates
-from toolkit.settings import Session, Setting, SettingError
-from toolkit.sweeps.sweep import _event_range, _inputs, choose_paths, settings_grid
+from toolkit.settings import SESSION_WINDOWS, Setting, SettingError
+from toolkit.sweeps.sweep import _event_range, _inputs, choose_paths, dynamic_gap_max, resolve_staggers, settings_grid
 from toolkit.sweeps.timelines import build_timelines, local_sources
 
 
@@ -21,11 +21,14 @@ def _one(log: Any, settings: Any, kwargs: dict) -> tuple[pd.DataFrame, Any, Sett
     configs = settings_grid(settings, kwargs)
     if len(configs) != 1:
         raise SettingError("settings", f"give exactly one configuration (no lists), got {len(configs)}")
-    config = configs[0]
+    config = resolve_staggers(configs, table, None)[0]
     tl = build_timelines([config], local_sources(table))[0]
     values = table["value"].to_numpy() if "value" in table else None
+    gaps = {}
+    if config.gap_column is not None:
+        gaps[config.gap_column] = fast_sessions.gap_column(table, config.gap_column)
     shard = Shard(table["key"].to_numpy(dtype=object), table["event_time"].to_numpy(), table["arrival_time"].to_numpy(),
-                  table["row"].to_numpy(), values)
+                  table["row"].to_numpy(), values, gaps=gaps)
     return table, getattr(log, "quarantine", None), config, shard, tl
 
 
@@ -37,9 +40,10 @@ def evaluate(log: Any, settings: Any = None, /, *, path: str = "auto", **kwargs)
     settle_latency_ms, exact``); ``fates``: ``row, fate`` for every input row, quarantined rows
     included as ``invalid``, sorted by row."""
     table, quarantine, config, shard, tl = _one(log, settings, kwargs)
-    (chosen,) = choose_paths([config], path, event_range=_event_range(table, None))
-    if chosen == "fast" and isinstance(config.window, Session):
-        windows, codes = fast_sessions.window_frame(shard, fast_sessions.SessionWindows.of(config.window), tl, config.lateness)
+    (chosen,) = choose_paths([config], path, event_range=_event_range(table, None),
+                             gap_max=dynamic_gap_max([config], table, None))
+    if chosen == "fast" and isinstance(config.window, SESSION_WINDOWS):
+        windows, codes = fast_sessions.window_frame(shard, fast_sessions.session_spec(config.window), tl, config.lateness)
     elif chosen == "fast":
         spec = FixedWindows.of(config.window)
         windows = window_frame(shard, spec, tl, config.lateness)

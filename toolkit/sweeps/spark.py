@@ -46,13 +46,15 @@ def _summary_schema() -> str:
     return ", ".join(cols)
 
 
-def _canonical(spark_df):
+def _canonical(spark_df, gap_columns=()):
     cols = spark_df.columns
     from pyspark.sql import functions as F
 
     sel = [F.col("row").cast("long"), F.col("event_time").cast("long"), F.col("arrival_time").cast("long"),
            F.col("key").cast("string") if "key" in cols else F.lit("default").alias("key"),
            F.col("partition").cast("long") if "partition" in cols else F.lit(0).cast("long").alias("partition")]
+    # dynamic session gaps (checked on the driver by toolkit.sweeps.sweep.dynamic_gap_max)
+    sel += [F.col(f"`{c}`").cast("long").alias(f"_gap_{i}") for i, c in enumerate(gap_columns)]
     return spark_df.select(*sel)
 
 
@@ -76,12 +78,14 @@ def run_spark(
     session = spark or spark_session(master)
     prepare_executors(session)  # a cluster: ship the package, check the executors' libraries (once)
     full_df = spark_df
+    gap_columns = list(dict.fromkeys(c.gap_column for c in configs if c.gap_column is not None))
     if spark_df is None:
-        cols = ["row", "event_time", "arrival_time", "key", "partition"]
+        cols = ["row", "event_time", "arrival_time", "key", "partition"] + gap_columns
         pdf = table[[c for c in cols if c in table]].copy()
         pdf["key"] = pdf["key"].astype(str)
         spark_df = session.createDataFrame(pdf)
-    df = _canonical(spark_df)
+    df = _canonical(spark_df, gap_columns)
+    gap_names = [f"_gap_{i}" for i in range(len(gap_columns))]
     n_shards = int(shards or int(session.conf.get("spark.sql.shuffle.partitions")))
     if n_shards < 1:
         raise ValueError(f"shards must be >= 1, got {n_shards}")
@@ -169,7 +173,8 @@ def run_spark(
         for chunk in np.unique(chunk_col):
             part = pdf[chunk_col == chunk] if len(np.unique(chunk_col)) > 1 else pdf
             shard = Shard(part["key"].to_numpy(dtype=object), part["event_time"].to_numpy(),
-                          part["arrival_time"].to_numpy(), part["row"].to_numpy())
+                          part["arrival_time"].to_numpy(), part["row"].to_numpy(),
+                          gaps={c: part[g].to_numpy(dtype=np.int64) for c, g in zip(gap_columns, gap_names)})
             yield evaluate_shard(shard, bc.value[int(chunk)])
 
     spans_bc = spans
@@ -181,7 +186,7 @@ def run_spark(
         out = {"config": cid, **out}
         return pd.DataFrame([out])[["config"] + SUMMARY_COLUMNS]
 
-    keyed = df.select("row", "event_time", "arrival_time", "key")
+    keyed = df.select("row", "event_time", "arrival_time", "key", *gap_names)
     if chunks > 1:
         ids = session.range(chunks).withColumnRenamed("id", "chunk")
         keyed = keyed.crossJoin(ids).repartition(n_shards * chunks, "key", "chunk")

@@ -45,9 +45,11 @@ import numpy as np
 import pandas as pd
 
 from toolkit.fast.evaluate import Shard
+from toolkit.fast.sessions import gap_array, gap_column
 from toolkit.fast.sessions import in_range as fast_sessions_in_range
 from toolkit.metrics.summary import SUMMARY_COLUMNS
-from toolkit.settings import CONFIG_COLUMNS, Limits, Session, Setting, SettingError, TriggerSpec, grid
+from toolkit.settings import (CONFIG_COLUMNS, SESSION_WINDOWS, DynamicSession, Limits, Setting, SettingError, Tumbling,
+                              TriggerSpec, grid, staggered_offset)
 from toolkit.sweeps.evaluate import evaluate_shard, merge_all
 from toolkit.sweeps.timelines import build_timelines, local_sources
 
@@ -96,7 +98,10 @@ def sweep(
     flink = [i for i, c in enumerate(configs) if c.semantics != "spark"]
     configs = [all_configs[i] for i in flink]
     table, invalid, spark_df = _inputs(log, all_configs)
-    paths = choose_paths(configs, path, event_range=_event_range(table, spark_df) if configs else None)
+    shown = configs  # the rows show the settings as given; the work runs on them resolved
+    configs = resolve_staggers(configs, table, spark_df)
+    gap_max = dynamic_gap_max(configs, table, spark_df)
+    paths = choose_paths(configs, path, event_range=_event_range(table, spark_df) if configs else None, gap_max=gap_max)
     use_spark = execution == "spark" or (
         execution == "auto" and (spark_df is not None or master is not None or spark is not None or bool(os.environ.get("SPARK_MASTER")))
     )
@@ -117,8 +122,68 @@ def sweep(
             limits.check_cost(configs, len(table), int(arr.max()) - int(arr.min()), "sweep")
         summary = run_local(table, configs, paths, invalid=invalid, shards=shards or 1, progress=progress)
     if not micro:
-        return assemble(configs, paths, summary)
+        return assemble(shown, paths, summary)
     return _with_microbatch(all_configs, flink, paths, summary, micro, table, invalid)
+
+
+def resolve_staggers(configs: list[Setting], table: pd.DataFrame | None, spark_df: Any) -> list[Setting]:
+    """Staggered tumbling windows as the aligned windows they become: one window operator
+    instance resolves its stagger at its first element (the first arrival of the log, as in a
+    replay), so ``(offset + stagger offset) % size`` is the offset for the whole run
+    (:func:`toolkit.settings.staggered_offset`); every path and shard then agrees."""
+    if not any(c.stagger != "aligned" for c in configs):
+        return configs
+    first = _first_arrival(table, spark_df)
+    out = []
+    for c in configs:
+        if c.stagger != "aligned" and isinstance(c.window, Tumbling):
+            w = c.window
+            c = c.replace(window=Tumbling(w.size, staggered_offset(w, c.stagger, first)), stagger="aligned")
+        out.append(c)
+    return out
+
+
+def _first_arrival(table: pd.DataFrame | None, spark_df: Any) -> int:
+    if table is not None:
+        return int(table["arrival_time"].min()) if len(table) else 0
+    from pyspark.sql import functions as F
+
+    v = spark_df.agg(F.min("arrival_time")).first()[0]
+    return 0 if v is None else int(v)
+
+
+def dynamic_gap_max(configs: list[Setting], table: pd.DataFrame | None, spark_df: Any) -> dict[str, int]:
+    """Per dynamic-session gap column: its largest gap, after checking every gap (an error
+    naming ``window`` and the column when one is missing or not a positive integer)."""
+    cols = list(dict.fromkeys(c.gap_column for c in configs if c.gap_column is not None))
+    out: dict[str, int] = {}
+    for col in cols:
+        if table is not None:
+            g = gap_column(table, col)
+            out[col] = int(g.max()) if len(g) else 0
+        else:
+            out[col] = _spark_gap_max(spark_df, col)
+    return out
+
+
+def _spark_gap_max(spark_df: Any, col: str) -> int:
+    """:func:`dynamic_gap_max` in Spark: one aggregate; the first bad row collected to name it."""
+    from pyspark.sql import functions as F
+
+    if col not in spark_df.columns:
+        raise SettingError("window", f"window dynamic_session:{col}: the log has no column {col!r}; load it with "
+                           f"toolkit.load_log(..., keep=[{col!r}]) (the command line keeps it by itself)")
+    x = F.col(f"`{col}`").cast("double")
+    bad = x.isNull() | F.isnan(x) | (x <= 0) | (x != F.floor(x)) | (F.abs(x) >= F.lit(2.0**63))
+    agg = spark_df.agg(F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.count(F.lit(1)).alias("n"),
+                       F.max(F.when(~bad, F.col(f"`{col}`").cast("long"))).alias("mx")).first()
+    if agg["bad"]:
+        first = spark_df.where(bad).orderBy("row").select("row", F.col(f"`{col}`").alias("g")).first()
+        try:  # the pandas rule's message, on the first bad row
+            gap_array(np.asarray([first["g"]], dtype=object), col, [first["row"]])
+        except ValueError as exc:
+            raise SettingError("window", str(exc).replace("1 of 1 records", f"{int(agg['bad']):,} of {int(agg['n']):,} records")) from None
+    return int(agg["mx"] or 0)
 
 
 def _with_microbatch(configs: list[Setting], flink: list[int], paths: list[str], summary: pd.DataFrame | None,
@@ -165,7 +230,7 @@ def fast_applies(config: Setting) -> bool:
     retracting, one stage; figures do not depend on the window function)."""
     trig = config.trigger
     sessions = (
-        isinstance(config.window, Session)
+        isinstance(config.window, SESSION_WINDOWS)
         and isinstance(trig, TriggerSpec) and trig.kind in ("default", "event_time")
         and config.evictor is None
         and config.accumulation in ("accumulating", "retracting")
@@ -189,21 +254,28 @@ def _event_range(table: pd.DataFrame | None, spark_df: Any) -> tuple[int, int] |
     return None if lo is None else (int(lo), int(hi))
 
 
-def _fast_in_range(config: Setting, event_range: tuple[int, int] | None) -> bool:
+def _fast_in_range(config: Setting, event_range: tuple[int, int] | None, gap_max: dict[str, int] | None = None) -> bool:
     """Session windows on the fast path only where Flink's long arithmetic cannot wrap
     (``toolkit.fast.sessions.in_range``); the engine models the wrap at the int64 edges."""
-    if event_range is None or not isinstance(config.window, Session):
+    if event_range is None or not isinstance(config.window, SESSION_WINDOWS):
         return True
-    return fast_sessions_in_range(event_range[0], event_range[1], config.window.gap, config.lateness)
+    if isinstance(config.window, DynamicSession):
+        if gap_max is None or config.window.column not in gap_max:
+            return False  # the gaps are not known: the engine path checks each record
+        gap = gap_max[config.window.column]
+    else:
+        gap = config.window.gap
+    return fast_sessions_in_range(event_range[0], event_range[1], gap, config.lateness)
 
 
-def choose_paths(configs: list[Setting], path: str, *, event_range: tuple[int, int] | None = None) -> list[str]:
+def choose_paths(configs: list[Setting], path: str, *, event_range: tuple[int, int] | None = None,
+                 gap_max: dict[str, int] | None = None) -> list[str]:
     """``fast`` where the fast path applies (and is allowed), ``engine`` otherwise.
-    ``event_range``: the log's (min, max) event time; sessions near the int64 edges go to
-    the engine."""
+    ``event_range``: the log's (min, max) event time; ``gap_max``: each dynamic-session gap
+    column's largest gap; sessions near the int64 edges go to the engine."""
     out = []
     for c in configs:
-        ok = fast_applies(c) and _fast_in_range(c, event_range)
+        ok = fast_applies(c) and _fast_in_range(c, event_range, gap_max)
         if path == "fast" and not ok:
             raise SettingError("path", f"the fast path does not apply to {c}: it needs tumbling, sliding or session "
                                "windows, the event-time trigger, no evictor, accumulating or retracting mode and one stage")
@@ -284,12 +356,14 @@ def run_local(
     arrival = table["arrival_time"].to_numpy(dtype=np.int64)
     row = table["row"].to_numpy(dtype=np.int64)
     values = _values(table)
+    gaps = {c.gap_column: gap_column(table, c.gap_column) for c in configs if c.gap_column is not None}
     frames = []
     show = progress if progress is not None else len(jobs) * len(ts) > 2_000_000
     with tqdm(total=len(jobs) * shards, disable=not show, desc="sweep", unit="config") as bar:
         for s in range(shards):
             sel = shard_of == s
-            shard = Shard(keys[sel], ts[sel], arrival[sel], row[sel], values=values[sel])
+            shard = Shard(keys[sel], ts[sel], arrival[sel], row[sel], values=values[sel],
+                          gaps={c: g[sel] for c, g in gaps.items()})
             frames.append(evaluate_shard(shard, jobs, on_done=lambda: bar.update(1)))
     rows = pd.concat(frames, ignore_index=True)
     return merge_all(rows, spans, invalid)
