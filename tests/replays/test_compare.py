@@ -113,7 +113,7 @@ def test_spark_delay_to_keep_is_the_smallest_delay_that_keeps_the_record(seed, w
     d = c.differences("flink", "spark", limit=2)
     spark = c.settings["spark"]
     for r in d.itertuples(index=False):
-        assert r.why.startswith("Spark:") and "watermark" in r.why
+        assert r.why.startswith("it arrived at") and "previous batch's watermark" in r.why
         assert _fate(log, spark.replace(delay=int(r.delay_to_keep_ms)), r.row) != "dropped"
         assert _fate(log, spark.replace(delay=int(r.delay_to_keep_ms) - 1), r.row) == "dropped"
 
@@ -127,10 +127,10 @@ def test_flink_drops_explained_with_explain_and_examples_read_well():
     assert len(d), "a 5 s trigger lets Spark keep what Flink's 1 s watermark drops"
     drops = c.results["flink"].drops(fates=("dropped",)).set_index("row")
     for r in d.head(5).itertuples(index=False):
-        assert r.why.startswith("Flink:") and drops.loc[r.row, "watermark_at"] in r.why
+        assert r.why.startswith("the watermark was") and drops.loc[r.row, "watermark_at"] in r.why
         assert r.delay_to_keep_ms == drops.loc[r.row, "delay_to_keep_ms"]
     text = c.examples(1)[0]
-    assert "kept by spark" in text and "2023-11-14" in text and "ms" not in text.split("event time")[1][:25]
+    assert "kept by Spark Structured Streaming" in text and "dropped by Flink: the watermark was" in text and "2023-11-14" in text and "ms" not in text.split("event time")[1][:25]
     assert "1700000" not in c.summary_text()  # readable times, never epoch ms
 
 
@@ -155,7 +155,7 @@ def test_cli_compare_text_json_and_csv(tmp_path, capsys):
             "--semantics", "flink,spark"]
     assert main(args + ["--differences", str(tmp_path / "d.csv")]) == 0
     out = capsys.readouterr().out
-    assert "kept by flink, dropped by spark" in out and "no allowed lateness" in out and "examples:" in out
+    assert "kept by flink, dropped by spark" in out and "dropped by Spark Structured Streaming: it arrived" in out and "no allowed lateness" in out and "examples:" in out
     d = pd.read_csv(tmp_path / "d.csv")
     assert set(d["kept_by"]) <= {"flink", "spark"} and d["why"].notna().all()
     assert main(args + ["--json"]) == 0

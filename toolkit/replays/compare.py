@@ -32,6 +32,7 @@ from toolkit.replays.explain import instant_text
 from toolkit.replays.run import ReplayResult, replay
 from toolkit.replays.translate import Translation, same_setting
 from toolkit.settings import Session, Setting, SettingError, Sliding
+from toolkit.sweeps.choose import engine_name, percent
 
 KEPT = ("on_time", "late_accepted")
 
@@ -65,10 +66,10 @@ def _why_flink(result: ReplayResult, rows: np.ndarray) -> tuple[list[str], list[
     for r in rows.tolist():
         x = d.loc[r]
         if not int(x["windows"]):
-            texts.append("Flink: in no window (a gap between sliding windows)")
+            texts.append("it is in no window (a gap between sliding windows)")
             keep.append(None)
             continue
-        t = (f"Flink: the watermark was {x['watermark_at']} when it arrived, {x['missed_by']} past its window's "
+        t = (f"the watermark was {x['watermark_at']} when it arrived, {x['missed_by']} past its window's "
              f"cleanup time (window end + {readable(lateness)} allowed lateness)")
         if x["held_by"]:
             t += f"; held by {x['held_by']}"
@@ -100,7 +101,7 @@ def _why_spark(result: ReplayResult, rows: np.ndarray) -> tuple[list[str], list[
     tick = -(-arr // interval) * interval  # trigger ticks are multiples of the interval
     what = "its session (event time + gap)" if isinstance(s.window, Session) else "its window"
     for e, a, w, k in zip(end.tolist(), arr.tolist(), wm.tolist(), tick.tolist()):
-        texts.append(f"Spark: it arrived at {_instant(a)}, in the micro-batch of the trigger at {_instant(k)}, whose "
+        texts.append(f"it arrived at {_instant(a)}, in the micro-batch of the trigger at {_instant(k)}, whose "
                      f"late filter used the previous batch's watermark {_instant(w)}; {what} ended at "
                      f"{_instant(e)}, {readable(w - e)} before it, so the aggregation skipped the row")
         keep.append(int(s.delay) + (w - e) + 1)
@@ -188,16 +189,16 @@ class EngineComparison:
             d = self.differences(a, b, limit=n)
             for r in d.itertuples(index=False):
                 fate = "on time" if getattr(r, f"fate_{a}") == "on_time" else "late but accepted"
-                keep = f" (a {b} delay of {r.delay_to_keep} keeps it)" if r.delay_to_keep else ""
+                now = readable(self.translations[b].setting.delay)
+                keep = f" A {engine_name(b)} delay of {r.delay_to_keep} (now {now}) keeps it." if r.delay_to_keep else ""
                 out.append(f"Row {r.row:,} (key {r.key}, partition {r.partition}, event time {r.event}, arrived "
-                           f"{r.late_by} later) is kept by {a} ({fate}) and dropped by {r.why}{keep}.")
+                           f"{r.late_by} later) is kept by {engine_name(a)} ({fate}) and dropped by {engine_name(b)}: "
+                           f"{r.why}.{keep}")
         return out
 
     def summary_text(self, examples: int = 2) -> str:
         """The comparison in words: the settings, each engine's figures, who keeps what the other
         drops, and up to ``examples`` examples per pair of engines."""
-        from toolkit.sweeps.choose import percent
-
         lines = []
         for name, t in self.translations.items():
             lines.append(f"{name}: {t.setting}")
