@@ -208,12 +208,12 @@ class EngineComparison:
         for r in fig.itertuples(index=False):
             total = max(int(r.records), 1)
             lat = readable(r.latency_p99_ms) if not pd.isna(r.latency_p99_ms) else "n/a"
-            lines.append(f"{r.semantics}: drops {int(r.dropped):,} records ({percent(r.dropped / total)}), "
+            lines.append(f"{r.semantics}: drops {_records_text(int(r.dropped))} ({percent(r.dropped / total)}), "
                          f"{percent(r.completeness_first)} complete in the first result, p99 latency {lat}, "
                          f"peak state {int(r.peak_state_records):,} records")
         lines.append("")
         for r in self.kept_dropped.itertuples(index=False):
-            lines.append(f"kept by {r.kept_by}, dropped by {r.dropped_by}: {r.records:,} records ({percent(r.share)})")
+            lines.append(f"kept by {r.kept_by}, dropped by {r.dropped_by}: {_records_text(r.records)} ({percent(r.share)})")
         ex = self.examples(examples) if examples else []
         if ex:
             lines += ["", "examples:"] + [f"- {e}" for e in ex]
@@ -233,6 +233,10 @@ class EngineComparison:
             "kept_dropped": _records(self.kept_dropped),
             "examples": self.examples(examples),
         }
+
+
+def _records_text(n: int) -> str:
+    return f"{n:,} record{'' if n == 1 else 's'}"
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:
