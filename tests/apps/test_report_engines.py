@@ -83,3 +83,13 @@ def test_single_engine_report_has_no_engines_section(log):
     ctx = build(log, sweep=sweep, completeness=0.9)
     assert all(s["anchor"] != "engines" for s in ctx["sections"])
     assert ctx["recommendation"]["headline"].startswith("Recommended: ")
+
+
+def test_an_engine_without_a_translation_is_named_not_fatal(log, context, monkeypatch):
+    from toolkit.replays import translate as tr
+
+    monkeypatch.delitem(tr._REGISTRY, "spark")
+    ctx = build(log, sweep=context["sweep"], completeness=0.97)
+    sec = _engines(ctx)
+    assert "compare_title" not in sec and len(sec["recommendations"]) == 2
+    assert "Spark Structured Streaming has no translation of settings yet" in sec["after"]
