@@ -169,3 +169,15 @@ def test_cli_compare_text_json_and_csv(tmp_path, capsys):
     assert main(["compare", str(csv), "--time-unit", "ms", "--window", "tumbling:2s,500ms", "--semantics",
                  "flink,spark"]) == 2
     assert "--window" in capsys.readouterr().err
+
+
+@pytest.mark.skipif("kafka_streams" not in SEMANTICS, reason="Kafka Streams semantics are not wired on this branch")
+def test_kafka_streams_grace_is_the_delay_and_three_engines_compare():
+    t = translate("window=tumbling:1s delay=500ms lateness=1s", "kafka_streams")
+    assert (t.setting.grace, t.setting.emit) == (500, "final") and any("only lateness" in n for n in t.notes)
+    assert translate("window=tumbling:1s delay=500ms lateness=1s", "kafka_streams", lateness_as="delay").setting.grace == 1500
+    log = _log(n=200)
+    c = toolkit.compare_engines(log, window="tumbling:2s", delay="1s", semantics=["flink", "spark", "kafka_streams"])
+    assert len(c.kept_dropped) == 6 and list(c.figures["semantics"]) == ["flink", "spark", "kafka_streams"]
+    ks = toolkit.replay(log, c.settings["kafka_streams"]).fates.set_index("row")["fate"]
+    assert (c.fates.set_index("row")["fate_kafka_streams"] == ks.loc[c.fates["row"]].to_numpy()).all()

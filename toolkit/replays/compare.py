@@ -174,7 +174,8 @@ class EngineComparison:
         if why is not None and len(f):
             texts, keep = why(self.results[b], f["row"].to_numpy(np.int64))
         else:
-            texts, keep = [f"{b}: dropped"] * len(f), [None] * len(f)
+            texts = [f"(no explanation is registered for {engine_name(b)}: toolkit.replays.compare.register_why)"] * len(f)
+            keep = [None] * len(f)
         out = f.assign(event=[_instant(v) for v in f["event_time"].tolist()],
                        arrival=[_instant(v) for v in f["arrival_time"].tolist()],
                        late_by=[readable(v) for v in (f["arrival_time"] - f["event_time"]).tolist()],
