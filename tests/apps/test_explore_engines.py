@@ -59,3 +59,16 @@ def test_explorer_starts_on_any_engine_and_refuses_an_unknown_one(log):
     assert app.result.setting.semantics == "spark" and app.result.setting.trigger_interval == 2000
     with pytest.raises(SettingError, match="semantics"):
         toolkit.explore(log, semantics="flonk")
+
+
+@pytest.mark.skipif("kafka_streams" not in SEMANTICS, reason="Kafka Streams semantics are not wired on this branch")
+def test_kafka_streams_has_grace_emit_tasks_and_no_delay(log):
+    app = toolkit.explore(log, debounce_ms=0, renderer="svg", delay="500ms")
+    app.controls["semantics"].value = "kafka_streams"
+    assert app.error is None and app.result.setting.semantics == "kafka_streams"
+    assert {"grace", "emit", "tasks"} <= _shown(app) and "delay" not in _shown(app) and "lateness" not in _shown(app)
+    app.controls["grace"].value = "1s"
+    app.controls["tasks"].value = 2
+    assert (app.result.setting.grace, app.result.setting.tasks) == (1000, 2)
+    app.controls["semantics"].value = "flink"
+    assert app.result.setting.delay == 500 and "delay" in _shown(app)

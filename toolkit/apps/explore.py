@@ -36,9 +36,13 @@ TRIGGER_INTERVALS = ["100ms", "200ms", "500ms", "1s", "2s", "5s", "10s"]
 ENGINE_CONTROLS: dict[str, tuple[str, ...]] = {
     "flink": ("lateness", "interval", "idleness", "source_parallelism"),
     "spark": ("trigger_interval", "output_mode", "multiple_watermark_policy"),
+    "kafka_streams": ("grace", "emit", "tasks"),
 }
 """The controls only one engine has, shown only while that engine (``semantics``) is chosen;
 the others (window, size, slide, delay) are every engine's. An engine not listed shows only those."""
+
+NO_DELAY = ("kafka_streams",)
+"""Engines without a watermark delay (Kafka Streams closes windows by stream time and grace)."""
 
 
 def _ms(text: Any) -> int:
@@ -176,6 +180,15 @@ class Explorer(_App):
             "multiple_watermark_policy": w.Dropdown(options=list(WATERMARK_POLICIES), value=multiple_watermark_policy,
                                                     description="watermark policy", style=style),
         }
+        if "kafka_streams" in SEMANTICS:  # Kafka Streams' own settings (toolkit.settings)
+            from toolkit import settings as _settings
+
+            self.controls["grace"] = w.SelectionSlider(options=_with_option(DELAYS, "0ms"), value="0ms",
+                                                       description="grace", style=style, continuous_update=False)
+            self.controls["emit"] = w.Dropdown(options=list(getattr(_settings, "KAFKA_EMITS", ("update", "final"))),
+                                               value="update", description="emit", style=style)
+            self.controls["tasks"] = w.Dropdown(options=[("as partitions", 0)] + [(str(n), n) for n in (1, 2, 4, 8)],
+                                                value=0, description="tasks", style=style)
         self.controls["slide"].layout.display = "" if kind == "sliding" else "none"
         self._show_engine_controls(semantics)
         self.busy = w.HTML(value="")
@@ -202,7 +215,9 @@ class Explorer(_App):
         own = set(ENGINE_CONTROLS.get(semantics, ()))
         for engine, names in ENGINE_CONTROLS.items():
             for name in names:
-                self.controls[name].layout.display = "" if name in own else "none"
+                if name in self.controls:
+                    self.controls[name].layout.display = "" if name in own else "none"
+        self.controls["delay"].layout.display = "none" if semantics in NO_DELAY else ""
 
     def settings(self) -> dict[str, Any]:
         """The replay settings the controls describe (what ``toolkit.replay`` receives): the
@@ -212,13 +227,15 @@ class Explorer(_App):
             window = f"sliding:{c['size']}/{c['slide']}"
         else:
             window = f"{c['window']}:{c['size']}"
-        out: dict[str, Any] = {"window": window, "delay": c["delay"]}
+        out: dict[str, Any] = {"window": window}
+        if c["semantics"] not in NO_DELAY:
+            out["delay"] = c["delay"]
         if c["semantics"] != "flink":
             out["semantics"] = c["semantics"]
         for name in ENGINE_CONTROLS.get(c["semantics"], ()):
-            if name == "idleness" and c[name] == "off":
+            if name not in c or (name == "idleness" and c[name] == "off") or (name == "tasks" and not c[name]):
                 continue
-            out[name] = int(c[name]) if name == "source_parallelism" else c[name]
+            out[name] = int(c[name]) if name in ("source_parallelism", "tasks") else c[name]
         return out
 
     # ------------------------------------------------------------------ running
@@ -346,7 +363,8 @@ def explore(log: Any, **options: Any) -> Explorer:
     """An ipywidgets app over ``log``: the engine (``semantics``: Flink, Spark Structured
     Streaming ...), window type and size, delay, and the chosen engine's own controls (Flink:
     allowed lateness, interval, idleness, source parallelism; Spark: trigger interval, output
-    mode, watermark policy; :data:`ENGINE_CONTROLS`), in ``toolkit.settings``' names. Flip the
+    mode, watermark policy; Kafka Streams, when wired: grace, emit, tasks, and no delay;
+    :data:`ENGINE_CONTROLS`), in ``toolkit.settings``' names. Flip the
     engine to see the same log under another engine's rules. The replay reruns on change
     (debounced by ``debounce_ms``, default 400, with a busy indicator) and the charts and
     summary table follow.
