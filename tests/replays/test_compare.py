@@ -181,3 +181,17 @@ def test_kafka_streams_grace_is_the_delay_and_three_engines_compare():
     assert len(c.kept_dropped) == 6 and list(c.figures["semantics"]) == ["flink", "spark", "kafka_streams"]
     ks = toolkit.replay(log, c.settings["kafka_streams"]).fates.set_index("row")["fate"]
     assert (c.fates.set_index("row")["fate_kafka_streams"] == ks.loc[c.fates["row"]].to_numpy()).all()
+
+
+@pytest.mark.skipif("kafka_streams" not in SEMANTICS, reason="Kafka Streams semantics are not wired on this branch")
+@pytest.mark.parametrize("window", ["tumbling:2s", "sliding:4s/2s"])
+def test_kafka_streams_grace_to_keep_is_the_smallest_grace_that_keeps_the_record(window):
+    log = _log(n=300, seed=9)
+    c = toolkit.compare_engines(log, window=window, delay="500ms", lateness="2s", semantics=["flink", "kafka_streams"])
+    d = c.differences("flink", "kafka_streams", limit=4)
+    assert len(d) and d["why"].str.contains("stream time").all()
+    ks = c.settings["kafka_streams"]
+    for r in d.itertuples(index=False):
+        assert _fate(log, ks.replace(grace=int(r.delay_to_keep_ms)), r.row) != "dropped"
+        assert _fate(log, ks.replace(grace=int(r.delay_to_keep_ms) - 1), r.row) == "dropped"
+    assert "Kafka Streams grace of" in " ".join(c.examples(1))

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
     print(summary_text(result.summary(), result.setting, source=args.log))
 
-    from toolkit.replays.translate import translatable
+    from toolkit.replays.translate import delay_axes, translatable
     from toolkit.sweeps.choose import engine_name
 
     engines = list(translatable())
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     _step(f"sweeping {len(DEMO_DELAYS)} delays x {len(DEMO_LATENESS)} lateness values x idleness off/2s {where}, "
           f"with the semantics of {', '.join(engine_name(e) for e in engines)} (each engine's own settings only)")
     results = toolkit.sweep(
-        log, semantics=engines, window=DEMO_WINDOW, delay=DEMO_DELAYS, lateness=DEMO_LATENESS,
+        log, semantics=engines, window=DEMO_WINDOW, **delay_axes(engines, DEMO_DELAYS), lateness=DEMO_LATENESS,
         idleness=DEMO_IDLENESS, interval="200ms", execution="local" if args.no_spark else "spark", master=args.master,
     )
     from toolkit.viz._format import text_table

@@ -30,8 +30,8 @@ import pandas as pd
 from toolkit.durations import readable
 from toolkit.replays.explain import instant_text
 from toolkit.replays.run import ReplayResult, replay
-from toolkit.replays.translate import Translation, same_setting
-from toolkit.settings import Session, Setting, SettingError, Sliding
+from toolkit.replays.translate import Translation, delay_setting, same_setting
+from toolkit.settings import Session, Setting, SettingError, Sliding, Tumbling
 from toolkit.sweeps.choose import engine_name, percent
 
 KEPT = ("on_time", "late_accepted")
@@ -108,8 +108,36 @@ def _why_spark(result: ReplayResult, rows: np.ndarray) -> tuple[list[str], list[
     return texts, keep
 
 
+def _why_kafka(result: ReplayResult, rows: np.ndarray) -> tuple[list[str], list[Any]]:
+    """Kafka Streams skips a record whose window closed: its task's stream time (the largest
+    timestamp the task had seen, ``late.watermark``) reached window end + grace."""
+    s = result.setting
+    late = result.late.assign(row=result.late["row"].astype("int64")).set_index("row")
+    x = late.loc[rows.tolist()]
+    ts = x["event_time"].to_numpy(np.int64)
+    st = x["watermark"].to_numpy(np.int64)
+    fixed = isinstance(s.window, (Tumbling, Sliding))
+    end = _last_window_end(s, ts) if fixed else ts
+    grace = int(getattr(s, "grace", 0) or 0)
+    texts, keep = [], []
+    tasks = x["task"].tolist() if "task" in x else [None] * len(x)
+    for a, e, t, task in zip(x["arrival_time"].tolist(), end.tolist(), st.tolist(), tasks):
+        who = f"task {task}'s" if task is not None else "its task's"
+        if fixed:
+            texts.append(f"it arrived at {_instant(a)}, when {who} stream time (the largest timestamp it had seen) "
+                         f"was {_instant(t)}: its window ended at {_instant(e)}, and with a {readable(grace)} grace it "
+                         f"had closed at {_instant(e + grace)}, so the record was skipped")
+            keep.append(t - e + 1)
+        else:
+            texts.append(f"it arrived at {_instant(a)}, when {who} stream time was {_instant(t)}, past its "
+                         f"session's close (last event + {readable(grace)} grace), so the record was skipped")
+            keep.append(None)
+    return texts, keep
+
+
 register_why("flink", _why_flink)
 register_why("spark", _why_spark)
+register_why("kafka_streams", _why_kafka)
 
 
 # ------------------------------------------------------------------------------ the comparison
@@ -164,7 +192,8 @@ class EngineComparison:
     def differences(self, kept_by: str, dropped_by: str, limit: int | None = None) -> pd.DataFrame:
         """Records ``kept_by`` keeps and ``dropped_by`` drops (arrival order, at most ``limit``):
         raw columns of ``fates``, readable ``event``/``arrival`` times, both fates, ``why`` the
-        second engine dropped it and ``delay_to_keep`` (the smallest delay that keeps it there)."""
+        second engine dropped it and ``delay_to_keep`` (the smallest delay that keeps it there: its
+        :func:`toolkit.replays.translate.delay_setting`, e.g. Kafka Streams' grace)."""
         a, b = self._name(kept_by), self._name(dropped_by)
         f = self.fates[self.kept(a) & ~self.kept(b)].sort_values(["arrival_time", "row"], kind="mergesort")
         if limit is not None:
@@ -190,8 +219,9 @@ class EngineComparison:
             d = self.differences(a, b, limit=n)
             for r in d.itertuples(index=False):
                 fate = "on time" if getattr(r, f"fate_{a}") == "on_time" else "late but accepted"
-                now = readable(self.translations[b].setting.delay)
-                keep = f" A {engine_name(b)} delay of {r.delay_to_keep} (now {now}) keeps it." if r.delay_to_keep else ""
+                knob = delay_setting(b)
+                now = readable(getattr(self.translations[b].setting, knob) or 0)
+                keep = f" A {engine_name(b)} {knob} of {r.delay_to_keep} (now {now}) keeps it." if r.delay_to_keep else ""
                 out.append(f"Row {r.row:,} (key {r.key}, partition {r.partition}, event time {r.event}, arrived "
                            f"{r.late_by} later) is kept by {engine_name(a)} ({fate}) and dropped by {engine_name(b)}: "
                            f"{r.why}.{keep}")

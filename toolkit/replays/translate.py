@@ -77,6 +77,29 @@ class Translation:
         return f"{self.semantics}: {self.setting}" + "".join(f"\n  note: {n}" for n in self.notes)
 
 
+#: the setting that plays the delay's part in an engine (what a sweep over delays varies there)
+DELAY_SETTINGS: dict[str, str] = {"kafka_streams": "grace"}
+
+
+def delay_setting(semantics: str) -> str:
+    """The name of ``semantics``' delay: ``"delay"``, or e.g. Kafka Streams' ``"grace"``."""
+    return DELAY_SETTINGS.get(semantics, "delay")
+
+
+def delay_axes(semantics: Any, values: list) -> dict[str, list]:
+    """Sweep keywords that vary every engine's delay over ``values`` (``delay=...``, and
+    ``grace=...`` when Kafka Streams is among ``semantics``)."""
+    names = [semantics] if isinstance(semantics, str) else list(semantics)
+    return {delay_setting(s): list(values) for s in names}
+
+
+def intent_delay(setting: Setting) -> int:
+    """The delay of ``setting`` as :class:`Intent` reads it (Kafka Streams: its grace)."""
+    if setting.semantics in _REGISTRY:
+        return int(_REGISTRY[setting.semantics][0](setting)[0].delay)
+    return int(setting.delay)
+
+
 ToIntent = Callable[[Setting], "tuple[Intent, list[str]]"]
 FromIntent = Callable[[Intent, str], "tuple[Setting, list[str]]"]
 _REGISTRY: dict[str, tuple[ToIntent, FromIntent]] = {}
@@ -239,5 +262,5 @@ register_translation("spark", _spark_to_intent, _spark_from_intent)
 if "kafka_streams" in SEMANTICS:  # wired by toolkit.settings (Setting.grace, Setting.emit)
     register_translation("kafka_streams", _kafka_to_intent, _kafka_from_intent)
 
-__all__ = ["Intent", "LATENESS_CHOICES", "Translation", "register_translation", "same_setting", "translatable",
+__all__ = ["DELAY_SETTINGS", "Intent", "LATENESS_CHOICES", "delay_axes", "delay_setting", "intent_delay", "Translation", "register_translation", "same_setting", "translatable",
            "translate"]

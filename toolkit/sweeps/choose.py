@@ -7,6 +7,7 @@ import pandas as pd
 
 from toolkit.durations import readable
 
+from toolkit.replays.translate import delay_setting
 from toolkit.settings import CONFIG_COLUMNS, Setting, parse_window
 
 
@@ -101,7 +102,8 @@ def recommend(
         criterion = (f"no setting reaches {completeness_column} >= {completeness:.4g}; the best is "
                      f"{best[completeness_column]:.4g} with {_describe(best)}")
         words = (f"No setting of the {len(results)} swept reaches the {percent(completeness)} target. The best, "
-                 f"{setting_words(best, results)}, {_keeps(best, completeness_column, results)}: raise the delay"
+                 f"{setting_words(best, results)}, {_keeps(best, completeness_column, results)}: raise the "
+                 f"{delay_setting(str(best.get('semantics', 'flink')))}"
                  + (" or the allowed lateness." if str(best.get("semantics", "flink")) == "flink" else "."))
         return dict(base, config=None, setting=None, row=best, reason=words, criterion=criterion)
     tie = ["dropped", "delay_ms", "lateness_ms"]

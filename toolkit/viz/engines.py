@@ -16,6 +16,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from toolkit.replays.translate import delay_setting, intent_delay
+from toolkit.settings import Setting
 from toolkit.sweeps.choose import engine_name
 from toolkit.viz._common import FATE_COLORS, FATE_LABELS, MAX_POINTS, duration_axis_scale, is_epoch, time_x, with_note
 from toolkit.viz.sweep import config_columns, name_of, value_text, varying
@@ -39,16 +41,31 @@ def engine_labels(results: pd.DataFrame) -> pd.Series:
     cfg = [c for c in config_columns(results) if c not in ("semantics", "delay_ms")]
     out = pd.Series("", index=results.index, dtype=object)
     for sem, sub in results.groupby("semantics", sort=False):
-        cols = varying(sub, cfg)
+        cols = [c for c in varying(sub, cfg) if c != f"{delay_setting(str(sem))}_ms"]
         for idx, row in zip(sub.index, sub[cols].itertuples(index=False)):
             out[idx] = ", ".join(_value_words(c, v) for c, v in zip(cols, row))
     return out
 
 
+def _delays(data: pd.DataFrame) -> np.ndarray:
+    """Each row's delay as every engine means it (:func:`toolkit.replays.translate.intent_delay`:
+    Kafka Streams' grace ...); ``delay_ms`` for a row that is not a whole setting."""
+    out = data["delay_ms"].to_numpy(dtype="float64").copy()
+    if (data["semantics"].astype(str) == "flink").all():
+        return out
+    for i, (_, row) in enumerate(data.iterrows()):
+        try:
+            out[i] = intent_delay(Setting.from_row(row))
+        except (ValueError, KeyError):
+            pass
+    return out
+
+
 def engines_by_delay(results: pd.DataFrame, metrics: Sequence[str] = ENGINE_METRICS, *, width: int = 260,
                      height: int = 170, title: str = "The engines side by side, by watermark delay") -> alt.ConcatChart:
-    """One small chart per figure in ``metrics``: the figure against the delay, one line per
-    engine (see :func:`engine_labels`). Needs ``semantics`` and ``delay_ms`` columns."""
+    """One small chart per figure in ``metrics``: the figure against the delay (each engine's
+    own: Kafka Streams' grace ...), one line per engine (see :func:`engine_labels`). Needs
+    ``semantics`` and ``delay_ms`` columns."""
     for c in ("semantics", "delay_ms") + tuple(metrics):
         if c not in results.columns:
             raise ValueError(f"results have no column {c!r}: sweep with semantics=[...] and delay=[...]")
@@ -56,9 +73,10 @@ def engines_by_delay(results: pd.DataFrame, metrics: Sequence[str] = ENGINE_METR
     data["engine"] = [engine_name(s) for s in data["semantics"]]
     data["variant"] = engine_labels(results)
     data["line"] = data["engine"] + np.where(data["variant"] != "", ", " + data["variant"], "")
-    div, unit = duration_axis_scale(data["delay_ms"].to_numpy(dtype="float64"))
-    data["delay_value"] = data["delay_ms"].astype("float64") / div
-    data["delay_text"] = [value_text("delay_ms", v) for v in data["delay_ms"]]
+    delay = _delays(data)
+    div, unit = duration_axis_scale(delay)
+    data["delay_value"] = delay / div
+    data["delay_text"] = [value_text("delay_ms", v) for v in delay]
     order = list(dict.fromkeys(data["line"]))
     color = alt.Color("line:N", title="engine and setting", sort=order,
                       legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=500, symbolType="stroke",
