@@ -77,6 +77,9 @@ def engines_by_delay(results: pd.DataFrame, metrics: Sequence[str] = ENGINE_METR
     div, unit = duration_axis_scale(delay)
     data["delay_value"] = delay / div
     data["delay_text"] = [value_text("delay_ms", v) for v in delay]
+    own = [f"{engine_name(s)}: {delay_setting(s)}" for s in dict.fromkeys(data["semantics"].astype(str))
+           if delay_setting(s) != "delay"]
+    x_title = f"delay ({unit}{'; ' + ', '.join(own) if own else ''})"
     order = list(dict.fromkeys(data["line"]))
     color = alt.Color("line:N", title="engine and setting", sort=order,
                       legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=500, symbolType="stroke",
@@ -94,7 +97,7 @@ def engines_by_delay(results: pd.DataFrame, metrics: Sequence[str] = ENGINE_METR
             y = alt.Y("metric_value:Q", title=f"{name_of(m)} ({munit})", scale=alt.Scale(zero=False))
         better = "higher is better" if m.startswith("completeness") else "lower is better"
         charts.append(alt.Chart(d).mark_line(point=True).encode(
-            x=alt.X("delay_value:Q", title=f"delay ({unit})"), y=y, color=color, strokeDash=dash,
+            x=alt.X("delay_value:Q", title=x_title), y=y, color=color, strokeDash=dash,
             tooltip=[alt.Tooltip("line:N", title="engine"), alt.Tooltip("delay_text:N", title="delay"),
                      alt.Tooltip("metric_text:N", title=name_of(m))],
         ).properties(width=width, height=height, title=f"{name_of(m)} ({better})"))
