@@ -20,6 +20,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "pyspark_snippet": ("toolkit.pyspark_code", "pyspark_snippet"),
     "ReplayResult": ("toolkit.replays", "ReplayResult"),
     "explain": ("toolkit.replays.explain", "explain"),
+    "compare_engines": ("toolkit.replays.compare", "compare_engines"),
+    "translate": ("toolkit.replays.translate", "translate"),
     "drop_causes": ("toolkit.replays.explain", "drop_causes"),
     "sweep": ("toolkit.sweeps", "sweep"),
     "frontier": ("toolkit.sweeps", "frontier"),

@@ -50,7 +50,7 @@ def test_a_failure_is_one_error_line(command, exc, code, line, monkeypatch, caps
         monkeypatch.setattr(importlib.import_module("toolkit.commands._conformance"), "run", fail)
     argv = {"describe": ["x.csv"], "generate": ["sample", "--out", "x.csv"], "replay": ["x.csv"], "report": ["x.csv"],
             "sweep": ["x.csv"], "scenario": ["x.jsonl"], "watermarks": ["x.jsonl"], "valve": ["x.jsonl"],
-            "multiplexer": ["x.jsonl"],
+            "multiplexer": ["x.jsonl"], "compare": ["x.csv"],
             "bench": ["engine"]}.get(command, [])
     rc = main([command, *argv])
     err = capsys.readouterr().err

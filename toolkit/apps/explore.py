@@ -31,6 +31,18 @@ LATENESS = ["0ms", "100ms", "500ms", "1s", "2s", "5s", "10s", "30s"]
 INTERVALS = ["0ms", "50ms", "100ms", "200ms", "500ms", "1s"]
 ALL = "\u2217all"  # filter value meaning "no filter"
 IDLENESS = ["off", "500ms", "1s", "2s", "5s", "10s", "30s", "1min"]
+TRIGGER_INTERVALS = ["100ms", "200ms", "500ms", "1s", "2s", "5s", "10s"]
+
+ENGINE_CONTROLS: dict[str, tuple[str, ...]] = {
+    "flink": ("lateness", "interval", "idleness", "source_parallelism"),
+    "spark": ("trigger_interval", "output_mode", "multiple_watermark_policy"),
+    "kafka_streams": ("grace", "emit", "tasks"),
+}
+"""The controls only one engine has, shown only while that engine (``semantics``) is chosen;
+the others (window, size, slide, delay) are every engine's. An engine not listed shows only those."""
+
+NO_DELAY = ("kafka_streams",)
+"""Engines without a watermark delay (Kafka Streams closes windows by stream time and grace)."""
 
 
 def _ms(text: Any) -> int:
@@ -106,8 +118,12 @@ class Explorer(_App):
     def __init__(self, log: Any, *, debounce_ms: int = 400, renderer: str | None = None, max_points: int = 2000,
                  window: str = "tumbling:1s", delay: Any = "500ms", lateness: Any = "0ms",
                  interval: Any = "200ms", idleness: Any = None, source_parallelism: int = 1,
-                 replay_fn: Callable[..., Any] | None = None, parallelism: int | None = None):
+                 replay_fn: Callable[..., Any] | None = None, parallelism: int | None = None,
+                 semantics: str = "flink", trigger_interval: Any = "1s", output_mode: str = "append",
+                 multiple_watermark_policy: str = "min"):
         import toolkit
+        from toolkit.settings import OUTPUT_MODES, SEMANTICS, WATERMARK_POLICIES, SettingError
+        from toolkit.sweeps.choose import engine_name
 
         if parallelism is not None:  # the old spelling
             source_parallelism = parallelism
@@ -138,7 +154,11 @@ class Explorer(_App):
         slide = slide or (size if kind != "sliding" else "500ms")
         n_parts = max(1, len(getattr(log, "partitions", [0])))
         style = {"description_width": "110px"}
+        if semantics not in SEMANTICS:
+            raise SettingError("semantics", f"semantics {semantics!r}: choose one of {', '.join(SEMANTICS)}")
         self.controls: dict[str, w.ValueWidget] = {
+            "semantics": w.Dropdown(options=[(engine_name(s), s) for s in SEMANTICS], value=semantics,
+                                    description="engine", style=style),
             "window": w.Dropdown(options=WINDOW_TYPES, value=kind, description="window", style=style),
             "size": w.Text(value=size, description="size / gap", style=style, continuous_update=False),
             "slide": w.Text(value=slide, description="slide", style=style, continuous_update=False),
@@ -152,8 +172,25 @@ class Explorer(_App):
                                    description="idleness", style=style),
             "source_parallelism": w.BoundedIntText(value=int(source_parallelism), min=1, max=max(64, n_parts),
                                                    description="source parallelism", style=style),
+            "trigger_interval": w.SelectionSlider(options=_with_option(TRIGGER_INTERVALS, trigger_interval),
+                                                  value=str(trigger_interval), description="trigger interval",
+                                                  style=style, continuous_update=False),
+            "output_mode": w.Dropdown(options=list(OUTPUT_MODES), value=output_mode, description="output mode",
+                                      style=style),
+            "multiple_watermark_policy": w.Dropdown(options=list(WATERMARK_POLICIES), value=multiple_watermark_policy,
+                                                    description="watermark policy", style=style),
         }
+        if "kafka_streams" in SEMANTICS:  # Kafka Streams' own settings (toolkit.settings)
+            from toolkit import settings as _settings
+
+            self.controls["grace"] = w.SelectionSlider(options=_with_option(DELAYS, "0ms"), value="0ms",
+                                                       description="grace", style=style, continuous_update=False)
+            self.controls["emit"] = w.Dropdown(options=list(getattr(_settings, "KAFKA_EMITS", ("update", "final"))),
+                                               value="update", description="emit", style=style)
+            self.controls["tasks"] = w.Dropdown(options=[("as partitions", 0)] + [(str(n), n) for n in (1, 2, 4, 8)],
+                                                value=0, description="tasks", style=style)
         self.controls["slide"].layout.display = "" if kind == "sliding" else "none"
+        self._show_engine_controls(semantics)
         self.busy = w.HTML(value="")
         # the figures take the room the controls leave, and scroll inside themselves if they must:
         # the controls keep their full width (a flex item shrinks by default, which cut them off)
@@ -173,23 +210,40 @@ class Explorer(_App):
         self.refresh()
 
     # ------------------------------------------------------------------ settings
+    def _show_engine_controls(self, semantics: str) -> None:
+        """Show the chosen engine's own controls, hide the other engines'."""
+        own = set(ENGINE_CONTROLS.get(semantics, ()))
+        for engine, names in ENGINE_CONTROLS.items():
+            for name in names:
+                if name in self.controls:
+                    self.controls[name].layout.display = "" if name in own else "none"
+        self.controls["delay"].layout.display = "none" if semantics in NO_DELAY else ""
+
     def settings(self) -> dict[str, Any]:
-        """The replay settings the controls describe (what ``toolkit.replay`` receives)."""
+        """The replay settings the controls describe (what ``toolkit.replay`` receives): the
+        chosen engine (``semantics``), the window and delay, and that engine's own controls."""
         c = {k: v.value for k, v in self.controls.items()}
         if c["window"] == "sliding":
             window = f"sliding:{c['size']}/{c['slide']}"
         else:
             window = f"{c['window']}:{c['size']}"
-        out = {"window": window, "delay": c["delay"], "lateness": c["lateness"], "interval": c["interval"],
-               "source_parallelism": int(c["source_parallelism"])}
-        if c["idleness"] != "off":
-            out["idleness"] = c["idleness"]
+        out: dict[str, Any] = {"window": window}
+        if c["semantics"] not in NO_DELAY:
+            out["delay"] = c["delay"]
+        if c["semantics"] != "flink":
+            out["semantics"] = c["semantics"]
+        for name in ENGINE_CONTROLS.get(c["semantics"], ()):
+            if name not in c or (name == "idleness" and c[name] == "off") or (name == "tasks" and not c[name]):
+                continue
+            out[name] = int(c[name]) if name in ("source_parallelism", "tasks") else c[name]
         return out
 
     # ------------------------------------------------------------------ running
     def _on_change(self, change: dict) -> None:
         if change.get("owner") is self.controls["window"]:
             self.controls["slide"].layout.display = "" if change["new"] == "sliding" else "none"
+        if change.get("owner") is self.controls["semantics"]:
+            self._show_engine_controls(change["new"])
         self.schedule()
 
     def schedule(self) -> None:
@@ -300,18 +354,25 @@ class Explorer(_App):
                 text = fmt.Figure(f"{text} ({fmt.share(v / total)})")
             shown = viz.sweep.name_of(name) if name in viz.sweep.METRIC_NAMES else fmt.label(name).replace("_", " ")
             rows.append((shown, text))
-        caption = "replay: " + fmt.settings_text(settings) + ("" if "idleness" in settings else ", no idleness")
+        flink = settings.get("semantics", "flink") == "flink"
+        caption = "replay: " + fmt.settings_text(settings) + ("" if "idleness" in settings or not flink else ", no idleness")
         return fmt.kv_grid(rows, columns=3, caption=caption)
 
 
 def explore(log: Any, **options: Any) -> Explorer:
-    """An ipywidgets app over ``log``: window type and size, delay, allowed lateness, interval,
-    idleness and source parallelism (``toolkit.settings``' names); the replay reruns on change (debounced by ``debounce_ms``, default
-    400, with a busy indicator) and the charts and summary table follow.
+    """An ipywidgets app over ``log``: the engine (``semantics``: Flink, Spark Structured
+    Streaming ...), window type and size, delay, and the chosen engine's own controls (Flink:
+    allowed lateness, interval, idleness, source parallelism; Spark: trigger interval, output
+    mode, watermark policy; Kafka Streams, when wired: grace, emit, tasks, and no delay;
+    :data:`ENGINE_CONTROLS`), in ``toolkit.settings``' names. Flip the
+    engine to see the same log under another engine's rules. The replay reruns on change
+    (debounced by ``debounce_ms``, default 400, with a busy indicator) and the charts and
+    summary table follow.
 
     Options: ``debounce_ms``, ``renderer`` ("altair" or "svg"; default "altair" in a notebook), ``max_points`` and the initial
-    ``window`` ("tumbling:1s", "sliding:10s/5s", "session:30s"), ``delay``, ``lateness``,
-    ``interval``, ``idleness``, ``source_parallelism``. The app's ``result`` is the latest replay.
+    ``semantics``, ``window`` ("tumbling:1s", "sliding:10s/5s", "session:30s"), ``delay``, ``lateness``,
+    ``interval``, ``idleness``, ``source_parallelism``, ``trigger_interval``, ``output_mode``,
+    ``multiple_watermark_policy``. The app's ``result`` is the latest replay.
     """
     return Explorer(log, **options)
 

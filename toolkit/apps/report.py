@@ -80,7 +80,12 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         g.setdefault("window", str(base.window))
         g.setdefault("interval", base.interval)
         sweep = toolkit.sweep(log, **g)
-    rec = toolkit.recommend(sweep, completeness=completeness, metric=metric) if len(sweep) else None
+    engines = engines_of(sweep)
+    per_engine = toolkit.recommend(sweep, completeness=completeness, metric=metric, per="semantics") \
+        if len(engines) > 1 else {}
+    # several engines: the first engine's recommendation leads (replay, charts, highlighted row)
+    rec = per_engine[engines[0]] if per_engine else \
+        toolkit.recommend(sweep, completeness=completeness, metric=metric) if len(sweep) else None
     spark_backed = bool(getattr(log, "is_spark", False))
     if replay is None and not spark_backed:
         setting = setting or (rec or {}).get("setting") or Setting.parse(DEFAULT_SETTINGS)
@@ -95,6 +100,9 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
     def chart(c: Any) -> dict[str, Any]:
         return {"id": f"c{next(counter)}", "spec_json": spec_json(c.to_dict())}
 
+    if per_engine:
+        sections.append(engines_section(log, sweep, per_engine, engines, chart, completeness, metric,
+                                        local=not spark_backed, max_points=max_points))
     x, y = "delay_ms", "lateness_ms"
     if len(sweep) and x in sweep.columns and y in sweep.columns:
         initial = {c: rec_row[c] for c in cfg_cols} if rec_row is not None else None
@@ -163,10 +171,16 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
     recommendation = None
     if rec is not None:
         if rec_row is not None:
-            shown = [c for c in cfg_cols if c in varying] or cfg_cols
-            headline = "Recommended: " + ", ".join(
+            if per_engine:  # the columns of the leading engine's own rows
+                own = sweep[sweep["semantics"] == engines[0]]
+                own_varying = viz.sweep.varying(own, cfg_cols)
+                detail = setting_columns(own, cfg_cols)
+            else:
+                own_varying, detail = varying, setting_columns(sweep, cfg_cols)
+            shown = [c for c in cfg_cols if c in own_varying] or cfg_cols
+            headline = (f"Recommended for {choose.engine_name(engines[0])}: " if per_engine else "Recommended: ") + ", ".join(
                 f"{viz.sweep.name_of(c)} {viz.sweep.value_text(c, rec_row[c])}" for c in shown)
-            rows = [(viz.sweep.name_of(c), viz.sweep.value_text(c, rec_row[c])) for c in setting_columns(sweep, cfg_cols)]
+            rows = [(viz.sweep.name_of(c), viz.sweep.value_text(c, rec_row[c])) for c in detail]
             rows += [(viz.sweep.name_of(m), fmt.Figure(viz.sweep.value_text(m, rec_row[m])))
                      for m in ("completeness_first", "completeness_final", metric, "dropped") if m in rec_row.index]
         else:
@@ -210,6 +224,87 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         "replay": replay,
         "sweep": sweep,
     }
+
+
+def engines_of(sweep: pd.DataFrame) -> list[str]:
+    """The engines (``semantics``) of a sweep, in the order of ``toolkit.settings.SEMANTICS``."""
+    from toolkit.settings import SEMANTICS
+
+    if not len(sweep) or "semantics" not in sweep:
+        return []
+    seen = [str(s) for s in dict.fromkeys(sweep["semantics"])]
+    return [s for s in SEMANTICS if s in seen] + [s for s in seen if s not in SEMANTICS]
+
+
+ENGINE_FIGURES = ("dropped", "late_accepted", "completeness_first", "completeness_final", "latency_p50_ms",
+                  "latency_p99_ms", "peak_state_records", "peak_state_windows")
+
+
+def engines_section(log: Any, sweep: pd.DataFrame, per_engine: dict, engines: list[str], chart: Any,
+                    completeness: float, metric: str, *, local: bool = True, max_points: int = 2000) -> dict:
+    """The side-by-side section of a multi-engine sweep: figures against the delay, the first
+    engine's recommended setting in every engine (figures, kept/dropped, examples, what did not
+    translate) and each engine's own recommendation with its deploy code."""
+    import toolkit
+
+    charts = []
+    if "delay_ms" in sweep and sweep["delay_ms"].nunique() > 1:
+        charts.append(chart(viz.engines_by_delay(sweep)))
+    text = (f"The sweep replayed the log with the event-time semantics of {_and([choose.engine_name(e) for e in engines])}. "
+            "The charts show each engine's drops, first-result completeness, latency and state for every delay "
+            "swept (one line per engine and per other setting that varies).")
+    recs = []
+    for name in engines:
+        r = per_engine.get(name)
+        if r is None:
+            continue
+        recs.append({"engine": choose.engine_name(name), "reason": r["reason"],
+                     "setting": "" if r["setting"] is None else str(r["setting"]),
+                     "deploy": [{"engine": toolkit.deploy.engines()[k], "code": code}
+                                for k, code in (r.get("deploy") or {}).items()]})
+    lead = per_engine.get(engines[0], {}).get("setting")
+    out = {"anchor": "engines", "title": "The engines side by side", "text": text, "charts": charts,
+           "recommendations": recs}
+    if lead is None or not local:
+        out["after"] = ("" if local else "This log is Spark-backed: the record-by-record comparison needs a local "
+                        "log (log.to_pandas(limit=...)).")
+        return out
+    from toolkit.replays.compare import compare_engines
+    from toolkit.replays.translate import translatable
+
+    compared = [e for e in engines if e in translatable()]
+    missing = [choose.engine_name(e) for e in engines if e not in compared]
+    if missing:  # an engine without a translation yet: said, not hidden
+        out["after"] = (f"{_and(missing)} {'has' if len(missing) == 1 else 'have'} no translation of settings yet "
+                        "(toolkit.replays.translate.register_translation), so the record-by-record comparison "
+                        "leaves them out.")
+    if len(compared) < 2 or compared[0] != engines[0]:
+        return out
+    engines = compared
+    c = compare_engines(log, lead, semantics=engines)
+    fig = c.figures.set_index("semantics")
+    rows = []
+    for m in ENGINE_FIGURES:
+        if m in fig:
+            rows.append([viz.sweep.name_of(m)] + [fmt.Figure(viz.sweep.value_text(m, fig.loc[e, m])) for e in engines])
+    head = ["figure"] + [choose.engine_name(e) for e in engines]
+    kd = c.kept_dropped
+    kd_rows = [(choose.engine_name(r.kept_by), choose.engine_name(r.dropped_by), fmt.Figure(fmt.number(r.records)),
+                fmt.Figure(fmt.share(r.share))) for r in kd.itertuples(index=False)]
+    out.update({
+        "compare_title": f"{choose.engine_name(engines[0])}'s recommended setting in every engine",
+        "settings": [{"engine": choose.engine_name(e), "setting": str(t.setting), "notes": list(t.notes)}
+                     for e, t in c.translations.items()],
+        "figures_table": fmt.table(head, rows, inline=False),
+        "kept_table": fmt.table(["kept by", "dropped by", "records", "share of the log"], kd_rows, inline=False),
+        "examples": c.examples(3),
+        "compare_charts": [chart(viz.engine_fates(c)), chart(viz.disagreements(c, max_points=max_points))],
+    })
+    return out
+
+
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def readable_rows(figures: dict) -> list[tuple[str, str]]:

@@ -77,6 +77,32 @@ TEMPLATE = r"""<!DOCTYPE html>
 <div class="chart" id="chart-{{ chart.id }}" data-chart="{{ chart.id }}"></div>
 <script type="application/json" id="spec-{{ chart.id }}">{{ chart.spec_json | safe }}</script>
 {% endfor %}
+{% if section.get("recommendations") %}
+<h3>The recommendation for each engine</h3>
+{% for r in section.recommendations %}
+<div class="rec engine-rec">
+<p><strong>{{ r.engine }}</strong>{% if r.setting %} &middot; <code>{{ r.setting }}</code>{% endif %}</p>
+<p>{{ r.reason }}</p>
+{% for d in r.deploy %}
+<details class="deploy"{% if loop.first %} open{% endif %}><summary>Deploy it: {{ d.engine }}</summary><pre>{{ d.code }}</pre></details>
+{% endfor %}
+</div>
+{% endfor %}
+{% endif %}
+{% if section.get("compare_title") %}
+<h3 id="kept-dropped">{{ section.compare_title }}</h3>
+<p>The same setting translated to each engine (what has no counterpart is noted), then replayed record by record.</p>
+<ul class="settings">{% for s in section.settings %}<li><strong>{{ s.engine }}</strong>: <code>{{ s.setting }}</code>{% for n in s.notes %}<br><span class="note">{{ n }}</span>{% endfor %}</li>{% endfor %}</ul>
+{{ section.figures_table | safe }}
+<p>Records one engine keeps (on time or late but accepted) and another drops:</p>
+{{ section.kept_table | safe }}
+{% if section.examples %}<ul class="causes">{% for e in section.examples %}<li>{{ e }}</li>{% endfor %}</ul>{% endif %}
+{% for chart in section.compare_charts %}
+<div class="chart" id="chart-{{ chart.id }}" data-chart="{{ chart.id }}"></div>
+<script type="application/json" id="spec-{{ chart.id }}">{{ chart.spec_json | safe }}</script>
+{% endfor %}
+{% endif %}
+{% if section.get("after") %}<p class="note">{{ section.after }}</p>{% endif %}
 {% endfor %}
 
 {% if sweep_table %}

@@ -1,8 +1,10 @@
 """``python -m toolkit demo``: the main job on the sample log, end to end.
 
 Loads ``data/sample.csv``, describes it, replays it with one setting, sweeps watermark
-delay x allowed lateness on the embedded local Spark session, and writes
-``reports/demo.html``.
+delay x allowed lateness x idle timeout with Flink's semantics (on the embedded local Spark
+session) and the same delays with Spark Structured Streaming's, recommends a setting per
+engine with its code, compares the engines record by record on Flink's recommended setting,
+and writes ``reports/demo.html`` (which shows the engines side by side).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ DEMO_LATENESS = ["0ms", "1s", "5s"]
 # partition 2 of the sample falls silent for ~40 s: without an idle timeout it holds the
 # watermark (and every window) back, which the sweep shows next to a 2 s timeout
 DEMO_IDLENESS = [None, "2s"]
+# every engine of toolkit.settings.SEMANTICS with a translation is swept and compared
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,24 +64,35 @@ def run(args: argparse.Namespace) -> int:
 
     print(summary_text(result.summary(), result.setting, source=args.log))
 
+    from toolkit.replays.translate import delay_axes, translatable
+    from toolkit.sweeps.choose import engine_name
+
+    engines = list(translatable())
     where = "in-process" if args.no_spark else "on Spark"
-    _step(f"sweeping {len(DEMO_DELAYS)} delays x {len(DEMO_LATENESS)} lateness values x idleness off/2s {where}")
+    _step(f"sweeping {len(DEMO_DELAYS)} delays x {len(DEMO_LATENESS)} lateness values x idleness off/2s {where}, "
+          f"with the semantics of {', '.join(engine_name(e) for e in engines)} (each engine's own settings only)")
     results = toolkit.sweep(
-        log, window=DEMO_WINDOW, delay=DEMO_DELAYS, lateness=DEMO_LATENESS, idleness=DEMO_IDLENESS, interval="200ms",
-        execution="local" if args.no_spark else "spark", master=args.master,
+        log, semantics=engines, window=DEMO_WINDOW, **delay_axes(engines, DEMO_DELAYS), lateness=DEMO_LATENESS,
+        idleness=DEMO_IDLENESS, interval="200ms", execution="local" if args.no_spark else "spark", master=args.master,
     )
     from toolkit.viz._format import text_table
 
-    print(text_table(results, ["delay_ms", "lateness_ms", "idleness_ms", "completeness_first",
-                                   "completeness_final", "dropped", "latency_p99_ms"]))
-    rec = toolkit.recommend(results, completeness=0.99)
-    print(f"[demo] recommendation: {rec['setting'] if rec['setting'] is not None else 'none'}")
-    print(rec["reason"])
-    if rec["deploy"]:
-        engine, code = next(iter(rec["deploy"].items()))
-        print(f"[demo] as {toolkit.deploy.engines()[engine]} code (python -m toolkit deploy ... prints it for any "
-              "setting):")
-        print(code)
+    print(text_table(results, ["semantics", "delay_ms", "lateness_ms", "idleness_ms", "completeness_first",
+                               "completeness_final", "dropped", "latency_p99_ms"]))
+    recs = toolkit.recommend(results, completeness=0.99, per="semantics")
+    for name, rec in recs.items():
+        print(f"[demo] recommendation for {name}: {rec['setting'] if rec['setting'] is not None else 'none'}")
+        print(rec["reason"])
+        if rec["deploy"]:
+            engine, code = next(iter(rec["deploy"].items()))
+            print(f"[demo] as {toolkit.deploy.engines()[engine]} code (python -m toolkit deploy ... prints it for "
+                  "any setting):")
+            print(code)
+    lead = recs[engines[0]]["setting"]
+    if lead is not None:
+        _step(f"the {engine_name(engines[0])} recommendation in every engine, record by record "
+              "(python -m toolkit compare ... does this for any setting)")
+        print(toolkit.compare_engines(log, lead, semantics=engines).summary_text(examples=1))
 
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

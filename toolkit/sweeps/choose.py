@@ -7,6 +7,7 @@ import pandas as pd
 
 from toolkit.durations import readable
 
+from toolkit.replays.translate import delay_setting
 from toolkit.settings import CONFIG_COLUMNS, Setting, parse_window
 
 
@@ -36,14 +37,30 @@ METRIC_WORDS = {
 """How a recommendation names the figure it minimizes."""
 
 
+#: how the words name each engine (``semantics``); an engine not listed is named by its key
+ENGINE_NAMES = {"flink": "Flink", "spark": "Spark Structured Streaming", "kafka_streams": "Kafka Streams",
+                "beam": "Apache Beam"}
+
+
+def engine_name(semantics: Any) -> str:
+    """``"spark"`` -> ``"Spark Structured Streaming"`` (the key itself when unknown)."""
+    return ENGINE_NAMES.get(str(semantics), str(semantics))
+
+
 def recommend(
     results: pd.DataFrame,
     completeness: float = 0.99,
     metric: str = "latency_p99_ms",
     *,
     completeness_column: str = "completeness_first",
+    per: str | None = None,
 ) -> dict:
     """The cheapest setting (lowest ``metric``) whose ``completeness_column`` meets the target.
+
+    ``per="semantics"`` (or any configuration column) answers once for each of its values: a
+    dict ``{value: recommendation}`` in the order the results first show them, each chosen
+    among that value's rows only, its ``reason`` starting with the engine's name and its
+    ``deploy`` holding that engine's code (a multi-engine sweep gets one answer per engine).
 
     Ties go to fewer drops, then the smaller delay and lateness. Returns a dict:
 
@@ -60,6 +77,18 @@ def recommend(
     the best completeness reached)."""
     if not 0.0 <= completeness <= 1.0:
         raise ValueError(f"completeness target must be in [0, 1], got {completeness}")
+    if per is not None:
+        if per not in results:
+            raise ValueError(f"per={per!r}: the results have no column {per!r} (choose one of "
+                             f"{', '.join(c for c in CONFIG_COLUMNS if c in results)})")
+        out = {}
+        for value, sub in results.groupby(per, sort=False):
+            rec = recommend(sub, completeness, metric, completeness_column=completeness_column)
+            who = engine_name(value) if per == "semantics" else f"{per} {value}"
+            rec["reason"] = f"{who}: {rec['reason'][:1].lower()}{rec['reason'][1:]}"
+            rec[per] = value
+            out[str(value)] = rec
+        return out
     for col in (metric, completeness_column):
         if col not in results:
             raise ValueError(f"results have no column {col!r}")
@@ -73,8 +102,9 @@ def recommend(
         criterion = (f"no setting reaches {completeness_column} >= {completeness:.4g}; the best is "
                      f"{best[completeness_column]:.4g} with {_describe(best)}")
         words = (f"No setting of the {len(results)} swept reaches the {percent(completeness)} target. The best, "
-                 f"{setting_words(best, results)}, {_keeps(best, completeness_column, results)}: raise the delay or "
-                 "the allowed lateness.")
+                 f"{setting_words(best, results)}, {_keeps(best, completeness_column, results)}: raise the "
+                 f"{delay_setting(str(best.get('semantics', 'flink')))}"
+                 + (" or the allowed lateness." if str(best.get("semantics", "flink")) == "flink" else "."))
         return dict(base, config=None, setting=None, row=best, reason=words, criterion=criterion)
     tie = ["dropped", "delay_ms", "lateness_ms"]
     tie = [t for t in tie if t in ok]
@@ -211,6 +241,9 @@ def setting_words(row: Any, results: pd.DataFrame | None = None) -> str:
     out unless ``results`` swept them."""
     if isinstance(row, Setting):
         row = pd.Series(row.row())
+    semantics = str(row.get("semantics", "flink"))
+    if semantics != "flink" and not (isinstance(semantics, float) or semantics in ("nan", "none")):
+        return _engine_words(row, results, semantics)
     strategy = str(row.get("strategy", "bounded"))
     name = strategy.partition("(")[0]
     delay = row.get("delay_ms", 0)
@@ -251,6 +284,38 @@ def setting_words(row: Any, results: pd.DataFrame | None = None) -> str:
         if (v is not None and not pd.isna(v) and str(v) != str(default)) or _varying(results, col):
             extra.append(f"{col.replace('_', ' ')} {v}")
     return text + (f" ({', '.join(extra)})" if extra else "")
+
+
+#: an engine's own settings in words (column, template); engines not listed show ``column value``
+ENGINE_SETTING_WORDS: dict[str, list[tuple[str, str]]] = {
+    "spark": [("trigger_interval_ms", "micro-batches every {}"), ("output_mode", "{} output mode"),
+              ("multiple_watermark_policy", "the {} watermark policy")],
+}
+
+
+def _engine_words(row: Any, results: pd.DataFrame | None, semantics: str) -> str:
+    """A setting of an engine other than Flink: its delay, then its own settings."""
+    from toolkit.settings import FLINK_SETTINGS
+
+    delay = row.get("delay_ms", 0)
+    head = f"a {readable(delay)} watermark delay" if delay else "no watermark delay"
+    parts = []
+    own = ENGINE_SETTING_WORDS.get(semantics)
+    if own is None:
+        skip = {"window", "delay_ms", "semantics", "strategy"} | {f"{n}_ms" for n in FLINK_SETTINGS} | set(FLINK_SETTINGS)
+        own = [(c, c.removesuffix("_ms").replace("_", " ") + " {}") for c in CONFIG_COLUMNS if c not in skip]
+    for col, template in own:
+        v = row.get(col, None)
+        if v is None or (not isinstance(v, str) and pd.isna(v)) or str(v) == "none":
+            continue
+        parts.append(template.format(readable(int(v)) if col.endswith("_ms") else v))
+    if "partitions_as_sources" in row and not bool(row["partitions_as_sources"]) and semantics == "spark":
+        parts.append("one input for all partitions")
+    text = head + (" with " + _join(parts) if parts else "")
+    window = row.get("window", None)
+    if window is not None and (_varying(results, "window") or str(window) != "tumbling:1s"):
+        text += f" ({window} windows)"
+    return text
 
 
 def differences(row: Any, other: Any, results: pd.DataFrame | None = None) -> str:

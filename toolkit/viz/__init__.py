@@ -9,6 +9,7 @@ JupyterChart widget (see :mod:`toolkit.viz.rendering`).
 """
 from toolkit.viz._common import FATE_COLORS, FATES, MAX_POINTS, lateness_of, stratified_sample
 from toolkit.viz.drops import drops_over_time
+from toolkit.viz.engines import disagreements, engine_fates, engines_by_delay
 from toolkit.viz.records import (
     drops_by_key,
     drops_by_partition,
@@ -34,7 +35,7 @@ enable_offline_charts()
 __all__ = [
     "FATES", "FATE_COLORS", "MAX_POINTS", "METRICS",
     "event_time_scatter", "lateness_histogram", "drops_by_partition", "drops_by_key", "fate_counts_by",
-    "drops_over_time",
+    "drops_over_time", "engines_by_delay", "engine_fates", "disagreements",
     "watermark_lag", "firing_timeline", "state_over_time",
     "sweep_heatmap", "latency_completeness", "sweep_sliders", "pareto", "recommended_row",
     "config_columns", "metric_columns", "lateness_of", "stratified_sample",

@@ -9,6 +9,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from toolkit.sweeps.choose import engine_name
 from toolkit.viz import _format as fmt
 from toolkit.viz._common import duration_axis_scale, wrap
 
@@ -87,10 +88,15 @@ def _setting_label(results: pd.DataFrame, columns: list[str]) -> pd.Series:
         return pd.Series(["all"] * len(results), index=results.index)
 
     def one(c: str, v: Any) -> str:
+        if c == "semantics":
+            return engine_name(v)
+        if c != "idleness_ms" and (fmt.is_missing(v) or str(v) == "none"):
+            return ""  # a setting the row's engine does not have (Spark's output mode on a Flink row ...)
         text = value_text(c, v)
         return text if text == "no idleness" else f"{name_of(c)} {text}"
 
-    labels = [", ".join(one(c, v) for c, v in zip(columns, r)) for r in results[columns].itertuples(index=False)]
+    labels = [", ".join(x for x in (one(c, v) for c, v in zip(columns, r)) if x)
+              for r in results[columns].itertuples(index=False)]
     return pd.Series(labels, index=results.index)
 
 
@@ -357,7 +363,9 @@ def sweep_sliders(results: pd.DataFrame, *, x: str = "delay_ms", y: str = "laten
     other_filter = "true"
     if len(other_values) > 1:
         p_o = alt.param(name="other", value=o0 if o0 in other_values else other_values[0],
-                        bind=alt.binding_select(options=other_values, name=", ".join(name_of(c) for c in others) + ": "))
+                        bind=alt.binding_select(options=other_values, name=(
+                            "engine and its settings: " if "semantics" in others
+                            else ", ".join(name_of(c) for c in others) + ": ")))
         params.append(p_o)
         other_filter = "datum.other == other"
     selected = f"datum.x_step == x_step && datum.y_step == y_step && {other_filter}"
