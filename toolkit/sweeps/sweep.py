@@ -223,7 +223,7 @@ def assemble(configs: list[Setting], paths: list[str], summary: pd.DataFrame) ->
     data: dict = {}
     for col in CONFIG_COLUMNS:
         values = [r[col] for r in rows]
-        if col in ("idleness_ms", "trigger_interval_ms"):
+        if col in ("idleness_ms", "trigger_interval_ms", "grace_ms", "tasks"):
             data[col] = pd.array(values, dtype="Int64")
         elif col in _INT_COLUMNS:
             data[col] = np.asarray(values, dtype=np.int64)
