@@ -1,5 +1,6 @@
 """``toolkit.replay(log, ...)``: replay an event log through Flink's event-time windowing
-(or, with ``semantics="spark"``, Spark Structured Streaming's: ``toolkit.replays.microbatch``).
+(or, with ``semantics="spark"``, Spark Structured Streaming's: ``toolkit.replays.microbatch``;
+with ``semantics="kafka_streams"``, Kafka Streams': ``toolkit.replays.kafka_streams``).
 
 Settings are ``toolkit.settings``' one vocabulary (``window, trigger, evictor, lateness,
 function, accumulation, strategy, delay, interval, idleness, source_parallelism,
@@ -162,6 +163,10 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         if not len(a["ts"]):
             raise SettingError("log", "the log has no valid records to replay")
         return ReplayResult(**microbatch_parts(log, s, a))
+    if s.semantics == "kafka_streams":  # Kafka Streams' per-task stream time and grace
+        from toolkit.replays.kafka_streams import kafka_parts
+
+        return ReplayResult(**kafka_parts(log, s, _log_arrays(log, s)))
     if not has_arr:
         strategy = s.watermark_strategy()
         if strategy.needs_processing_time:
