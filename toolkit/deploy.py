@@ -80,9 +80,13 @@ def engines(setting: Any = None) -> dict[str, str]:
     return {name: desc for name, (_, desc) in _ENGINES.items() if want is None or _SEMANTICS[name] == want}
 
 
-def deploy(setting: Any = None, engine: str = "flink", **settings: Any) -> Deployment:
+def deploy(setting: Any = None, engine: str | None = None, **settings: Any) -> Deployment:
     """The code that deploys ``setting`` (a :class:`Setting`, its text or keywords, a sweep row,
-    or what :func:`toolkit.recommend` returns) in ``engine`` (see :func:`engines`)."""
+    or what :func:`toolkit.recommend` returns) in ``engine`` (see :func:`engines`; default: the
+    first engine of the setting's semantics, ``flink`` for Flink settings)."""
+    if engine is None:
+        fits = list(engines(_as_setting(setting, settings)))
+        engine = fits[0] if fits else "flink"
     if engine not in _ENGINES:
         import difflib
 
@@ -473,7 +477,7 @@ register_engine("kafka-streams", _kafka_streams, language="java", description="K
 class _CallableModule(types.ModuleType):
     """``toolkit.deploy`` is this module (``toolkit.deploy.Deployment`` ...) and, called, :func:`deploy`."""
 
-    def __call__(self, setting: Any = None, engine: str = "flink", **settings: Any) -> Deployment:
+    def __call__(self, setting: Any = None, engine: str | None = None, **settings: Any) -> Deployment:
         return deploy(setting, engine, **settings)
 
 

@@ -306,3 +306,14 @@ def test_cli_replay_sweep_and_deploy(tmp_path, capsys):
 def test_cli_bad_settings_name_the_option(tmp_path, capsys, args, words):
     assert main(["replay", str(_csv(tmp_path)), *args]) == 2
     assert words in capsys.readouterr().err
+
+
+def test_recommendation_says_kafka_settings_in_words_and_deploys_them():
+    log = _log(n=400, seed=8)
+    df = toolkit.sweep(log, semantics=["flink", "kafka_streams"], delay=["0", "2s"], grace=["0", "2s", "5s"],
+                       emit=["update", "suppress"], window="tumbling:2s")
+    k = df[(df["semantics"] == "kafka_streams") & (df["emit"] == "suppress")]
+    rec = toolkit.recommend(k, 0.0)
+    assert rec["reason"].startswith("Kafka Streams with ") and "suppress(untilWindowCloses)" in rec["reason"]
+    assert list(rec["deploy"]) == ["kafka-streams"]
+    assert toolkit.deploy(rec).engine == "kafka-streams"  # the default engine is the setting's own
