@@ -93,16 +93,26 @@ class ReplayResult:
         """Every dropped or late record: its windows and their cleanup time, the watermark at
         its arrival, who held it, and the smallest delay / lateness / idle timeout that keeps
         it (:func:`toolkit.replays.explain.drops`; ``fates=("dropped",)`` for drops only)."""
+        self._flink_only("drops")
         return explaining.drops(self, fates=fates)
 
     def explain(self, row: int) -> explaining.Explanation:
         """Why the record of log row ``row`` was dropped, late or on time, in words
         (``str()``) and as data (``.data``); see :func:`toolkit.replays.explain.explain`."""
+        self._flink_only("explain")
         return explaining.explain(self, row)
 
     def drop_causes(self, top: int = 3) -> list[str]:
         """The main causes of the drops in words (:func:`toolkit.replays.explain.drop_causes`)."""
+        self._flink_only("drop_causes")
         return explaining.drop_causes(self, top=top)
+
+    def _flink_only(self, what: str) -> None:
+        sem = getattr(self.setting, "semantics", "flink")
+        if sem == "kafka_streams":
+            raise SettingError("semantics", f"{what}() explains drops by Flink's watermark; with semantics='kafka_streams' "
+                               "read result.late (each dropped record with its task and the task's stream time) and "
+                               "result.emissions")
 
     def scenario_lines(self, stage: int = 1) -> list[str]:
         """The record/watermark interleaving the (``stage``) operator saw, in the window-scenario format."""
