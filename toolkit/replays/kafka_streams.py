@@ -434,6 +434,7 @@ def kafka_parts(log: Any, s: Setting, a: dict) -> dict:
     settings_d["has_arrival_time"] = True
     settings_d["tasks"] = n_tasks
     summary = combine([part], int(getattr(log, "n_invalid", 0)))
+    summary["late_side_output"] = 0  # Kafka Streams has no late side output (the dropped records: ``late``)
     summary["tasks"] = n_tasks
     summary["deployable"] = res.description["deployable"]
     summary["settings"] = settings_d
