@@ -158,6 +158,10 @@ def test_co_partitioned_input():
     assert (r.emissions["task"].to_numpy() == t.loc[:, "partition"].groupby(t["key"]).first()
             .loc[r.emissions["key"]].to_numpy()).all()
     assert r.summary()["tasks"] == 3
+    for emit in ("update", "final"):  # a sweep row is the replay's summary here too
+        row = toolkit.sweep(log, semantics="kafka_streams", repartition=False, emit=emit).iloc[0]
+        sm = toolkit.replay(log, semantics="kafka_streams", repartition=False, emit=emit).summary()
+        assert all(_close(sm[c], row[c]) for c in SUMMARY_COLUMNS) and row["repartition"] == "false"
     with pytest.raises(SettingError, match="co-partitioned") as e:
         toolkit.replay(_log(seed=6), semantics="kafka_streams", repartition=False)
     assert e.value.setting == "repartition"
