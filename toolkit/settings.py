@@ -49,7 +49,7 @@ from toolkit.durations import parse_duration
 MAX_SETTING_MS = 10 * 366 * 24 * 3600 * 1000
 
 #: the engines whose event-time semantics a replay reproduces (``semantics=``)
-SEMANTICS = ("flink", "spark")
+SEMANTICS = ("flink", "spark", "kafka_streams")
 OUTPUT_MODES = ("append", "update")
 WATERMARK_POLICIES = ("min", "max")
 #: settings only Spark Structured Streaming has (``semantics="spark"``)
@@ -59,6 +59,15 @@ FLINK_SETTINGS = ("trigger", "evictor", "lateness", "function", "accumulation", 
                   "source_parallelism", "step", "marker", "quantile", "quantile_window", "min_delay", "max_delay",
                   "second_window", "second_lateness")
 SPARK_DEFAULTS = {"trigger_interval": 1000, "output_mode": "append", "multiple_watermark_policy": "min"}
+# --- Kafka Streams (semantics="kafka_streams"; toolkit.replays.kafka_streams) ---------------------
+#: settings only Kafka Streams has (refused with the other semantics; left out of their grid rows)
+KAFKA_SETTINGS = ("grace", "tasks", "repartition", "emit")
+#: emit="update": EmitStrategy.onWindowUpdate() with the record cache off; "final":
+#: EmitStrategy.onWindowClose(); "suppress": .suppress(Suppressed.untilWindowCloses(unbounded()))
+KAFKA_EMITS = ("update", "final", "suppress")
+_KAFKA_EMIT_ALIASES = {"on_window_update": "update", "on_window_close": "final", "emit_final": "final",
+                       "until_window_closes": "suppress", "suppressed": "suppress"}
+KAFKA_DEFAULTS = {"grace": 0, "repartition": True, "emit": "update"}
 
 STRATEGIES = ("bounded", "legacy", "monotonous", "time_lag", "punctuated", "idle_advance", "adaptive")
 ACCUMULATIONS = ("accumulating", "discarding", "retracting")
@@ -244,6 +253,25 @@ class DynamicSession:
 
 
 @dataclass(frozen=True)
+class KafkaSliding:
+    """Kafka Streams' ``SlidingWindows.ofTimeDifferenceAndGrace(timeDifference, grace)``:
+    ``kafka_sliding:DIFF`` (windows ``[t - DIFF, t]`` placed by the records themselves, both ends
+    inclusive; ``sliding:SIZE/ADVANCE`` is Kafka's hopping ``TimeWindows.advanceBy``)."""
+
+    time_difference: int
+
+    def __post_init__(self) -> None:
+        if self.time_difference <= 0:
+            raise SettingError("window", f"kafka_sliding time difference must be > 0, got {self.time_difference}")
+
+    def __str__(self) -> str:
+        return f"kafka_sliding:{format_duration(self.time_difference)}"
+
+    def to_dict(self) -> dict:
+        return {"type": "kafka_sliding", "time_difference": self.time_difference}
+
+
+@dataclass(frozen=True)
 class Global:
     """``GlobalWindows``: ``global`` (never fires by itself) or ``global_eos`` (fires at end of input)."""
 
@@ -276,8 +304,8 @@ class Custom:
         return None
 
 
-WindowSpec = Union[Tumbling, Sliding, Session, DynamicSession, Global, Custom]
-_WINDOW_KINDS = ("tumbling", "sliding", "session", "dynamic_session", "global", "global_eos")
+WindowSpec = Union[Tumbling, Sliding, Session, DynamicSession, KafkaSliding, Global, Custom]
+_WINDOW_KINDS = ("tumbling", "sliding", "session", "dynamic_session", "kafka_sliding", "global", "global_eos")
 #: session windows, fixed or dynamic gap
 SESSION_WINDOWS = (Session, DynamicSession)
 #: event-time windows with the event-time trigger as their own
@@ -286,7 +314,7 @@ EVENT_TIME_WINDOWS = (Tumbling, Sliding, Session, DynamicSession)
 
 def parse_window(spec: Any, name: str = "window") -> WindowSpec:
     """A window from its spelling, a scenario-format dict, a window value or an assigner object."""
-    if isinstance(spec, (Tumbling, Sliding, Session, DynamicSession, Global, Custom)):
+    if isinstance(spec, (Tumbling, Sliding, Session, DynamicSession, KafkaSliding, Global, Custom)):
         return spec
     if isinstance(spec, dict):
         return _window_from_dict(spec, name)
@@ -305,7 +333,7 @@ def parse_window(spec: Any, name: str = "window") -> WindowSpec:
             return Global(kind == "global_eos")
         if kind not in _WINDOW_KINDS:
             raise SettingError(name, f"{name} {spec!r}: unknown kind {kind!r}; use tumbling:1s, sliding:10s/5s, session:30s, "
-                               f"dynamic_session:COLUMN, global or global_eos{_did_you_mean(kind, _WINDOW_KINDS)}")
+                               f"dynamic_session:COLUMN, kafka_sliding:1s, global or global_eos{_did_you_mean(kind, _WINDOW_KINDS)}")
         if kind == "dynamic_session":
             if not arg.strip():
                 raise SettingError(name, f"{name} {spec!r}: name the log column that holds each record's gap in ms, "
@@ -330,6 +358,8 @@ def parse_window(spec: Any, name: str = "window") -> WindowSpec:
                            _duration(slide.strip(), f"{name} slide", positive=True), offset)
         if kind == "session":
             return Session(_duration(arg.strip(), f"{name} gap", positive=True))
+        if kind == "kafka_sliding":
+            return KafkaSliding(_duration(arg.strip(), f"{name} time difference", positive=True))
         raise SettingError(name, f"{name} {spec!r}: {kind} takes no argument")
     except SettingError as exc:
         raise SettingError(name, str(exc).replace("window", name, 1) if name != "window" else str(exc)) from None
@@ -346,6 +376,8 @@ def _window_from_dict(d: dict, name: str) -> WindowSpec:
             return Session(int(d["gap"]))
         if t == "dynamic_session":
             return DynamicSession(str(d.get("gap_field", "gap")))
+        if t == "kafka_sliding":
+            return KafkaSliding(int(d["time_difference"]))
         if t == "global":
             return Global(bool(d.get("end_of_stream_trigger", False)))
     except KeyError as exc:
@@ -621,6 +653,11 @@ class Setting:
     trigger_interval: int | None = None
     output_mode: str | None = None
     multiple_watermark_policy: str | None = None
+    # Kafka Streams (semantics="kafka_streams"); None = not given (filled with KAFKA_DEFAULTS)
+    grace: int | None = None
+    tasks: int | None = None
+    repartition: bool | None = None
+    emit: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.trigger, TriggerSpec) and self.trigger.kind == "default" and isinstance(self.window, EVENT_TIME_WINDOWS):
@@ -658,11 +695,21 @@ class Setting:
                                f"TumblingEventTimeWindows.of(size, offset, WindowStagger)); window {self.window} has none")
         if self.semantics not in SEMANTICS:
             raise SettingError("semantics", f"semantics {self.semantics!r}: choose one of {', '.join(SEMANTICS)}")
+        if self.semantics != "kafka_streams":
+            for name in KAFKA_SETTINGS:
+                if getattr(self, name) is not None:
+                    raise SettingError(name, f"{name} is a Kafka Streams setting; give semantics='kafka_streams' "
+                                       "to replay the log the way Kafka Streams would")
+            if isinstance(self.window, KafkaSliding):
+                raise SettingError("window", f"window {self.window} is Kafka Streams' SlidingWindows; give "
+                                   "semantics='kafka_streams' (or use sliding:SIZE/SLIDE)")
         if self.semantics == "flink":
             for name in SPARK_SETTINGS:
                 if getattr(self, name) is not None:
                     raise SettingError(name, f"{name} is a Spark Structured Streaming setting; give semantics='spark' "
                                        "to replay the log the way Spark would")
+        elif self.semantics == "kafka_streams":
+            _check_kafka(self)
         else:
             _check_spark(self)
 
@@ -689,9 +736,11 @@ class Setting:
         """A copy with some settings changed (user spellings accepted)."""
         current = {f.name: getattr(self, f.name) for f in fields(self)}
         current.update(_canonical_names(settings))
-        if "semantics" in settings and str(settings["semantics"]).strip().lower() == "flink":
-            for p in SPARK_SETTINGS:  # back to Flink: Spark's own settings go
-                if p not in settings:
+        if "semantics" in settings:  # another engine: the old engine's own settings go
+            new = str(settings["semantics"]).strip().lower()
+            own = {"flink": (), "spark": SPARK_SETTINGS, "kafka_streams": KAFKA_SETTINGS}.get(new, ())
+            for p in SPARK_SETTINGS + KAFKA_SETTINGS:
+                if p not in own and p not in settings:
                     current[p] = None
         if "strategy" in settings:  # a new strategy drops the old one's own parameters
             for p in ("step", "marker", "quantile", "quantile_window", "min_delay", "max_delay"):
@@ -882,6 +931,10 @@ class Setting:
             "trigger_interval_ms": self.trigger_interval,
             "output_mode": "none" if self.output_mode is None else self.output_mode,
             "multiple_watermark_policy": "none" if self.multiple_watermark_policy is None else self.multiple_watermark_policy,
+            "grace_ms": self.grace,
+            "tasks": self.tasks,
+            "repartition": "none" if self.repartition is None else str(self.repartition).lower(),
+            "emit": "none" if self.emit is None else self.emit,
         }
 
     @classmethod
@@ -902,6 +955,14 @@ class Setting:
         ti = get("trigger_interval_ms", None)
         if ti is not None and not _isna(ti):
             given["trigger_interval"] = int(ti)
+        for col, key in (("grace_ms", "grace"), ("tasks", "tasks")):  # Kafka Streams
+            v = get(col, None)
+            if v is not None and not _isna(v):
+                given[key] = int(v)
+        for key in ("repartition", "emit"):
+            v = get(key, None)
+            if v is not None and not _isna(v) and v != "none":
+                given[key] = str(v)
         for key in ("semantics", "output_mode", "multiple_watermark_policy", "stagger"):
             v = get(key, None)
             if v is not None and not _isna(v) and v != "none":
@@ -974,6 +1035,67 @@ def _check_spark(s: Setting) -> None:
                            "(STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION); use output_mode='append'")
 
 
+def _check_kafka(s: Setting) -> None:
+    """``semantics="kafka_streams"``: refuse what Kafka Streams has no counterpart for, naming the
+    setting, and fill its defaults (grace 0, repartition by key, emit on every update).
+
+    Windows: ``tumbling:SIZE`` = ``TimeWindows.ofSizeAndGrace(SIZE, grace)``, ``sliding:SIZE/ADVANCE``
+    = ``...advanceBy(ADVANCE)`` (hopping, ADVANCE <= SIZE), ``session:GAP`` =
+    ``SessionWindows.ofInactivityGapAndGrace(GAP, grace)``, ``kafka_sliding:DIFF`` =
+    ``SlidingWindows.ofTimeDifferenceAndGrace(DIFF, grace)``. ``tasks``: partitions of the
+    repartition topic (None: as many as the log has partitions, as Kafka sizes a repartition topic
+    like its source topic); ``repartition=False``: the input is co-partitioned, task = log partition."""
+    w = s.window
+    if not isinstance(w, (Tumbling, Sliding, Session, KafkaSliding)):
+        raise SettingError("window", f"window {w}: Kafka Streams' windowedBy takes TimeWindows, SlidingWindows or "
+                           "SessionWindows; use e.g. 'tumbling:10s', 'sliding:10s/5s' (hopping), 'kafka_sliding:10s' "
+                           "or 'session:30s'")
+    if getattr(w, "offset", 0):
+        raise SettingError("window", f"window {w}: Kafka Streams' TimeWindows have no offset (they start at "
+                           "multiples of the advance from 0); drop the offset")
+    if isinstance(w, Sliding) and w.slide > w.size:
+        raise SettingError("window", f"window {w}: Kafka's TimeWindows.advanceBy needs an advance no larger than the "
+                           "size")
+    not_kafka = {
+        "trigger": s.trigger not in (TriggerSpec("event_time"), TriggerSpec("default")),
+        "evictor": s.evictor is not None,
+        "lateness": s.lateness != 0,
+        "function": s.function != "count_sum",
+        "accumulation": s.accumulation != "accumulating",
+        "strategy": s.strategy != "bounded",
+        "delay": s.delay != 0,
+        "interval": s.interval != 200,
+        "idleness": s.idleness is not None,
+        "source_parallelism": s.source_parallelism != 1,
+        "partitions_as_sources": s.partitions_as_sources is not True,
+        "second_window": s.second_window is not None,
+        **{name: getattr(s, name) is not None for name in SPARK_SETTINGS},
+    }
+    hint = {
+        "lateness": "Kafka Streams keeps a window open for its grace period: use grace",
+        "delay": "Kafka Streams has no watermark; each task's stream time is its largest record timestamp: use grace",
+        "strategy": "Kafka Streams has no watermark strategy (stream time is the largest timestamp seen)",
+        "interval": "Kafka Streams has no periodic watermark",
+        "trigger": "Kafka Streams emits by emit=update|final|suppress",
+        "partitions_as_sources": "use repartition=False when the log's partitions are the tasks' input",
+        "source_parallelism": "use tasks=N",
+    }
+    for name, bad in not_kafka.items():
+        if bad:
+            more = f" ({hint[name]})" if name in hint else ""
+            raise SettingError(name, f"{name} is not a Kafka Streams setting{more}; leave it at its default with "
+                               "semantics='kafka_streams'")
+    for name, default in KAFKA_DEFAULTS.items():
+        if getattr(s, name) is None:
+            object.__setattr__(s, name, default)
+    if s.grace < 0:
+        raise SettingError("grace", f"grace must not be negative, got {s.grace}")
+    if s.emit not in KAFKA_EMITS:
+        raise SettingError("emit", f"emit {s.emit!r}: choose one of {', '.join(KAFKA_EMITS)}")
+    if s.tasks is not None and (isinstance(s.tasks, bool) or s.tasks < 1):
+        raise SettingError("tasks", f"tasks must be an integer >= 1, got {s.tasks!r}")
+
+
 def _owner(param: str) -> str:
     return {"step": "idle_advance", "marker": "punctuated"}.get(param, "adaptive")
 
@@ -986,7 +1108,7 @@ def _isna(v: Any) -> bool:
 
 
 _DURATIONS = ("lateness", "delay", "interval", "idleness", "step", "min_delay", "max_delay", "second_lateness",
-              "trigger_interval")
+              "trigger_interval", "grace")
 
 
 def _text(name: str, v: Any) -> str:
@@ -1073,7 +1195,17 @@ def _normalize(given: dict) -> dict:
         elif name == "partitions_as_sources":
             out[name] = _bool(v, name)
         elif name == "semantics":
-            out[name] = _choice(v, name, SEMANTICS, {"spark_structured_streaming": "spark", "structured_streaming": "spark"})
+            out[name] = _choice(v, name, SEMANTICS, {"spark_structured_streaming": "spark", "structured_streaming": "spark",
+                                                     "kafka": "kafka_streams", "kafka-streams": "kafka_streams",
+                                                     "kstreams": "kafka_streams"})
+        elif name == "grace":  # Kafka Streams
+            out[name] = None if v is None else _duration(v, name)
+        elif name == "tasks":
+            out[name] = None if v is None or (isinstance(v, str) and v.strip().lower() in ("", "none", "auto")) else _int(v, name, minimum=1)
+        elif name == "repartition":
+            out[name] = None if v is None else _bool(v, name)
+        elif name == "emit":
+            out[name] = None if v is None else _choice(v, name, KAFKA_EMITS, _KAFKA_EMIT_ALIASES)
         elif name == "trigger_interval":
             out[name] = _opt_duration(v, name, positive=True)
         elif name == "output_mode":
@@ -1123,7 +1255,10 @@ def grid(**settings: Any) -> list[Setting]:
         for item in values:
             parsed.append(_normalize({name: item})[name])
         axes.append(list(dict.fromkeys(parsed)))
-    out = [Setting(**_fit(dict(zip(names, combo)))) for combo in itertools.product(*axes)]
+    fitted = [_fit(dict(zip(names, combo))) for combo in itertools.product(*axes)]
+    out = [Setting(**f) for f in fitted if f is not None]
+    if not out:  # every row left out: let the first combination say why
+        Setting(**dict(zip(names, next(itertools.product(*axes)))))
     return list(dict.fromkeys(out))
 
 
@@ -1131,15 +1266,26 @@ _OWN_PARAMS = {"idle_advance": ("step",), "punctuated": ("marker",),
                "adaptive": ("quantile", "quantile_window", "min_delay", "max_delay")}
 
 
-def _fit(values: dict) -> dict:
+def _fit(values: dict) -> dict | None:
     """In a grid, a strategy takes only its own parameters: the others' are left out, and
     ``monotonous`` (bounded with delay 0) ignores the delay axis."""
-    if values.get("semantics", "flink") == "flink":
+    sem = values.get("semantics", "flink")
+    if sem != "kafka_streams":  # a semantics axis: Kafka Streams' own settings apply to Kafka rows only
+        for p in KAFKA_SETTINGS:
+            values.pop(p, None)
+        if isinstance(values.get("window"), KafkaSliding):
+            return None  # kafka_sliding windows exist in Kafka Streams only: no such row
+    if sem == "flink":
         for p in SPARK_SETTINGS:  # a semantics axis: Spark's own settings do not apply to Flink rows
             values.pop(p, None)
-    else:  # ... nor Flink's to Spark rows (an axis such as lateness collapses to its default)
+    elif sem == "spark":  # ... nor Flink's to Spark rows (an axis such as lateness collapses to its default)
         for p in FLINK_SETTINGS:
             values.pop(p, None)
+    else:  # Kafka Streams rows: neither Flink's nor Spark's settings, and no watermark delay
+        for p in FLINK_SETTINGS + SPARK_SETTINGS + ("delay",):
+            values.pop(p, None)
+        if values.get("partitions_as_sources") is False:
+            values.pop("partitions_as_sources")
     if "stagger" in values and not isinstance(values.get("window", Tumbling(1000)), Tumbling):
         values.pop("stagger")  # a stagger axis applies to the tumbling rows of a grid only
     strategy = values.get("strategy", "bounded")
@@ -1171,7 +1317,7 @@ def describe_setting(setting: Setting) -> dict:
 
 
 __all__ = [
-    "ACCUMULATIONS", "ALIASES", "OUTPUT_MODES", "SEMANTICS", "SPARK_SETTINGS", "WATERMARK_POLICIES", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
+    "ACCUMULATIONS", "ALIASES", "KAFKA_EMITS", "KAFKA_SETTINGS", "KafkaSliding", "OUTPUT_MODES", "SEMANTICS", "SPARK_SETTINGS", "WATERMARK_POLICIES", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
     "STRATEGIES", "STAGGERS", "Session", "DynamicSession", "SESSION_WINDOWS", "EVENT_TIME_WINDOWS", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling", "WindowSpec",
     "cli_option", "describe_setting", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
     "parse_window",

@@ -16,7 +16,8 @@ from toolkit.settings import SettingError, cli_option
 #: (name, metavar, help, repeatable) in the order --help shows them
 SETTING_OPTIONS: list[tuple[str, str, str, bool]] = [
     ("window", "WINDOW", "tumbling:SIZE[,OFFSET] | sliding:SIZE/SLIDE[,OFFSET] | session:GAP | dynamic_session:COLUMN "
-     "(each record's gap in ms from that log column) | global | global_eos (default tumbling:1s)", True),
+     "(each record's gap in ms from that log column) | global | global_eos | kafka_sliding:DIFF (Kafka Streams' "
+     "SlidingWindows) (default tumbling:1s)", True),
     ("stagger", "STAGGER", "tumbling windows: aligned | natural | random[:SEED], Flink's WindowStagger (default aligned)",
      False),
     ("trigger", "TRIGGER", "default | event_time | processing_time | count:N | continuous:5s | continuous_processing:5s | "
@@ -41,13 +42,22 @@ SETTING_OPTIONS: list[tuple[str, str, str, bool]] = [
     ("max_delay", "DURATION", "adaptive: upper bound of the delay", False),
     ("second_window", "WINDOW", "a second windowed stage fed by the first stage's results (count/sum)", True),
     ("second_lateness", "DURATION", "allowed lateness of the second stage (default 0)", False),
-    ("semantics", "ENGINE", "whose event-time semantics to replay: flink | spark (Spark Structured Streaming; "
-     "default flink)", False),
+    ("semantics", "ENGINE", "whose event-time semantics to replay: flink | spark (Spark Structured Streaming) | "
+     "kafka_streams (default flink)", False),
     ("trigger_interval", "DURATION", "spark: processing-time trigger interval, trigger(processingTime=...) "
      "(default 1s)", False),
     ("output_mode", "MODE", "spark: append | update (default append; sessions: append only)", False),
     ("multiple_watermark_policy", "POLICY", "spark: min | max, spark.sql.streaming.multipleWatermarkPolicy, "
      "when each partition is an input (default min)", False),
+    # Kafka Streams (--semantics kafka_streams)
+    ("grace", "DURATION", "kafka_streams: the windows' grace period, TimeWindows.ofSizeAndGrace / "
+     "SlidingWindows / SessionWindows ...AndGrace (default 0)", False),
+    ("tasks", "N", "kafka_streams: stream tasks = partitions of the repartition topic, key -> task by murmur2 "
+     "(default: the log's number of partitions)", False),
+    ("repartition", "true|false", "kafka_streams: true = re-key through a repartition topic (default); false = the "
+     "log is co-partitioned by key, task = log partition", False),
+    ("emit", "MODE", "kafka_streams: update (every update, cache off) | final (EmitStrategy.onWindowClose) | "
+     "suppress (suppress(untilWindowCloses)) (default update)", False),
 ]
 
 

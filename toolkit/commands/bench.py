@@ -17,6 +17,7 @@ BENCHMARKS: dict[str, str] = {
     "viz": "toolkit.bench.viz",
     "microbatch": "toolkit.bench.microbatch",
     "sessions": "toolkit.bench.sessions",
+    "kafka_streams": "toolkit.bench.kafka_streams",
 }
 
 

@@ -8,8 +8,8 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser(
         "replay",
-        help="replay an event log through Flink's (or, --semantics spark, Spark Structured Streaming's) event-time "
-        "windowing under one setting; write emissions and fates",
+        help="replay an event log through Flink's (or, --semantics spark / kafka_streams, Spark Structured "
+        "Streaming's / Kafka Streams') event-time windowing under one setting; write emissions and fates",
         description="Replay LOG (CSV, Parquet, JSON lines, or a folder of parts) under one setting and print its "
         "figures (the same as that setting's row in 'sweep'); --out writes every emission, record fate, late "
         "record, watermark and state sample.",
@@ -44,8 +44,8 @@ def run(args) -> int:
     if args.export_scenario and setting.semantics != "flink":
         from toolkit.settings import SettingError
 
-        raise SettingError("export_scenario", "--export-scenario writes Flink window scenarios; with --semantics spark "
-                           "use --out (emissions, fates, watermarks per micro-batch)")
+        raise SettingError("export_scenario", f"--export-scenario writes Flink window scenarios; with --semantics "
+                           f"{setting.semantics} use --out (emissions, fates, watermarks, state)")
     limits = given_limits(args)
     Limits.of(**limits).check_settings([setting])
     from toolkit.commands._settings import columns_to_keep
@@ -143,4 +143,10 @@ def summary_text(summary: dict, setting, *, source: str = "") -> str:
         lines.append(f"  state: peak {number(summary['peak_state_windows'])} open windows and "
                      f"{number(summary.get('peak_state_records', 0))} buffered records (mean "
                      f"{number(summary.get('mean_state_windows', 0))} and {number(summary.get('mean_state_records', 0))})")
+    if "dropped_records_sensor" in summary:  # Kafka Streams' own figures
+        lines.append(f"  Kafka Streams: {number(summary.get('tasks', 0))} tasks; dropped-records sensor "
+                     f"{number(summary['dropped_records_sensor'])} (one per skipped record-window pair); "
+                     f"largest record lateness {duration(summary.get('record_lateness_max_ms', 0))}; "
+                     f"{number(summary.get('updates', 0))} updates, {number(summary.get('tombstones', 0))} tombstones, "
+                     f"{number(summary.get('finals', 0))} final results")
     return "\n".join(lines)

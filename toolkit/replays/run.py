@@ -1,5 +1,6 @@
 """``toolkit.replay(log, ...)``: replay an event log through Flink's event-time windowing
-(or, with ``semantics="spark"``, Spark Structured Streaming's: ``toolkit.replays.microbatch``).
+(or, with ``semantics="spark"``, Spark Structured Streaming's: ``toolkit.replays.microbatch``;
+with ``semantics="kafka_streams"``, Kafka Streams': ``toolkit.replays.kafka_streams``).
 
 Settings are ``toolkit.settings``' one vocabulary (``window, trigger, evictor, lateness,
 function, accumulation, strategy, delay, interval, idleness, source_parallelism,
@@ -93,16 +94,26 @@ class ReplayResult:
         """Every dropped or late record: its windows and their cleanup time, the watermark at
         its arrival, who held it, and the smallest delay / lateness / idle timeout that keeps
         it (:func:`toolkit.replays.explain.drops`; ``fates=("dropped",)`` for drops only)."""
+        self._flink_only("drops")
         return explaining.drops(self, fates=fates)
 
     def explain(self, row: int) -> explaining.Explanation:
         """Why the record of log row ``row`` was dropped, late or on time, in words
         (``str()``) and as data (``.data``); see :func:`toolkit.replays.explain.explain`."""
+        self._flink_only("explain")
         return explaining.explain(self, row)
 
     def drop_causes(self, top: int = 3) -> list[str]:
         """The main causes of the drops in words (:func:`toolkit.replays.explain.drop_causes`)."""
+        self._flink_only("drop_causes")
         return explaining.drop_causes(self, top=top)
+
+    def _flink_only(self, what: str) -> None:
+        sem = getattr(self.setting, "semantics", "flink")
+        if sem == "kafka_streams":
+            raise SettingError("semantics", f"{what}() explains drops by Flink's watermark; with semantics='kafka_streams' "
+                               "read result.late (each dropped record with its task and the task's stream time) and "
+                               "result.emissions")
 
     def scenario_lines(self, stage: int = 1) -> list[str]:
         """The record/watermark interleaving the (``stage``) operator saw, in the window-scenario format."""
@@ -167,6 +178,10 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         if not len(a["ts"]):
             raise SettingError("log", "the log has no valid records to replay")
         return ReplayResult(**microbatch_parts(log, s, a))
+    if s.semantics == "kafka_streams":  # Kafka Streams' per-task stream time and grace
+        from toolkit.replays.kafka_streams import kafka_parts
+
+        return ReplayResult(**kafka_parts(log, s, _log_arrays(log, s)))
     if not has_arr:
         strategy = s.watermark_strategy()
         if strategy.needs_processing_time:

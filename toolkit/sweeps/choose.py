@@ -241,6 +241,8 @@ def setting_words(row: Any, results: pd.DataFrame | None = None) -> str:
     out unless ``results`` swept them."""
     if isinstance(row, Setting):
         row = pd.Series(row.row())
+    if str(row.get("semantics", "flink")) == "kafka_streams":
+        return _kafka_words(row, results)
     semantics = str(row.get("semantics", "flink"))
     if semantics != "flink" and not (isinstance(semantics, float) or semantics in ("nan", "none")):
         return _engine_words(row, results, semantics)
@@ -318,6 +320,28 @@ def _engine_words(row: Any, results: pd.DataFrame | None, semantics: str) -> str
     return text
 
 
+_KAFKA_EMIT_WORDS = {"update": "results on every update", "final": "final results on window close (onWindowClose)",
+                     "suppress": "final results through suppress(untilWindowCloses)"}
+
+
+def _kafka_words(row: Any, results: pd.DataFrame | None) -> str:
+    """A Kafka Streams setting in words: ``Kafka Streams with a 2 s grace, final results through
+    suppress(untilWindowCloses) and 4 tasks (tumbling:10s windows)``."""
+    grace = row.get("grace_ms", 0)
+    grace = 0 if grace is None or pd.isna(grace) else int(grace)
+    parts = [f"a {readable(grace)} grace" if grace else "no grace"]
+    emit = str(row.get("emit", "update"))
+    parts.append(_KAFKA_EMIT_WORDS.get(emit, f"emit {emit}"))
+    tasks = row.get("tasks", None)
+    if tasks is not None and not pd.isna(tasks):
+        parts.append(f"{int(tasks)} task{'s' if int(tasks) != 1 else ''}")
+    if str(row.get("repartition", "true")) == "false":
+        parts.append("co-partitioned input (task = partition)")
+    window = row.get("window", None)
+    extra = f" ({window} windows)" if window is not None and (_varying(results, "window") or str(window) != "tumbling:1s") else ""
+    return "Kafka Streams with " + _join(parts) + extra
+
+
 def differences(row: Any, other: Any, results: pd.DataFrame | None = None) -> str:
     """``row``'s settings that differ from ``other``'s, in words: ``1 s delay, no allowed lateness``."""
     out = []
@@ -328,6 +352,13 @@ def differences(row: Any, other: Any, results: pd.DataFrame | None = None) -> st
         if na and nb or (not na and not nb and int(a) == int(b)):
             continue
         out.append(f"no {word}" if na or int(a) == 0 else f"{readable(int(a))} {word}")
+    for col in ("semantics", "grace_ms", "emit", "tasks", "repartition"):  # the engine and Kafka Streams' own
+        a, b = row.get(col, None), other.get(col, None)
+        if a is not None and b is not None and not (pd.isna(a) and pd.isna(b)) and str(a) != str(b):
+            if col == "grace_ms":
+                out.append("no grace" if pd.isna(a) or int(a) == 0 else f"{readable(int(a))} grace")
+            else:
+                out.append(f"{col} {a}")
     for col in ("window", "stagger", "strategy", "source_parallelism", "partitions_as_sources", "trigger", "evictor",
                 "accumulation", "function", "second_window"):
         if col in row and col in other and str(row[col]) != str(other[col]):

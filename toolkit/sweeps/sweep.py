@@ -12,7 +12,9 @@ delay_ms, lateness_ms, interval_ms, strategy, idleness_ms, partitions_as_sources
 source_parallelism, trigger, evictor, function, accumulation, second_window,
 second_lateness_ms, semantics, trigger_interval_ms, output_mode, multiple_watermark_policy``),
 ``path`` (fast | engine; ``microbatch`` for ``semantics="spark"`` rows, evaluated in-process by
-``toolkit.replays.microbatch`` with the replay's own figures), then
+``toolkit.replays.microbatch`` with the replay's own figures; ``kafka_streams`` for
+``semantics="kafka_streams"`` rows, evaluated in-process task by task by
+``toolkit.replays.kafka_streams``), then
 
 - ``records`` (valid + invalid) = ``on_time + late_accepted + dropped + invalid``: a record is
   ``on_time`` when it is in the first firing (pane 0) of a window that accepted it (a late
@@ -94,8 +96,8 @@ def sweep(
     if execution not in EXECUTIONS:
         raise SettingError("execution", f"execution must be one of {', '.join(EXECUTIONS)}, got {execution!r}")
     all_configs = configs
-    micro = [i for i, c in enumerate(configs) if c.semantics == "spark"]
-    flink = [i for i, c in enumerate(configs) if c.semantics != "spark"]
+    micro = [i for i, c in enumerate(configs) if c.semantics in IN_PROCESS]
+    flink = [i for i, c in enumerate(configs) if c.semantics not in IN_PROCESS]
     configs = [all_configs[i] for i in flink]
     table, invalid, spark_df = _inputs(log, all_configs)
     shown = configs  # the rows show the settings as given; the work runs on them resolved
@@ -186,16 +188,33 @@ def _spark_gap_max(spark_df: Any, col: str) -> int:
     return int(agg["mx"] or 0)
 
 
-def _with_microbatch(configs: list[Setting], flink: list[int], paths: list[str], summary: pd.DataFrame | None,
-                     micro: list[int], table: pd.DataFrame | None, invalid: int) -> pd.DataFrame:
-    """Add the ``semantics="spark"`` configurations, evaluated in-process by the micro-batch engine
-    (``toolkit.replays.microbatch.sweep_figures``: the replay's own figures), path ``microbatch``."""
+#: semantics whose rows are evaluated in-process by their replay module, and the path they show
+IN_PROCESS = {"spark": "microbatch", "kafka_streams": "kafka_streams"}
+
+
+def _in_process_figures(table: pd.DataFrame, s: Setting, invalid: int) -> dict:
+    """A non-Flink row's figures: its replay module's own (``toolkit.replays.microbatch`` or
+    ``toolkit.replays.kafka_streams``, which evaluates task by task: ``shard_key``, ``evaluate_task``,
+    ``combine``), so they equal ``replay(log, s).summary()``."""
+    if s.semantics == "kafka_streams":
+        from toolkit.replays.kafka_streams import sweep_figures as kafka_figures
+
+        f = kafka_figures(table, s, invalid)
+        return {k: f[k] for k in SUMMARY_COLUMNS}
     from toolkit.replays.microbatch import sweep_figures
 
+    return sweep_figures(table, s, invalid)
+
+
+def _with_microbatch(configs: list[Setting], flink: list[int], paths: list[str], summary: pd.DataFrame | None,
+                     micro: list[int], table: pd.DataFrame | None, invalid: int) -> pd.DataFrame:
+    """Add the ``semantics="spark"`` and ``"kafka_streams"`` configurations, evaluated in-process
+    by their own engines (the replay's own figures), path ``microbatch`` / ``kafka_streams``."""
     if table is None:
-        raise SettingError("semantics", "semantics='spark' settings are swept in-process: give a local log "
+        sem = sorted({configs[i].semantics for i in micro})
+        raise SettingError("semantics", f"semantics={'/'.join(sem)} settings are swept in-process: give a local log "
                            "(a Spark-backed log: log.to_pandas() first)")
-    rows = {i: sweep_figures(table, configs[i], invalid) for i in micro}
+    rows = {i: _in_process_figures(table, configs[i], invalid) for i in micro}
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=SUMMARY_COLUMNS)
     if summary is not None:
         s = summary.sort_index()
@@ -205,7 +224,7 @@ def _with_microbatch(configs: list[Setting], flink: list[int], paths: list[str],
     for i, p in zip(flink, paths):
         all_paths[i] = p
     for i in micro:
-        all_paths[i] = "microbatch"
+        all_paths[i] = IN_PROCESS[configs[i].semantics]
     return assemble(configs, all_paths, frame.sort_index())
 
 
@@ -295,7 +314,7 @@ def assemble(configs: list[Setting], paths: list[str], summary: pd.DataFrame) ->
     data: dict = {}
     for col in CONFIG_COLUMNS:
         values = [r[col] for r in rows]
-        if col in ("idleness_ms", "trigger_interval_ms"):
+        if col in ("idleness_ms", "trigger_interval_ms", "grace_ms", "tasks"):
             data[col] = pd.array(values, dtype="Int64")
         elif col in _INT_COLUMNS:
             data[col] = np.asarray(values, dtype=np.int64)
