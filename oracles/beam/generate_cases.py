@@ -1,0 +1,113 @@
+"""Generate the Beam conformance corpus: scenario files without expected output.
+
+Window kinds x triggers x allowed lateness x accumulation x timestamp combiners, each with
+a seeded random event sequence over two keys that deliberately hits ties at window ends,
+late data, data beyond the allowed lateness, session merging and processing-time advances.
+
+    python oracles/beam/generate_cases.py OUT_DIR          # then: beam_oracle.py run OUT_DIR
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import sys
+from pathlib import Path
+
+WINDOWS = {
+    "fixed10": {"type": "fixed", "size": 10},
+    "fixed10off3": {"type": "fixed", "size": 10, "offset": 3},
+    "sliding10by5": {"type": "sliding", "size": 10, "period": 5},
+    "sessions5": {"type": "sessions", "gap": 5},
+}
+C1 = {"type": "after_count", "n": 1}
+C2 = {"type": "after_count", "n": 2}
+C3 = {"type": "after_count", "n": 3}
+PT5 = {"type": "after_processing_time", "delay_ms": 5000}
+WM = {"type": "after_watermark"}
+TRIGGERS = {
+    "default": {"type": "default"},
+    "watermark": WM,
+    "early2": {"type": "after_watermark", "early": C2},
+    "late1": {"type": "after_watermark", "late": C1},
+    "early2late1": {"type": "after_watermark", "early": C2, "late": C1},
+    "early3late2": {"type": "after_watermark", "early": C3, "late": C2},
+    "earlypt5late1": {"type": "after_watermark", "early": PT5, "late": C1},
+    "count2": C2,
+    "repeat_count2": {"type": "repeatedly", "trigger": C2},
+    "repeat_pt5": {"type": "repeatedly", "trigger": PT5},
+    "pt5": PT5,
+    "each_count2_wm": {"type": "after_each", "triggers": [C2, WM]},
+    "any_count3_wm": {"type": "after_any", "triggers": [C3, WM]},
+    "all_count2_wm": {"type": "after_all", "triggers": [C2, WM]},
+    "repeat_any_count2_pt5": {"type": "repeatedly",
+                              "trigger": {"type": "after_any", "triggers": [C2, PT5]}},
+    "orfinally_repeat_count1_count3": {"type": "orfinally",
+                                       "main": {"type": "repeatedly", "trigger": C1},
+                                       "finally": C3},
+}
+LATENESS = [0, 10]
+ACCUMULATION = ["accumulating", "discarding"]
+COMBINERS = ["end_of_window", "earliest", "latest"]
+
+
+def events(rng: random.Random, window: dict) -> list[dict]:
+    """A random arrival sequence: elements mostly near the watermark, some on window-end
+    ties, some late, some beyond any lateness; strictly increasing watermarks; processing
+    time advances in whole seconds (Python's AfterProcessingTime delays are whole seconds)."""
+    size = window.get("size", 10)
+    out: list[dict] = []
+    wm = -1
+    value = 0
+    t_hi = 0
+    for _ in range(rng.randint(8, 16)):
+        r = rng.random()
+        if r < 0.55:
+            kind = rng.random()
+            if kind < 0.2:       # on a window's last instant or first instant (ties)
+                ts = (rng.randint(1, 4) * size) - rng.choice([1, 0])
+            elif kind < 0.45 and wm > 0:  # behind the watermark: late, maybe beyond lateness
+                ts = max(0, wm - rng.randint(0, 25))
+            else:
+                ts = max(0, t_hi - rng.randint(0, 6)) + rng.randint(0, 5)
+            t_hi = max(t_hi, ts)
+            value += 1
+            out.append({"element": {"key": rng.choice("ab"), "value": value, "ts": ts}})
+        elif r < 0.8:
+            target = max(wm + 1, t_hi - rng.randint(0, 8))
+            if rng.random() < 0.3:   # exactly at a window end or its last instant
+                target = max(wm + 1, (target // size + 1) * size - rng.choice([0, 1]))
+            wm = target
+            out.append({"watermark": wm})
+        else:
+            out.append({"processing_time_advance": rng.choice([2000, 3000, 6000])})
+    # let every pending processing-time timer fire before the stream ends (otherwise the
+    # DirectRunner waits on its clock and whether they fire is a race)
+    out.append({"processing_time_advance": 10000})
+    return out
+
+
+def cases() -> list[dict]:
+    out = []
+    grid = itertools.product(WINDOWS.items(), TRIGGERS.items(), LATENESS, ACCUMULATION)
+    for i, ((wname, window), (tname, trigger), lateness, acc) in enumerate(grid):
+        rng = random.Random(f"{wname}/{tname}/{lateness}/{acc}")
+        combiner = COMBINERS[i % len(COMBINERS)] if wname != "sessions5" else rng.choice(COMBINERS)
+        name = f"{wname}__{tname}__late{lateness}__{acc}__{combiner}"
+        out.append({"name": name, "window": window, "trigger": trigger,
+                    "allowed_lateness_ms": lateness, "accumulation": acc,
+                    "timestamp_combiner": combiner, "events": events(rng, window)})
+    return out
+
+
+def main() -> None:
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    all_cases = cases()
+    for c in all_cases:
+        (out / f"{c['name']}.json").write_text(json.dumps(c, indent=1) + "\n")
+    print(f"{len(all_cases)} cases -> {out}")
+
+
+if __name__ == "__main__":
+    main()
