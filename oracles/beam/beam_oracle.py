@@ -232,16 +232,84 @@ def run(paths: list[str], out: Path) -> None:
         (out / "FAILED.txt").write_text("\n".join(failed) + "\n")
 
 
+def _call_spec(expr: str) -> dict:
+    """A window fn or trigger written in a transcript (Python call syntax, e.g.
+    ``AfterWatermark(early=AfterCount(2))``) as a scenario spec, parsed with ast (never
+    evaluated). Raises ValueError for what the scenario format does not model."""
+    import ast
+
+    def conv(node):
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            node = ast.Call(func=node, args=[], keywords=[])
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            raise ValueError(f"unsupported expression {ast.unparse(node)}")
+        name = node.func.id
+        args = [conv(a) for a in node.args]
+        kw = {k.arg: conv(k.value) for k in node.keywords}
+        # transcript times are whole units; scenarios count milliseconds: 1 unit = 1 ms
+        if name in ("FixedWindows", "CustomTimestampingFixedWindowsWindowFn"):
+            return {"type": "fixed", "size": args[0], "offset": args[1] if len(args) > 1 else 0}
+        if name == "SlidingWindows":
+            return {"type": "sliding", "size": args[0], "period": args[1]}
+        if name == "Sessions":
+            return {"type": "sessions", "gap": args[0]}
+        if name == "Default":
+            return {"type": "default"}
+        if name == "AfterWatermark":
+            return {"type": "after_watermark", "early": kw.get("early"), "late": kw.get("late")}
+        if name == "AfterCount":
+            return {"type": "after_count", "n": args[0]}
+        if name == "Repeatedly":
+            return {"type": "repeatedly", "trigger": args[0]}
+        raise ValueError(f"{name} is outside the scenario format")
+
+    return conv(ast.parse(expr, mode="eval").body)
+
+
 def transcripts(out: Path) -> None:
-    """Copy Beam's own trigger_transcripts.yaml (from the installed SDK) to JSON."""
+    """Beam's own trigger_transcripts.yaml (from the installed SDK) as JSON: each transcript
+    with its original text fields and, where it falls inside the scenario format, ``spec``
+    (window, trigger, allowed_lateness_ms, accumulation, timestamp_combiner), else
+    ``outside`` saying why. Transcript time units become milliseconds."""
     import apache_beam
     import yaml
     src = Path(apache_beam.__file__).parent / "testing" / "data" / "trigger_transcripts.yaml"
     docs = [d for d in yaml.safe_load_all(src.read_text()) if d]
+    combiners = {"OUTPUT_AT_EOW": "end_of_window", "OUTPUT_AT_EARLIEST": "earliest",
+                 "OUTPUT_AT_LATEST": "latest"}
+    seen: dict[str, int] = {}
+    for d in docs:
+        n = seen[d["name"]] = seen.get(d["name"], 0) + 1
+        d["fixture_name"] = d["name"] if n == 1 else f"{d['name']}_{n}"
+        why = None
+        if "error" in d:
+            why = f"a negative transcript: Beam's checker must reject it ({d['error']})"
+        if "window_fn" not in d:
+            why = (why or "") + "; no window_fn (GlobalWindows), not modelled" if why else \
+                "no window_fn: GlobalWindows, not modelled"
+        tc = d.get("timestamp_combiner", "OUTPUT_AT_EOW")
+        if tc not in combiners:
+            why = why or f"timestamp combiner {tc} (a WindowFn-specific output time) is not modelled"
+        try:
+            spec = {"window": _call_spec(d.get("window_fn", "GlobalWindows")),
+                    "trigger": _call_spec(d.get("trigger_fn", "Default")),
+                    "allowed_lateness_ms": int(d.get("allowed_lateness", 0)),
+                    "accumulation": d.get("accumulation_mode", "accumulating").lower(),
+                    "timestamp_combiner": combiners.get(tc)}
+        except ValueError as exc:
+            spec, why = None, why or str(exc)
+        if why:
+            d["outside"] = why
+        if spec and not why:
+            d["spec"] = spec
+        elif spec and "error" in d and "window_fn" in d:
+            d["spec"] = spec  # negative transcripts inside the format are kept runnable
     out.write_text(json.dumps({"source": f"apache-beam {BEAM_VERSION} "
                                "apache_beam/testing/data/trigger_transcripts.yaml",
                                "transcripts": docs}, indent=1) + "\n")
-    print(f"{len(docs)} transcripts -> {out}")
+    print(f"{len(docs)} transcripts, {sum('spec' in d for d in docs)} runnable -> {out}")
 
 
 def main() -> None:

@@ -52,11 +52,16 @@ class GroupByKeyStep:
 
     # -- events -------------------------------------------------------------------------------
     def element(self, key: str, value, ts: int) -> list[Pane]:
+        """One element arrives (a bundle of one)."""
+        return self.bundle(key, [(value, ts)])
+
+    def bundle(self, key: str, elements: list[tuple[object, int]]) -> list[Pane]:
+        """A bundle of (value, timestamp) for one key arrives: windowed, then handed to the
+        key's driver in one piece (as one TestStream ``add_elements`` call is)."""
         start = len(self.panes)
         state = self.states.setdefault(key, KeyedState())
-        windows = self.windowing.window_fn.assign(ts)
-        firings, dropped = self.driver.process_elements(state, [(value, ts, windows)],
-                                                        self.output_wm, self.input_wm)
+        batch = [(v, ts, self.windowing.window_fn.assign(ts)) for v, ts in elements]
+        firings, dropped = self.driver.process_elements(state, batch, self.output_wm, self.input_wm)
         self._emit(key, firings)
         self.drops.extend(Drop(key, v, w.start, w.end) for v, w in dropped)
         self._refresh_holds([key])
