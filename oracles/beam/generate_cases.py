@@ -51,11 +51,11 @@ ACCUMULATION = ["accumulating", "discarding"]
 COMBINERS = ["end_of_window", "earliest", "latest"]
 
 
-def events(rng: random.Random, window: dict) -> list[dict]:
+def events(rng: random.Random, window: dict, unit: int = 1) -> list[dict]:
     """A random arrival sequence: elements mostly near the watermark, some on window-end
     ties, some late, some beyond any lateness; strictly increasing watermarks; processing
     time advances in whole seconds (Python's AfterProcessingTime delays are whole seconds)."""
-    size = window.get("size", 10)
+    size = window.get("size", 10 * unit) // unit
     out: list[dict] = []
     wm = -1
     value = 0
@@ -65,18 +65,19 @@ def events(rng: random.Random, window: dict) -> list[dict]:
         if r < 0.55:
             kind = rng.random()
             if kind < 0.2:       # on a window's last instant or first instant (ties)
-                ts = (rng.randint(1, 4) * size) - rng.choice([1, 0])
+                ts = rng.randint(1, 4) * size * unit - rng.choice([1, 0])
             elif kind < 0.45 and wm > 0:  # behind the watermark: late, maybe beyond lateness
-                ts = max(0, wm - rng.randint(0, 25))
+                ts = max(0, wm - rng.randint(0, 25) * unit)
             else:
-                ts = max(0, t_hi - rng.randint(0, 6)) + rng.randint(0, 5)
+                ts = max(0, t_hi - rng.randint(0, 6) * unit) + rng.randint(0, 5) * unit
             t_hi = max(t_hi, ts)
             value += 1
             out.append({"element": {"key": rng.choice("ab"), "value": value, "ts": ts}})
         elif r < 0.8:
-            target = max(wm + 1, t_hi - rng.randint(0, 8))
+            target = max(wm + 1, t_hi - rng.randint(0, 8) * unit)
             if rng.random() < 0.3:   # exactly at a window end or its last instant
-                target = max(wm + 1, (target // size + 1) * size - rng.choice([0, 1]))
+                span = size * unit
+                target = max(wm + 1, (target // span + 1) * span - rng.choice([0, 1]))
             wm = target
             out.append({"watermark": wm})
         else:
@@ -87,8 +88,28 @@ def events(rng: random.Random, window: dict) -> list[dict]:
     return out
 
 
+#: second family, in seconds: event times and processing times of the same magnitude (the
+#: Python SDK compares a processing-time timer's time with the window end)
+WINDOWS_S = {
+    "fixed10s": {"type": "fixed", "size": 10000},
+    "sliding10sby5s": {"type": "sliding", "size": 10000, "period": 5000},
+    "sessions5s": {"type": "sessions", "gap": 5000},
+}
+TRIGGERS_S = {k: TRIGGERS[k] for k in ("default", "early2late1", "earlypt5late1", "repeat_pt5", "pt5",
+                                       "repeat_any_count2_pt5", "late1", "repeat_count2")}
+LATENESS_S = [0, 10000]
+
+
 def cases() -> list[dict]:
     out = []
+    grid_s = itertools.product(WINDOWS_S.items(), TRIGGERS_S.items(), LATENESS_S, ACCUMULATION)
+    for i, ((wname, window), (tname, trigger), lateness, acc) in enumerate(grid_s):
+        rng = random.Random(f"s/{wname}/{tname}/{lateness}/{acc}")
+        combiner = COMBINERS[i % len(COMBINERS)]
+        name = f"{wname}__{tname}__late{lateness}__{acc}__{combiner}"
+        out.append({"name": name, "window": window, "trigger": trigger,
+                    "allowed_lateness_ms": lateness, "accumulation": acc,
+                    "timestamp_combiner": combiner, "events": events(rng, window, unit=1000)})
     grid = itertools.product(WINDOWS.items(), TRIGGERS.items(), LATENESS, ACCUMULATION)
     for i, ((wname, window), (tname, trigger), lateness, acc) in enumerate(grid):
         rng = random.Random(f"{wname}/{tname}/{lateness}/{acc}")

@@ -56,11 +56,11 @@ def _run(window_fn, trigger, mode, bundles, late_bundles):
                 record(driver.process_timer(state, wid, domain, ts))
 
     for bundle in bundles:
-        firings, _ = driver.process_elements(state, bundle, MIN_TIME, MIN_TIME)
+        firings, _, _ = driver.process_elements(state, bundle, MIN_TIME, MIN_TIME)
         record(firings)
     fire_all_timers()
     for bundle in late_bundles:
-        firings, _ = driver.process_elements(state, bundle, END_OF_TIME, END_OF_TIME)
+        firings, _, _ = driver.process_elements(state, bundle, END_OF_TIME, END_OF_TIME)
         record(firings)
         fire_all_timers()
     return dict(panes)

@@ -81,9 +81,10 @@ class TriggerDriver:
         return state.get(window, HOLD_TAG, self.combiner.combine_all)
 
     def process_elements(self, state: KeyedState, elements: list[tuple[object, int, list]],
-                         output_wm: int, input_wm: int) -> tuple[Iterator[Firing], list]:
-        """``elements``: (value, timestamp, windows). Returns the firings and the
-        (value, window) pairs dropped as expired."""
+                         output_wm: int, input_wm: int) -> tuple[list[Firing], list, list]:
+        """``elements``: (value, timestamp, windows). Returns the firings, the (value, window)
+        pairs dropped because the window had expired, and those ignored because the window's
+        trigger had finished (tombstone)."""
         per_window: dict = {}
         dropped = []
         for value, ts, windows in elements:
@@ -94,7 +95,9 @@ class TriggerDriver:
                 per_window.setdefault(window, []).append((value, ts))
         if self.w.window_fn.is_merging():
             per_window = self._merge(state, per_window)
-        return self._add(state, per_window, output_wm, input_wm), dropped
+        ignored: list = []
+        firings = list(self._add(state, per_window, output_wm, input_wm, ignored))
+        return firings, dropped, ignored
 
     def _merge(self, state: KeyedState, per_window: dict) -> dict:
         old = state.known_windows()
@@ -122,9 +125,10 @@ class TriggerDriver:
             state.clear(window, HOLD_TAG)
         return out
 
-    def _add(self, state, per_window, output_wm, input_wm) -> Iterator[Firing]:
+    def _add(self, state, per_window, output_wm, input_wm, ignored: list) -> Iterator[Firing]:
         for window, values in per_window.items():
             if state.get(window, TOMBSTONE):
+                ignored.extend((v, window) for v, _ in values)
                 continue
             times = [t for t in (self.combiner.assign_output_time(window, ts) for _, ts in values)
                      if t >= output_wm]

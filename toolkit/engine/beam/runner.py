@@ -26,12 +26,15 @@ END_OF_TIME = 2 ** 62
 
 @dataclass
 class Drop:
-    """An element (value) dropped from a window because the window had expired."""
+    """An element (value) a window did not take: ``reason`` "expired" (the input watermark
+    was past window end + allowed lateness: Beam's dropped-due-to-lateness) or "finished"
+    (the window's trigger had finished; Beam ignores the element silently)."""
 
     key: str
     value: object
     window_start: int
     window_end: int
+    reason: str
 
 
 @dataclass
@@ -61,9 +64,11 @@ class GroupByKeyStep:
         start = len(self.panes)
         state = self.states.setdefault(key, KeyedState())
         batch = [(v, ts, self.windowing.window_fn.assign(ts)) for v, ts in elements]
-        firings, dropped = self.driver.process_elements(state, batch, self.output_wm, self.input_wm)
+        firings, dropped, ignored = self.driver.process_elements(state, batch, self.output_wm,
+                                                                 self.input_wm)
         self._emit(key, firings)
-        self.drops.extend(Drop(key, v, w.start, w.end) for v, w in dropped)
+        self.drops.extend(Drop(key, v, w.start, w.end, "expired") for v, w in dropped)
+        self.drops.extend(Drop(key, v, w.start, w.end, "finished") for v, w in ignored)
         self._refresh_holds([key])
         self._fire_timers()
         return self.panes[start:]
