@@ -208,6 +208,20 @@ def run_case(case: dict) -> tuple[list[dict], bool]:
         os.unlink(sink)
 
 
+def dump_case(case: dict) -> str:
+    """A case as JSON text: one key per line, one event / pane per line (small diffs)."""
+    lines = ["{"]
+    items = list(case.items())
+    for i, (k, v) in enumerate(items):
+        end = "," if i < len(items) - 1 else ""
+        if isinstance(v, list) and v:
+            inner = ",\n  ".join(json.dumps(x) for x in v)
+            lines.append(f" {json.dumps(k)}: [\n  {inner}\n ]{end}")
+        else:
+            lines.append(f" {json.dumps(k)}: {json.dumps(v)}{end}")
+    return "\n".join(lines) + "\n}\n"
+
+
 def run(paths: list[str], out: Path) -> None:
     files: list[Path] = []
     for p in map(Path, paths):
@@ -224,7 +238,7 @@ def run(paths: list[str], out: Path) -> None:
             print("FAILED", failed[-1], flush=True)
             continue
         case["oracle"] = f"apache-beam {BEAM_VERSION} BundleBasedDirectRunner"
-        (out / f.name).write_text(json.dumps(case, indent=1) + "\n")
+        (out / f.name).write_text(dump_case(case))
         if (i + 1) % 25 == 0:
             print(f"{i + 1}/{len(files)} cases, {time.time() - t0:.0f} s", flush=True)
     print(f"{len(files) - len(failed)} of {len(files)} cases in {time.time() - t0:.0f} s -> {out}")
