@@ -100,8 +100,55 @@ TRIGGERS_S = {k: TRIGGERS[k] for k in ("default", "early2late1", "earlypt5late1"
 LATENESS_S = [0, 10000]
 
 
-def cases() -> list[dict]:
+def random_trigger(rng: random.Random, depth: int = 0) -> dict:
+    """A random trigger tree (the fuzz family)."""
+    leaves = [lambda: {"type": "after_count", "n": rng.randint(1, 3)},
+              lambda: {"type": "after_processing_time", "delay_ms": rng.choice([1000, 2000, 5000])},
+              lambda: {"type": "after_watermark"}, lambda: {"type": "default"}]
+    if depth >= 2 or rng.random() < 0.35:
+        return rng.choice(leaves)()
+    kind = rng.choice(["after_watermark", "repeatedly", "after_any", "after_all", "after_each",
+                       "orfinally", "after_watermark"])
+    sub = lambda: random_trigger(rng, depth + 1)  # noqa: E731
+    if kind == "after_watermark":
+        return {"type": kind, "early": sub() if rng.random() < 0.7 else None,
+                "late": sub() if rng.random() < 0.6 else None}
+    if kind == "repeatedly":
+        return {"type": kind, "trigger": sub()}
+    if kind == "orfinally":
+        return {"type": kind, "main": sub(), "finally": sub()}
+    return {"type": kind, "triggers": [sub() for _ in range(rng.randint(2, 3))]}
+
+
+def fuzz_cases(n: int = 150) -> list[dict]:
+    """Random windows, trigger trees, lateness, modes and combiners; three keys."""
     out = []
+    for i in range(n):
+        rng = random.Random(f"fuzz/{i}")
+        window = rng.choice([
+            {"type": "fixed", "size": rng.randint(5, 20), "offset": rng.randint(0, 4)},
+            {"type": "sliding", "size": 12, "period": rng.choice([3, 4, 6]), "offset": rng.randint(0, 2)},
+            {"type": "sessions", "gap": rng.randint(3, 8)}])
+        ev = events(rng, window) + events(rng, window)[:-1]
+        wm, value = -1, 0
+        for e in ev:  # re-number values, keep watermarks strictly increasing, three keys
+            if "element" in e:
+                value += 1
+                e["element"]["value"] = value
+                e["element"]["key"] = rng.choice("abc")
+            elif "watermark" in e:
+                wm = max(wm + 1, e["watermark"])
+                e["watermark"] = wm
+        ev.append({"processing_time_advance": 10000})
+        out.append({"name": f"fuzz{i:03d}", "window": window, "trigger": random_trigger(rng),
+                    "allowed_lateness_ms": rng.choice([0, 5, 20]),
+                    "accumulation": rng.choice(ACCUMULATION), "timestamp_combiner": rng.choice(COMBINERS),
+                    "events": ev})
+    return out
+
+
+def cases() -> list[dict]:
+    out = fuzz_cases()
     grid_s = itertools.product(WINDOWS_S.items(), TRIGGERS_S.items(), LATENESS_S, ACCUMULATION)
     for i, ((wname, window), (tname, trigger), lateness, acc) in enumerate(grid_s):
         rng = random.Random(f"s/{wname}/{tname}/{lateness}/{acc}")
