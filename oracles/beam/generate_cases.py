@@ -120,7 +120,7 @@ def random_trigger(rng: random.Random, depth: int = 0) -> dict:
     return {"type": kind, "triggers": [sub() for _ in range(rng.randint(2, 3))]}
 
 
-def fuzz_cases(n: int = 150) -> list[dict]:
+def fuzz_cases(n: int = 300) -> list[dict]:
     """Random windows, trigger trees, lateness, modes and combiners; three keys."""
     out = []
     for i in range(n):

@@ -24,7 +24,7 @@ def _per_key(panes: list[dict]) -> dict[str, list[dict]]:
 
 
 def test_corpus_is_a_few_hundred_cases():
-    assert len(CASES) >= 250
+    assert len(CASES) >= 500
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])

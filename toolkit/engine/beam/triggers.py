@@ -15,8 +15,9 @@ is finished (the window then takes no more data), ``reset`` clears its state,
 - AfterProcessingTime(delay): the first element sets a processing-time timer at
   now + delay; fires on that timer; finishes.
 - Repeatedly(t): fires when t fires and resets t; never finishes.
-- AfterAny / AfterAll: fire when any / all children would fire; finish when any / all
-  children that fired finished. OrFinally(main, final) is AfterAny(main, final).
+- AfterAny / AfterAll: fire when any / all children would fire (asked in order, stopping at
+  the first that decides); finish when any / all children that fired finished.
+  OrFinally(main, final) is AfterAny(main, final).
 - AfterEach(t1, t2, ...): runs t1 until it finishes, then t2, ...; finishes after the last.
 """
 from __future__ import annotations
@@ -222,9 +223,12 @@ class _Parallel(Trigger):
             t.on_merge(to_be_merged, result, self._sub(ctx, i))
 
     def should_fire(self, domain, time, window, ctx):
-        # every child is asked (asking has effects: AfterWatermark clears its timer)
-        return self.combine([t.should_fire(domain, time, window, self._sub(ctx, i))
-                             for i, t in enumerate(self.triggers)])
+        # children are asked in order and the asking stops at the first that settles it
+        # (any: a True, all: a False), as Beam does; asking has effects (AfterWatermark and
+        # the default trigger clear their timer), so a child not asked keeps its timer, which
+        # later fires another pane
+        return self.combine(t.should_fire(domain, time, window, self._sub(ctx, i))
+                            for i, t in enumerate(self.triggers))
 
     def on_fire(self, time, window, ctx):
         # Beam asks the children again *as if a watermark* at ``time``: a child that fires
