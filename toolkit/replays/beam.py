@@ -13,6 +13,11 @@ granularity, exactly as the committed real-Beam corpus was checked. A pane's
 ``timestamp`` (its output timestamp) is reported in ms, floored (an end-of-window pane of
 [0, 10 s) says 9999 ms, as the Java SDK would).
 
+Processing-time triggers follow the Python SDK (the checked truth): a processing-time
+timer's time is compared with the window end as if it were a watermark, so with epoch
+arrival times an ``AfterProcessingTime`` firing after the window end is a LATE pane (see
+docs/beam_semantics.md; Java runners do not do this).
+
 Fates, one per record: ``on_time`` (in an EARLY or ON_TIME pane of one of its windows),
 ``late_accepted`` (only in LATE panes), ``dropped`` (in no pane) with a reason: ``expired``
 (every window was past end + allowed lateness on arrival), ``finished`` (a window's trigger
