@@ -14,6 +14,7 @@ BundleBasedDirectRunner does with a TestStream, one event at a time):
 """
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 
 from .driver import HOLD_TAG, Firing, TriggerDriver, Windowing
@@ -49,6 +50,11 @@ class GroupByKeyStep:
     holds: dict[str, int] = field(default_factory=dict)
     panes: list[Pane] = field(default_factory=list)
     drops: list[Drop] = field(default_factory=list)
+    #: per key, its earliest (event-time, processing-time) timer: only keys with a due timer
+    #: are scanned (an index; the firing order is the one documented above)
+    due_index: dict[str, tuple] = field(default_factory=dict)
+    _heaps: tuple = field(default_factory=lambda: ([], []))  # (ts, key order, key), lazily invalidated
+    _order: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.driver = TriggerDriver(self.windowing, lambda: self.processing_time)
@@ -104,6 +110,13 @@ class GroupByKeyStep:
 
     def _refresh_holds(self, keys) -> None:
         for key in keys:
+            nxt = self.states[key].next_due()
+            if nxt != self.due_index.get(key):
+                self.due_index[key] = nxt
+                order = self._order.setdefault(key, len(self._order))
+                for heap, ts in zip(self._heaps, nxt):
+                    if ts is not None:
+                        heapq.heappush(heap, (ts, order, key))
             hold = self.states[key].earliest_hold(HOLD_TAG.name)
             if hold is None:
                 self.holds.pop(key, None)
@@ -114,10 +127,25 @@ class GroupByKeyStep:
     def _refresh(self) -> None:
         self.output_wm = min([self.input_wm, *self.holds.values()])
 
+    def _due_keys(self) -> list[str]:
+        """Keys with a timer due, in key order (the heaps drop stale entries on the way)."""
+        keys = {}
+        for dim, (heap, bound) in enumerate(zip(self._heaps, (self.input_wm, self.processing_time))):
+            while heap and heap[0][0] <= bound:
+                ts, order, key = heapq.heappop(heap)
+                if self.due_index.get(key, (None, None))[dim] == ts:
+                    keys[key] = order
+        for key, order in keys.items():  # still due until fired: keep them findable
+            for heap, ts in zip(self._heaps, self.due_index[key]):
+                if ts is not None:
+                    heapq.heappush(heap, (ts, order, key))
+        return sorted(keys, key=keys.get)
+
     def _fire_timers(self) -> None:
         while True:
             due = []
-            for key, state in self.states.items():
+            for key in self._due_keys():
+                state = self.states[key]
                 for wid, name, domain, ts in state.expired_timers(self.input_wm, self.processing_time):
                     due.append((ts, key, wid, name, domain))
             if not due:

@@ -48,6 +48,7 @@ class KeyedState:
     timers: dict[int, dict[tuple[str, str], int]] = field(default_factory=dict)
     window_ids: dict = field(default_factory=dict)
     counter: int = 0
+    owner: dict = field(default_factory=dict)  # window id -> the window that owns it now
 
     # -- window ids ---------------------------------------------------------------------------
     def id_of(self, window) -> int:
@@ -57,6 +58,7 @@ class KeyedState:
             return ids[0]
         self.counter += 1
         self.window_ids[window] = [self.counter]
+        self.owner[self.counter] = window
         return self.counter
 
     def ids_of(self, window) -> list[int]:
@@ -66,16 +68,16 @@ class KeyedState:
         return list(self.window_ids)
 
     def window_of(self, window_id: int):
-        for w, ids in self.window_ids.items():
-            if window_id in ids:
-                return w
-        raise KeyError(window_id)
+        return self.owner[window_id]
 
     def merge(self, to_be_merged: list, result) -> None:
         """The result window takes over the ids of every window merged into it."""
         for w in to_be_merged:
             if w != result and w in self.window_ids:
-                self.window_ids.setdefault(result, []).extend(self.window_ids.pop(w))
+                moved = self.window_ids.pop(w)
+                self.window_ids.setdefault(result, []).extend(moved)
+                for i in moved:
+                    self.owner[i] = result
 
     # -- cells --------------------------------------------------------------------------------
     def add(self, window, tag: StateTag, value) -> None:
@@ -120,6 +122,17 @@ class KeyedState:
             t.pop((name, domain), None)
             if not t:
                 del self.timers[window_id]
+
+    def next_due(self) -> tuple[int | None, int | None]:
+        """The earliest event-time and processing-time timer (None: no such timer)."""
+        wm = pt = None
+        for timers in self.timers.values():
+            for (_, domain), ts in timers.items():
+                if domain == REAL_TIME:
+                    pt = ts if pt is None or ts < pt else pt
+                else:
+                    wm = ts if wm is None or ts < wm else wm
+        return wm, pt
 
     def expired_timers(self, watermark: int, processing_time: int) -> list[tuple[int, str, str, int]]:
         """(window id, name, domain, timestamp) of every timer due: event-time timers at or
