@@ -557,6 +557,9 @@ class Stage:
         """The window-scenario config (``../shared/oracle`` format) of this stage."""
         if isinstance(self.window, Custom) or isinstance(self.trigger, Custom):
             raise ValueError("export needs the stage's window and trigger given as spellings")
+        if self.accumulation != "accumulating":
+            raise ValueError(f"export: Flink has no {self.accumulation} mode (a window keeps its contents until purged); "
+                             "write the stage with a purging trigger instead")
         trig = None if self.trigger == TriggerSpec("event_time") and isinstance(self.window, (Tumbling, Sliding, Session)) else self.trigger.to_dict()
         return {"assigner": self.window.to_dict(), "trigger": trig, "evictor": None, "allowed_lateness": self.lateness,
                 "side_output_late": True, "function": "aggregate"}

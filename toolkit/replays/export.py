@@ -115,3 +115,40 @@ def oracle_lines(result: Any, stage: int = 1) -> list[dict]:
     return [d for _, d in items]
 
 
+
+
+def valve_lines(result: Any) -> list[str]:
+    """What the first operator's ``StatusWatermarkValve`` received: every source subtask's
+    watermark and status changes, in order, one channel per subtask (the valve-scenario
+    format of ``../shared/oracle``): for a union, the subtasks of every log."""
+    s = result.setting
+    tl = result.timeline
+    out = [dumps({"channels": int(s.source_parallelism)})]
+    state: dict[int, tuple] = {}
+    for level, sid, _t, wm, status in tl.log:
+        if level != "subtask":
+            continue
+        prev_wm, prev_status = state.get(sid, (None, "active"))
+        if status != prev_status:
+            out.append(dumps({"channel": int(sid), "status": status}))
+        if wm is not None and wm != prev_wm:
+            out.append(dumps({"channel": int(sid), "watermark": int(wm)}))
+        state[sid] = (wm, status)
+    return out
+
+
+def valve_outputs(result: Any) -> list[tuple[str, Any]]:
+    """The operator watermarks (and idle/active changes) the replay's valve produced, as
+    ``("watermark", w)`` / ``("status", s)``, to compare with the valve oracle's output."""
+    out: list[tuple[str, Any]] = []
+    wm, status = None, "active"
+    for level, _sid, _t, w, st in result.timeline.log:
+        if level != "operator":
+            continue
+        if st != status:
+            out.append(("status", st))
+            status = st
+        if w is not None and w != wm:
+            out.append(("watermark", int(w)))
+            wm = w
+    return out

@@ -304,6 +304,8 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         firings = [(pane, pos_of_row.loc[ids].tolist()) for pane, ids in fire_ids if ids]
         codes = fates_from_firings(n, firings)
     fates = fates_frame(log, a["rows"], codes)
+    if join and len(late):  # a join's elements are (side, value): the late side output shows the value and its input
+        late = late.assign(value=[v[1] for v in late["value"]], input=[v[0] + 1 for v in late["value"]])
     if inputs is not None:
         r = fates["row"].to_numpy(dtype=np.int64)
         fates["input"] = inputs.input_of(r) + 1
