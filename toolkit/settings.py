@@ -1145,7 +1145,9 @@ def grid(**settings: Any) -> list[Setting]:
     names = list(_canonical_names(settings))
     axes = []
     for (k, v), name in zip(settings.items(), names):
-        values = _as_list(v, k)
+        # stages: one list of stages is one value; a list of such lists is an axis
+        values = [v] if name == "stages" and not (isinstance(v, (list, tuple)) and v and all(
+            isinstance(x, (list, tuple)) for x in v)) else _as_list(v, k)
         parsed = []
         for item in values:
             parsed.append(_normalize({name: item})[name])

@@ -65,7 +65,12 @@ def run(args) -> int:
                 raise SettingError("stage", f"--stage {text!r} (stage {i + 2}): "
                                    + str(exc).split(": ", 1)[-1].replace(f"stage {text!r}: ", "")) from None
         given["stages"] = stages
-    setting = Setting.parse(given)  # validated before the log is read
+    try:
+        setting = Setting.parse(given)  # validated before the log is read
+    except SettingError as exc:
+        if exc.setting != "stages":
+            raise
+        raise SettingError("stage", str(exc).replace("stages", "--stage", 1).replace("second_window", "--second-window")) from None
     if args.export_scenario and setting.semantics != "flink":
         from toolkit.settings import SettingError
 
