@@ -60,7 +60,8 @@ class StageResult:
     """One stage of a replay's pipeline: its emissions, late records (side output) and the
     fate of each of its input elements. Stage 1's elements are the log's records (``fates``
     by log row); a later stage's are the previous stage's firings, numbered in the order it
-    received them (``element``, with their key, timestamp and value)."""
+    received them (``element``, with their key, timestamp and value; its ``late`` names them
+    by ``element`` too, with the operator's processing ``time`` when they came)."""
 
     stage: int
     spec: str
@@ -319,6 +320,7 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
     pipeline = [StageResult(1, _first_spec(s, join), em, late, fates)]
     for k, st in enumerate(s.pipeline_stages, start=2):
         em_k, late_k, ids_k = emissions_frame(res, k, has_arr, a)
+        late_k = late_k.rename(columns={"row": "element", "arrival_time": "time"})  # no log row, no arrival of its own
         pipeline.append(StageResult(k, str(st), em_k, late_k, stage_fates(res.stage_inputs[k], ids_k)))
     em2, late2 = (pipeline[1].emissions, pipeline[1].late) if multi else (None, None)
     settings_d = describe_setting(s)
