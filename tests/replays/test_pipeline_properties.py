@@ -205,3 +205,16 @@ def test_stage_spelling_reads_back() -> None:
     assert Setting.parse(str(s)) == s and Setting.from_row(s.row()) == s
     assert s.row()["stages"] == "window=sliding:10s/5s;trigger=count:3;lateness=1s;function=values|window=session:2s;accumulation=discarding"
     assert Setting.parse(second_window="tumbling:5s", second_lateness="1s").pipeline_stages == (Stage(Tumbling(5000), lateness=1000),)
+
+
+def test_deploy_writes_every_stage() -> None:
+    import toolkit
+
+    s = Setting.parse(window="tumbling:1s", stages=["window=tumbling:5s lateness=1s",
+                                                    "window=session:30s trigger=count:3 function=values"])
+    code = toolkit.deploy(s).code
+    assert "DataStream<Result> second = results" in code and "DataStream<Result> stage3 = second" in code
+    assert ".trigger(CountTrigger.of(3))" in code and code.count(".keyBy(result -> result.key)") == 2
+    # the alias writes the same second stage
+    alias = toolkit.deploy(Setting.parse(window="tumbling:1s", second_window="tumbling:5s", second_lateness="1s")).code
+    assert alias.split("// second stage")[1] == code.split("// second stage")[1].split("// stage 3")[0].rstrip("\n") + "\n"
