@@ -28,6 +28,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "recommend": ("toolkit.sweeps", "recommend"),
     "distribute": ("toolkit.sweeps", "distribute"),
     "Setting": ("toolkit.settings", "Setting"),
+    "Stage": ("toolkit.settings", "Stage"),
     "grid": ("toolkit.settings", "grid"),
     "settings": ("toolkit.settings", None),
     "metrics": ("toolkit.metrics", None),

@@ -295,14 +295,25 @@ def _flink_datastream(s: Setting) -> Deployment:
     if s.accumulation != "accumulating":
         notes.append(f"accumulation={s.accumulation} is Beam's pane mode: Flink's window operator always fires "
                      "the accumulated pane (a PurgingTrigger clears the state, but also ends allowed lateness' re-firings)")
-    if s.second_window is not None:
+    prev = "results"
+    for k, st in enumerate(s.pipeline_stages, start=2):  # later stages (stages=[...] or second_window)
+        name = "second" if k == 2 else f"stage{k}"
         lines.append("")
-        lines.append("// second stage: windows over the first stage's results (event time = window end - 1)")
-        lines.append("DataStream<Result> second = results")
+        lines.append(f"// stage {k}: windows over stage {k - 1}'s results (event time = window end - 1)"
+                     if k > 2 else "// second stage: windows over the first stage's results (event time = window end - 1)")
+        lines.append(f"DataStream<Result> {name} = {prev}")
         lines.append("        .keyBy(result -> result.key)")
-        lines.append(f"        .window({_assigner_java(s.second_window, notes)})")
-        lines.append(f"        .allowedLateness({java_duration(s.second_lateness)})")
-        lines.append("        .aggregate(new CountAndSum());")
+        lines.append(f"        .window({_assigner_java(st.window, notes)})")
+        own_k = isinstance(st.trigger, TriggerSpec) and st.trigger.kind == "event_time" and isinstance(
+            st.window, (Tumbling, Sliding, Session))
+        trig_k = None if own_k else _trigger_java(st.trigger, notes)
+        if trig_k:
+            lines.append(f"        .trigger({trig_k})")
+        lines.append(f"        .allowedLateness({java_duration(st.lateness)})")
+        lines.append("        .process(new CollectValues());" if st.function == "values" else "        .aggregate(new CountAndSum());")
+        if st.accumulation != "accumulating":
+            notes.append(f"stage {k}: accumulation={st.accumulation} is Beam's pane mode (see above)")
+        prev = name
     return Deployment("flink", "java", "\n".join(lines) + "\n", tuple(notes), s)
 
 
@@ -399,9 +410,9 @@ def _flink_sql(s: Setting) -> Deployment:
     if s.source_parallelism != 1:
         lines.insert(1, f"-- source parallelism {s.source_parallelism}: set it on the source (e.g. the connector's "
                         "'scan.parallelism' where it has one)")
-    if s.second_window is not None:
-        notes.append("the second windowed stage is not written out: cascade a second window TVF over the first "
-                     "query's window_time")
+    if s.pipeline_stages:
+        notes.append("the later windowed stages are not written out: cascade a window TVF per stage over the "
+                     "previous query's window_time")
     return Deployment("flink-sql", "sql", "\n".join(lines) + "\n", tuple(notes), s)
 
 

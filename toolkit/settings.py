@@ -7,7 +7,10 @@ and every command line), in Flink's words:
 ``strategy, delay, interval, idleness, source_parallelism, partitions_as_sources`` (the
 watermarks), the strategy's own parameters (``step`` for ``idle_advance``, ``marker`` for
 ``punctuated``, ``quantile, quantile_window, min_delay, max_delay`` for ``adaptive``) and an
-optional second windowed stage (``second_window, second_lateness``).
+optional second windowed stage (``second_window, second_lateness``) or any number of downstream
+stages (``stages``: each a :class:`Stage` with its own window, trigger, lateness, function and
+accumulation, written ``"window=tumbling:5s lateness=1s"``; ``second_window=W
+second_lateness=L`` is the alias of ``stages=["window=W lateness=L"]``).
 
 Spellings (durations as ``"500ms"``, ``"2s"``, ``"1min"`` or integer ms):
 
@@ -57,7 +60,7 @@ SPARK_SETTINGS = ("trigger_interval", "output_mode", "multiple_watermark_policy"
 #: settings only Flink has (refused with ``semantics="spark"``; left out of Spark rows of a grid)
 FLINK_SETTINGS = ("trigger", "evictor", "lateness", "function", "accumulation", "stagger", "strategy", "interval", "idleness",
                   "source_parallelism", "step", "marker", "quantile", "quantile_window", "min_delay", "max_delay",
-                  "second_window", "second_lateness")
+                  "second_window", "second_lateness", "stages")
 SPARK_DEFAULTS = {"trigger_interval": 1000, "output_mode": "append", "multiple_watermark_policy": "min"}
 # --- Kafka Streams (semantics="kafka_streams"; toolkit.replays.kafka_streams) ---------------------
 #: settings only Kafka Streams has (refused with the other semantics; left out of their grid rows)
@@ -611,6 +614,128 @@ def staggered_offset(window: Tumbling, stagger: str, first_processing_time: int)
 
 
 # ----------------------------------------------------------------------------------------
+# pipeline stages (the stages after the first: ``stages=[...]``, ``--stage``)
+# ----------------------------------------------------------------------------------------
+
+#: what a stage has (the first stage is the setting's own window, trigger, lateness ...)
+STAGE_FIELDS = ("window", "trigger", "lateness", "function", "accumulation")
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One downstream windowed stage of a pipeline: ``window=tumbling:5s lateness=1s
+    trigger=count:3 function=count_sum accumulation=accumulating`` (the window is required).
+
+    It is fed by the previous stage's firings, Flink's rule: each result becomes a record with
+    timestamp = the window's ``max_timestamp`` (``end - 1``) and value = its sum (a ``values``
+    result: the sum of its values; a join: its number of pairs), keyed as before; the previous
+    stage's watermark is forwarded after it processed it."""
+
+    window: WindowSpec
+    trigger: TriggerSpec | Custom = field(default_factory=lambda: TriggerSpec("default"))
+    lateness: int = 0
+    function: str | Custom = "count_sum"
+    accumulation: str = "accumulating"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.trigger, TriggerSpec) and self.trigger.kind == "default" and isinstance(self.window, (Tumbling, Sliding, Session)):
+            object.__setattr__(self, "trigger", TriggerSpec("event_time"))
+        if self.accumulation not in ACCUMULATIONS:
+            raise SettingError("stages", f"stage accumulation {self.accumulation!r}: choose one of {', '.join(ACCUMULATIONS)}")
+        if self.lateness < 0:
+            raise SettingError("stages", f"stage lateness must not be negative, got {self.lateness}")
+
+    def __str__(self) -> str:
+        parts = [f"window={self.window}"]
+        default = Stage(self.window)
+        for name in STAGE_FIELDS[1:]:
+            v = getattr(self, name)
+            if v != getattr(default, name):
+                parts.append(f"{name}={format_duration(v) if name == 'lateness' else v}")
+        return ";".join(parts)
+
+    def operator_kwargs(self) -> dict:
+        """Keyword arguments of this stage's window operator (engine objects)."""
+        from toolkit.engine.config import assigner_from_dict, function_from_name, trigger_from_dict
+
+        w, t, fn = self.window, self.trigger, self.function
+        trigger = t.obj if isinstance(t, Custom) else trigger_from_dict(t.to_dict())
+        if isinstance(t, TriggerSpec) and t.kind == "event_time" and isinstance(w, (Tumbling, Sliding, Session)):
+            trigger = None
+        return {"assigner": w.obj if isinstance(w, Custom) else assigner_from_dict(w.to_dict()), "trigger": trigger,
+                "allowed_lateness": self.lateness, "function": fn.obj if isinstance(fn, Custom) else function_from_name(fn),
+                "accumulation": "accumulating_and_retracting" if self.accumulation == "retracting" else self.accumulation}
+
+    def scenario_config(self) -> dict:
+        """The window-scenario config (``../shared/oracle`` format) of this stage."""
+        if isinstance(self.window, Custom) or isinstance(self.trigger, Custom):
+            raise ValueError("export needs the stage's window and trigger given as spellings")
+        if self.accumulation != "accumulating":
+            raise ValueError(f"export: Flink has no {self.accumulation} mode (a window keeps its contents until purged); "
+                             "write the stage with a purging trigger instead")
+        trig = None if self.trigger == TriggerSpec("event_time") and isinstance(self.window, (Tumbling, Sliding, Session)) else self.trigger.to_dict()
+        return {"assigner": self.window.to_dict(), "trigger": trig, "evictor": None, "allowed_lateness": self.lateness,
+                "side_output_late": True, "function": "aggregate"}
+
+
+def parse_stage(spec: Any, name: str = "stages") -> Stage:
+    """A stage from its text (``"window=tumbling:5s lateness=1s"``, fields separated by spaces
+    or ``;``), a dict of the same names, or a :class:`Stage`."""
+    if isinstance(spec, Stage):
+        return spec
+    if isinstance(spec, str):
+        given: dict = {}
+        for token in spec.replace(";", " ").split():
+            k, sep, v = token.partition("=")
+            if not sep:
+                raise SettingError(name, f"{name}: cannot read {token!r} in {spec!r}; write a stage as "
+                                   "'window=tumbling:5s lateness=1s' (names: " + ", ".join(STAGE_FIELDS) + ")")
+            given[k.strip()] = v.strip()
+    elif isinstance(spec, dict):
+        given = dict(spec)
+    else:
+        raise SettingError(name, f"{name}: a stage is text like 'window=tumbling:5s lateness=1s' or a dict, got {spec!r}")
+    given = {ALIASES.get(k, k): v for k, v in given.items()}
+    unknown = [k for k in given if k not in STAGE_FIELDS]
+    if unknown:
+        raise SettingError(name, f"{name}: unknown stage setting {unknown[0]!r}{_did_you_mean(unknown[0], STAGE_FIELDS)}; "
+                           f"a stage has {', '.join(STAGE_FIELDS)}")
+    if "window" not in given:
+        raise SettingError(name, f"{name}: the stage {spec!r} needs a window, e.g. 'window=tumbling:5s'")
+    try:
+        out: dict[str, Any] = {"window": parse_window(given["window"], "window")}
+        if "trigger" in given:
+            out["trigger"] = parse_trigger(given["trigger"], "trigger")
+        if "lateness" in given:
+            out["lateness"] = _duration(given["lateness"], "lateness")
+        if "function" in given:
+            out["function"] = parse_function(given["function"], "function")
+        if "accumulation" in given:
+            out["accumulation"] = _choice(given["accumulation"], "accumulation", ACCUMULATIONS, _ACCUMULATION_ALIASES)
+        return Stage(**out)
+    except SettingError as exc:
+        raise SettingError(name, f"{name}: stage {spec!r}: {exc}") from None
+
+
+def parse_stages(spec: Any, name: str = "stages") -> tuple[Stage, ...]:
+    """Stages from a list (each as :func:`parse_stage` reads it) or one text with stages
+    separated by ``|`` (as ``str(setting)`` writes them)."""
+    if spec is None or (isinstance(spec, str) and spec.strip().lower() in ("", "none")):
+        return ()
+    if isinstance(spec, (str, Stage, dict)):
+        spec = [s for s in spec.split("|")] if isinstance(spec, str) else [spec]
+    if not isinstance(spec, (list, tuple)):
+        raise SettingError(name, f"{name} must be a list of stages such as ['window=tumbling:5s lateness=1s'], got {spec!r}")
+    out = []
+    for i, item in enumerate(spec):
+        try:
+            out.append(parse_stage(item, name))
+        except SettingError as exc:
+            raise SettingError(name, str(exc).replace(f"{name}: ", f"{name}[{i}] (stage {i + 2}): ", 1)) from None
+    return tuple(out)
+
+
+# ----------------------------------------------------------------------------------------
 # one configuration
 # ----------------------------------------------------------------------------------------
 
@@ -648,6 +773,7 @@ class Setting:
     max_delay: int | None = None
     second_window: WindowSpec | None = None
     second_lateness: int = 0
+    stages: tuple[Stage, ...] = ()
     semantics: str = "flink"
     stagger: str = "aligned"
     trigger_interval: int | None = None
@@ -684,6 +810,8 @@ class Setting:
             raise SettingError("interval", f"interval must not be negative, got {self.interval}")
         if self.second_window is None and self.second_lateness:
             raise SettingError("second_lateness", "second_lateness needs a second_window")
+        if self.stages and self.second_window is not None:
+            raise SettingError("stages", "give either stages or second_window (a two-stage pipeline), not both")
         if self.quantile is not None and not 0.0 <= self.quantile <= 1.0:
             raise SettingError("quantile", f"quantile must be within [0, 1], got {self.quantile}")
         if self.max_delay is not None and self.min_delay is not None and self.max_delay < self.min_delay:
@@ -868,6 +996,7 @@ class Setting:
             and self.evictor is None
             and self.accumulation in ("accumulating", "retracting")
             and self.second_window is None
+            and not self.stages
         )
 
     @property
@@ -885,6 +1014,16 @@ class Setting:
         if isinstance(self.marker_source, str):
             out.append(self.marker_source)
         return tuple(out)
+
+    @property
+    def pipeline_stages(self) -> tuple[Stage, ...]:
+        """The stages after the first: ``stages``, or the one ``second_window`` /
+        ``second_lateness`` spell (its alias: a count/sum stage with the event-time trigger)."""
+        if self.stages:
+            return self.stages
+        if self.second_window is not None:
+            return (Stage(self.second_window, lateness=self.second_lateness),)
+        return ()
 
     @property
     def fates_closed_form(self) -> bool:
@@ -926,6 +1065,7 @@ class Setting:
             "accumulation": self.accumulation,
             "second_window": "none" if self.second_window is None else str(self.second_window),
             "second_lateness_ms": self.second_lateness,
+            "stages": "none" if not self.stages else "|".join(str(st) for st in self.stages),
             "semantics": self.semantics,
             "stagger": self.stagger,
             "trigger_interval_ms": self.trigger_interval,
@@ -967,7 +1107,8 @@ class Setting:
             v = get(key, None)
             if v is not None and not _isna(v) and v != "none":
                 given[key] = str(v)
-        for key in ("partitions_as_sources", "source_parallelism", "trigger", "evictor", "function", "accumulation", "second_window"):
+        for key in ("partitions_as_sources", "source_parallelism", "trigger", "evictor", "function", "accumulation", "second_window",
+                    "stages"):
             v = get(key, None)
             if v is not None and not _isna(v) and v != "none":
                 given[key] = bool(v) if key == "partitions_as_sources" else (int(v) if key == "source_parallelism" else v)
@@ -1005,6 +1146,7 @@ def _check_spark(s: Setting) -> None:
         "idleness": s.idleness is not None,
         "source_parallelism": s.source_parallelism != 1,
         "second_window": s.second_window is not None,
+        "stages": bool(s.stages),
     }
     hint = {
         "trigger": "Spark emits by output mode (output_mode=append|update) at every micro-batch",
@@ -1116,6 +1258,8 @@ def _text(name: str, v: Any) -> str:
         return format_duration(v)
     if name == "marker" and callable(v):
         return getattr(v, "__name__", "predicate")
+    if name == "stages":
+        return "|".join(str(st) for st in v)
     return str(v)
 
 
@@ -1163,6 +1307,8 @@ def _normalize(given: dict) -> dict:
     for name, v in g.items():
         if name in ("window", "second_window"):
             out[name] = None if (name == "second_window" and (v is None or str(v).lower() in ("", "none"))) else parse_window(v, name)
+        elif name == "stages":
+            out[name] = parse_stages(v, name)
         elif name == "trigger":
             out[name] = parse_trigger(v, name)
         elif name == "evictor":
@@ -1250,7 +1396,9 @@ def grid(**settings: Any) -> list[Setting]:
     names = list(_canonical_names(settings))
     axes = []
     for (k, v), name in zip(settings.items(), names):
-        values = _as_list(v, k)
+        # stages: one list of stages is one value; a list of such lists is an axis
+        values = [v] if name == "stages" and not (isinstance(v, (list, tuple)) and v and all(
+            isinstance(x, (list, tuple)) for x in v)) else _as_list(v, k)
         parsed = []
         for item in values:
             parsed.append(_normalize({name: item})[name])
@@ -1309,6 +1457,8 @@ def describe_setting(setting: Setting) -> dict:
             out[f.name] = v
         elif f.name == "marker" and callable(v):
             out[f.name] = getattr(v, "__name__", "predicate")
+        elif f.name == "stages":
+            out[f.name] = [str(st) for st in v]
         else:
             out[f.name] = str(v)
     out["strategy"] = setting.strategy_name
@@ -1320,6 +1470,7 @@ __all__ = [
     "ACCUMULATIONS", "ALIASES", "KAFKA_EMITS", "KAFKA_SETTINGS", "KafkaSliding", "OUTPUT_MODES", "SEMANTICS", "SPARK_SETTINGS", "WATERMARK_POLICIES", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
     "STRATEGIES", "STAGGERS", "Session", "DynamicSession", "SESSION_WINDOWS", "EVENT_TIME_WINDOWS", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling", "WindowSpec",
     "cli_option", "describe_setting", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
+    "STAGE_FIELDS", "Stage", "parse_stage", "parse_stages",
     "parse_window",
 ]
 
@@ -1399,8 +1550,8 @@ class Limits:
     def check_settings(self, settings: Iterable[Setting]) -> None:
         """Refuse a window fan-out above ``max_windows_per_record``."""
         for s in settings:
-            for name in ("window", "second_window"):
-                w = getattr(s, name)
+            named = [("window", s.window), ("second_window", s.second_window)] + [("stages", st.window) for st in s.stages]
+            for name, w in named:
                 n = windows_per_record(w)
                 if n > self.max_windows_per_record:
                     raise SettingError(
@@ -1411,8 +1562,7 @@ class Limits:
     def estimate(self, setting: Setting, records: int, span_ms: int, what: str = "replay") -> tuple[int, str]:
         """Estimated peak memory (bytes) of one setting over ``records`` arriving over
         ``span_ms``, and the setting that dominates it (``window``, ``interval`` or ``log``)."""
-        fan = windows_per_record(setting.window) + (windows_per_record(setting.second_window)
-                                                     if setting.second_window is not None else 0)
+        fan = windows_per_record(setting.window) + sum(windows_per_record(st.window) for st in setting.pipeline_stages)
         base = records * _BYTES_PER_RECORD[what]
         windows = records * fan * _BYTES_PER_WINDOW_ASSIGNMENT[what]
         calls = 0

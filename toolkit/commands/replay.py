@@ -17,9 +17,23 @@ def register(subparsers) -> None:
     p.add_argument("log", metavar="LOG", help="event log file or folder of parts")
     add_log_arguments(p)
     add_setting_arguments(p, lists=False)
+    g = p.add_argument_group("pipeline (stages after the first, several logs)")
+    g.add_argument("--stage", metavar="STAGE", action="append", default=None,
+                   help="a windowed stage fed by the previous one's results (repeat for more), e.g. "
+                   "--stage 'window=tumbling:10s lateness=1s trigger=count:3 function=count_sum accumulation=accumulating' "
+                   "(window required; the first stage is --window, --trigger, --lateness ...)")
+    two = g.add_mutually_exclusive_group()
+    two.add_argument("--union", metavar="LOG2", action="append", default=None,
+                     help="replay the union of LOG and LOG2 (repeatable; same column options): every source subtask "
+                     "of every log is a channel of the first operator's watermark valve")
+    two.add_argument("--join", metavar="LOG2",
+                     help="the first stage is a windowed join of LOG and LOG2 by key (Flink's join/coGroup): per key "
+                     "and window, elements of each log and the number of joined pairs")
     o = p.add_argument_group("output")
     o.add_argument("--out", metavar="DIR", help="write DIR/emissions.csv, fates.csv, late.csv, watermarks.csv, state.csv, summary.json")
     o.add_argument("--export-scenario", metavar="FILE", help="write the record/watermark interleaving in the window-scenario format")
+    o.add_argument("--export-stage", metavar="K", type=int, default=1,
+                   help="with --export-scenario: the stage whose interleaving to write (default 1)")
     o.add_argument("--json", action="store_true", help="print the figures as one JSON object (for programs) instead of "
                    "the readable summary")
     o.add_argument("--explain", metavar="ROW", type=int, action="append", default=None,
@@ -39,8 +53,24 @@ def run(args) -> int:
     from toolkit.replays import replay
     from toolkit.settings import Limits, Setting
 
+    from toolkit.settings import SettingError, parse_stage
+
     given = given_settings(args, lists=False)
-    setting = Setting.parse(given)  # validated before the log is read
+    if args.stage:
+        stages = []
+        for i, text in enumerate(args.stage):
+            try:
+                stages.append(parse_stage(text, "stage"))
+            except SettingError as exc:
+                raise SettingError("stage", f"--stage {text!r} (stage {i + 2}): "
+                                   + str(exc).split(": ", 1)[-1].replace(f"stage {text!r}: ", "")) from None
+        given["stages"] = stages
+    try:
+        setting = Setting.parse(given)  # validated before the log is read
+    except SettingError as exc:
+        if exc.setting != "stages":
+            raise
+        raise SettingError("stage", str(exc).replace("stages", "--stage", 1).replace("second_window", "--second-window")) from None
     if args.export_scenario and setting.semantics != "flink":
         from toolkit.settings import SettingError
 
@@ -51,6 +81,15 @@ def run(args) -> int:
     from toolkit.commands._settings import columns_to_keep
 
     log = load_from_args(args, keep=columns_to_keep([setting]))
+    others = args.union or ([args.join] if args.join else [])
+    if others:
+        import argparse
+
+        log = [log] + [load_from_args(argparse.Namespace(**{**vars(args), "log": other}), keep=columns_to_keep([setting])) for other in others]
+        limits["two_input"] = "join" if args.join else "union"
+    if args.export_scenario and not 1 <= args.export_stage <= 1 + len(setting.pipeline_stages):
+        raise SettingError("export_stage", f"--export-stage {args.export_stage}: this pipeline has stages 1 to "
+                           f"{1 + len(setting.pipeline_stages)}")
     result = replay(log, setting, **({"interval": given["interval"]} if "interval" in given else {}), **limits)
     summary = result.summary()
     written: list[tuple[Path, int]] = []
@@ -70,11 +109,14 @@ def run(args) -> int:
         write(result.state, out / "state.csv")
         (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
         written.append((out / "summary.json", -1))
-        if result.second_emissions is not None:
-            write(result.second_emissions.drop(columns=["value"]), out / "emissions_stage2.csv")
+        for st in result.pipeline[1:]:
+            write(st.emissions.drop(columns=["value"]), out / f"emissions_stage{st.stage}.csv")
+            write(st.late, out / f"late_stage{st.stage}.csv")
+            write(st.fates, out / f"fates_stage{st.stage}.csv")
+        if result.stages is not None:
             write(result.stages, out / "stage_watermarks.csv")
     if args.export_scenario:
-        result.export_scenario(args.export_scenario)
+        result.export_scenario(args.export_scenario, stage=args.export_stage)
         written.append((Path(args.export_scenario), -1))
     explained = []
     for row in args.explain or []:  # a bad row fails before any output
@@ -91,7 +133,10 @@ def run(args) -> int:
         s["setting"] = str(setting)
         print(json.dumps(s, default=str))
     else:
-        print(summary_text(summary, setting, source=args.log))
+        source = " + ".join([args.log] + list(others)) if others else args.log
+        print(summary_text(summary, setting, source=source))
+        if len(result.pipeline) > 1:
+            print(stages_text(result))
         for path, rows in written:
             what = f"{rows:,} rows" if rows >= 0 else f"{path.stat().st_size:,} bytes"
             print(f"wrote {path} ({what})")
@@ -149,4 +194,20 @@ def summary_text(summary: dict, setting, *, source: str = "") -> str:
                      f"largest record lateness {duration(summary.get('record_lateness_max_ms', 0))}; "
                      f"{number(summary.get('updates', 0))} updates, {number(summary.get('tombstones', 0))} tombstones, "
                      f"{number(summary.get('finals', 0))} final results")
+    return "\n".join(lines)
+
+
+def stages_text(result) -> str:
+    """One line per stage of a pipeline: its elements' fates and its firings (stage 1's
+    elements are the log's records; a later stage's are the previous stage's firings)."""
+    from toolkit.viz._format import number, share
+
+    lines = ["stages (each fed by the previous one's firings):"]
+    for st in result.pipeline:
+        d = st.summary()
+        n = d["elements"]
+        pct = (lambda k: f" ({share(d[k] / n)})" if n else "")
+        lines.append(f"  {st.stage}. {st.spec.replace(';', ' ')}: {number(n)} elements, {number(d['on_time'])} on time"
+                     f"{pct('on_time')}, {number(d['late_accepted'])} late but accepted, {number(d['dropped'])} dropped"
+                     f"{pct('dropped')}; {number(d['firings'])} firings ({number(d['late_firings'])} late)")
     return "\n".join(lines)

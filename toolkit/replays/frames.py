@@ -18,6 +18,7 @@ def emissions_frame(res: PipelineResult, stage: int, has_arr: bool, a: dict) -> 
     rows = []
     late_rows = []
     fire_ids: list[tuple[int, list]] = []  # (pane, record ids) of fire results
+    joins: list[tuple[int, int, int]] = []  # a join's (left, right, pairs) per emission
     for seq, (st, at_end, it) in enumerate(res.outputs):
         if st != stage:
             continue
@@ -36,6 +37,8 @@ def emissions_frame(res: PipelineResult, stage: int, has_arr: bool, a: dict) -> 
             sm = sum(v) if all(isinstance(x, (int, float, np.number)) for x in v) else None
         elif isinstance(v, (int, float, np.number)):
             sm = v
+        if "pairs" in getattr(v, "_fields", ()):
+            joins.append((v.left, v.right, v.pairs))
         rows.append((it.key, start, end, it.timestamp, it.pane, it.timing, it.kind, cnt, sm, v, it.watermark,
                      it.processing_time, bool(at_end or it.timing == "at_end"), seq))
         if it.kind == "fire" and it.record_ids is not None:
@@ -50,7 +53,12 @@ def emissions_frame(res: PipelineResult, stage: int, has_arr: bool, a: dict) -> 
     em["at_end"] = em["at_end"].astype(bool)
     if not len(em):
         em["sum"] = em["sum"].astype("float64")
-    late = late_frame(late_rows, a, has_arr)
+    if joins and len(joins) == len(em):
+        for i, c in enumerate(("left", "right", "pairs")):
+            em.insert(em.columns.get_loc("value"), c, np.asarray([j[i] for j in joins], dtype=np.int64))
+    # a later stage's late elements are the previous stage's firings: no log row, no arrival
+    # of their own (their ``row`` is the element number, ``arrival_time`` the operator's time)
+    late = late_frame(late_rows, a if stage == 1 else None, has_arr)
     return em, late, fire_ids
 
 
@@ -59,7 +67,7 @@ def late_frame(late_rows: list, a: dict, has_arr: bool) -> pd.DataFrame:
     df["row"] = pd.array(df["row"].tolist(), dtype="Int64")
     df["event_time"] = df["event_time"].astype("int64")
     df["watermark"] = df["watermark"].astype("int64")
-    if has_arr and len(df) and df["row"].notna().all():
+    if has_arr and a is not None and len(df) and df["row"].notna().all():
         # arrival time of the record itself (the operator's processing time equals it)
         pos = pd.Series(np.asarray(a["arr"]), index=a["rows"])
         df["arrival_time"] = pos.loc[df["row"].astype("int64").to_numpy()].to_numpy()

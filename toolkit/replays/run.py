@@ -5,9 +5,24 @@ with ``semantics="kafka_streams"``, Kafka Streams': ``toolkit.replays.kafka_stre
 Settings are ``toolkit.settings``' one vocabulary (``window, trigger, evictor, lateness,
 function, accumulation, strategy, delay, interval, idleness, source_parallelism,
 partitions_as_sources``, the strategy's own parameters, ``second_window, second_lateness``),
-as keywords or as a :class:`toolkit.settings.Setting`. A second stage is fed by the first
-stage's results (their timestamp is the window's ``max_timestamp``, value the sum of its
-values) and counts and sums them.
+as keywords or as a :class:`toolkit.settings.Setting`.
+
+Pipelines: ``stages=[...]`` adds windowed stages after the first (each with its own window,
+trigger, lateness, function and accumulation: :class:`toolkit.settings.Stage`;
+``second_window``/``second_lateness`` spell a two-stage pipeline). Flink's rule between
+stages: each firing of stage ``k`` becomes a record of stage ``k + 1`` with timestamp = its
+window's ``max_timestamp``, value = its sum (a ``values`` result: the sum of its values; a
+join: its pairs), same key; stage ``k``'s watermark is forwarded after stage ``k`` processed
+it. ``result.pipeline`` has every stage's emissions, late records and fates (the fates of a
+stage's input elements); ``summary()``'s figures are the first stage's, ``last_stage_*``
+the last one's.
+
+Several logs: ``replay([log_a, log_b], ...)`` replays their union (``two_input="union"``,
+Flink's ``a.union(b)``: every source subtask of every log is a channel of the operator's
+watermark valve, :mod:`toolkit.replays.union`) or, ``two_input="join"``, the windowed join
+of two logs by key (Flink's ``a.join(b).where(key).equalTo(key).window(...)``: the same
+union into one window operator, emitting per key and window the elements of each input and
+the number of joined pairs, :mod:`toolkit.engine.join`).
 
 Emission times follow DESIGN.md: a firing caused by a watermark happens at that watermark's
 tick, a firing caused by a record at the record's arrival; the end-of-input flush is flagged
@@ -34,11 +49,37 @@ from toolkit.engine.pipeline import run_pipeline, watermark_timeline
 from toolkit.engine.timeline import WatermarkTimeline
 from toolkit.fast.evaluate import FixedWindows, Shard
 from toolkit.fast.sessions import elements_with_gaps, gap_column
-from toolkit.metrics.fates import closed_form_fates, fates_from_firings
+from toolkit.metrics.fates import FATE_NAMES, closed_form_fates, fates_from_firings
 from toolkit.replays import explain as explaining
-from toolkit.replays.export import scenario_lines, stage2_lines
+from toolkit.replays.export import join_lines, scenario_lines, stage_lines
 from toolkit.replays.frames import emissions_frame, fates_frame, fill_late_ids, watermarks_frame
-from toolkit.settings import Limits, Setting, SettingError, describe_setting
+from toolkit.replays.union import TWO_INPUT_MODES, UnionInputs, union_logs
+from toolkit.settings import Limits, Setting, SettingError, _text, describe_setting
+
+
+@dataclass
+class StageResult:
+    """One stage of a replay's pipeline: its emissions, late records (side output) and the
+    fate of each of its input elements. Stage 1's elements are the log's records (``fates``
+    by log row); a later stage's are the previous stage's firings, numbered in the order it
+    received them (``element``, with their key, timestamp and value; its ``late`` names them
+    by ``element`` too, with the operator's processing ``time`` when they came)."""
+
+    stage: int
+    spec: str
+    emissions: pd.DataFrame
+    late: pd.DataFrame
+    fates: pd.DataFrame
+
+    def summary(self) -> dict:
+        """Counts of this stage: input elements and their fates, firings, late side output."""
+        em = self.emissions
+        fires = em[em["kind"] == "fire"] if len(em) else em
+        f = self.fates["fate"]
+        return {"stage": self.stage, "elements": int(len(self.fates)), "on_time": int((f == "on_time").sum()),
+                "late_accepted": int((f == "late_accepted").sum()), "dropped": int((f == "dropped").sum()),
+                "firings": int(len(fires)), "late_firings": int((fires["timing"] == "late").sum()) if len(fires) else 0,
+                "at_end_firings": int(fires["at_end"].sum()) if len(fires) else 0, "late_side_output": int(len(self.late))}
 
 
 @dataclass
@@ -56,6 +97,7 @@ class ReplayResult:
     second_emissions: pd.DataFrame | None = None
     second_late: pd.DataFrame | None = None
     setting: Setting | None = None
+    pipeline: list[StageResult] = field(default_factory=list)
     _export: Callable[[int], list[str]] | None = field(default=None, repr=False)
     _figures: Callable[[], dict] | None = field(default=None, repr=False)
     _summary: dict | None = field(default=None, repr=False)
@@ -64,8 +106,11 @@ class ReplayResult:
     def summary(self) -> dict:
         """The sweep's figures for this setting (``toolkit.sweeps.sweep`` documents them:
         records, fates, completeness, latency percentiles, firings, state), then what only a
-        replay shows: ``at_end_firings``, ``late_side_output`` and, with a second stage,
-        ``second_firings`` / ``second_late_side_output``; ``settings`` last."""
+        replay shows: ``at_end_firings``, ``late_side_output`` and, with more stages,
+        ``stages`` (their number), ``second_firings`` / ``second_late_side_output`` (stage 2)
+        and the last stage's ``last_stage_elements``, ``last_stage_on_time``,
+        ``last_stage_late_accepted``, ``last_stage_dropped``, ``last_stage_firings``,
+        ``last_stage_late_side_output``; ``settings`` last. Every other figure is stage 1's."""
         if self._summary is None:
             figures = self._figures() if self._figures is not None else {}
             em = self.emissions
@@ -86,6 +131,11 @@ class ReplayResult:
                 f2 = self.second_emissions
                 out["second_firings"] = int((f2["kind"] == "fire").sum()) if len(f2) else 0
                 out["second_late_side_output"] = int(len(self.second_late)) if self.second_late is not None else 0
+            if len(self.pipeline) > 1:
+                last = self.pipeline[-1].summary()
+                out["stages"] = len(self.pipeline)
+                for k in ("elements", "on_time", "late_accepted", "dropped", "firings", "late_side_output"):
+                    out[f"last_stage_{k}"] = last[k]
             out["settings"] = self.settings
             self._summary = out
         return dict(self._summary)
@@ -119,9 +169,17 @@ class ReplayResult:
         """The record/watermark interleaving the (``stage``) operator saw, in the window-scenario format."""
         if self._export is None:
             raise ValueError("this replay cannot be exported")
-        if stage not in (1, 2) or (stage == 2 and self.second_emissions is None):
-            raise ValueError("stage must be 1, or 2 for a replay with a second_window")
-        return self._export(stage)
+        n = max(1, len(self.pipeline))
+        if not isinstance(stage, (int, np.integer)) or not 1 <= stage <= n:
+            raise ValueError(f"stage must be 1" + (f" to {n} (this pipeline has {n} stages)" if n > 1 else
+                                                   " (give stages=[...] or second_window for more)") + f", got {stage!r}")
+        return self._export(int(stage))
+
+    def stage(self, k: int) -> StageResult:
+        """Stage ``k`` (1-based) of the pipeline."""
+        if not 1 <= k <= len(self.pipeline):
+            raise ValueError(f"stage must be 1 to {len(self.pipeline)}, got {k!r}")
+        return self.pipeline[k - 1]
 
     def export_scenario(self, path: str | Path, stage: int = 1) -> Path:
         """Write :meth:`scenario_lines` to ``path`` (one JSON object per line)."""
@@ -164,9 +222,34 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
     ``max_windows_per_record=`` and ``max_memory=`` raise the guards checked before any work
     starts (:class:`toolkit.settings.Limits`)."""
     limits = Limits.of(settings.pop("max_windows_per_record", None), settings.pop("max_memory", None))
+    two_input = settings.pop("two_input", None)
+    s = Setting.parse(setting, **settings)
+    inputs: UnionInputs | None = None
+    join = False
+    if isinstance(log, (list, tuple)):
+        mode = "union" if two_input is None else str(two_input).strip().lower()
+        if mode not in TWO_INPUT_MODES:
+            raise SettingError("two_input", f"two_input {two_input!r}: choose one of {', '.join(TWO_INPUT_MODES)}")
+        if len(log) == 1 and two_input is None:
+            log = log[0]
+        else:
+            if mode == "join" and len(log) != 2:
+                raise SettingError("two_input", f"two_input='join' joins exactly two logs, got {len(log)}")
+            if s.semantics != "flink":
+                raise SettingError("two_input", "a union or join of logs is replayed with Flink's semantics only")
+            if mode == "join":
+                if s.function != "count_sum":
+                    raise SettingError("function", "a join stage counts pairs per key and window (JoinCount); "
+                                       "leave function at its default")
+                if s.evictor is not None:
+                    raise SettingError("evictor", "a join stage takes no evictor")
+            log, inputs = union_logs(list(log), s.source_parallelism, s.partitions_as_sources)
+            s = s.replace(source_parallelism=s.source_parallelism * inputs.n_inputs, partitions_as_sources=True)
+            join = mode == "join"
+    elif two_input is not None:
+        raise SettingError("two_input", "two_input needs a list of logs, e.g. replay([log_a, log_b], two_input='join')")
     if getattr(log, "is_spark", False) or getattr(log, "_table", 1) is None:
         raise SettingError("log", "replay needs a local log; collect a Spark-backed log with log.to_pandas() first")
-    s = Setting.parse(setting, **settings)
     limits.check_settings([s])
     has_arr = bool(log.has_arrival_time)
     if s.semantics == "spark":  # Spark Structured Streaming's micro-batch semantics
@@ -213,29 +296,23 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
                             parallelism=s.source_parallelism, marker=a["marker"], rows=a["rows"])
     closed = s.fates_closed_form
     kwargs = s.operator_kwargs()
+    vals = a["vals"]
+    if join:
+        from toolkit.engine.join import JoinCount
+
+        kwargs["function"] = JoinCount()
+        side = inputs.input_of(a["rows"]).tolist()
+        vals = np.empty(n, dtype=object)
+        vals[:] = list(zip(side, a["vals"].tolist()))
 
     def make_op():
         return build_operator(**kwargs, track_records=not closed)
 
-    stages = [make_op]
-    to_stage2 = None
-    if s.second_window is not None:
-        kwargs2 = s.operator_kwargs(stage=2)
-        stages.append(lambda: build_operator(**kwargs2))
-
-        def to_stage2(r: Any):
-            if getattr(r, "kind", None) != "fire":
-                return None
-            v = r.value
-            v = getattr(v, "sum", v)
-            if isinstance(v, (list, tuple)):  # function "values": the stage feeds on its sum too
-                v = sum(v)
-            return (r.key, r.timestamp, v)
-
-    elements = a["vals"]
+    stages = [make_op] + [_stage_factory(st) for st in s.pipeline_stages]
     if a["gap"] is not None:  # dynamic sessions: each element carries its gap (the assigner's extractor reads it)
-        elements = elements_with_gaps(a["vals"], a["gap"])
-    res = run_pipeline(tl, a["keys"], a["ts"], a["arr"], elements, a["rows"], stages, connect=to_stage2)
+        vals = elements_with_gaps(vals, a["gap"])
+    res = run_pipeline(tl, a["keys"], a["ts"], a["arr"], vals, a["rows"], stages,
+                       connect=connect_stages if len(stages) > 1 else None)
     if closed:
         shard = Shard(a["keys"], a["ts"], a["arr"], a["rows"])  # already in arrival order: shard.order is the identity
         codes = closed_form_fates(shard, FixedWindows.of(s.window), tl, s.lateness)
@@ -250,18 +327,35 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         firings = [(pane, pos_of_row.loc[ids].tolist()) for pane, ids in fire_ids if ids]
         codes = fates_from_firings(n, firings)
     fates = fates_frame(log, a["rows"], codes)
+    if join and len(late):  # a join's elements are (side, value): the late side output shows the value and its input
+        late = late.assign(value=[v[1] for v in late["value"]], input=[v[0] + 1 for v in late["value"]])
+    if inputs is not None:
+        r = fates["row"].to_numpy(dtype=np.int64)
+        fates["input"] = inputs.input_of(r) + 1
+        fates["input_row"] = inputs.input_row(r)
     wms = watermarks_frame(tl, res, has_arr)
     state = pd.DataFrame(res.state, columns=["time", "open_windows", "buffered_records"]).astype("int64")
     if not has_arr:
         state["time"] = pd.array([pd.NA] * len(state), dtype="Int64")
-    stages = pd.DataFrame(res.stage_watermarks, columns=["stage", "side", "time", "watermark"]) if s.second_window is not None else None
-    em2, late2, _ = emissions_frame(res, 2, has_arr, a) if s.second_window is not None else (None, None, None)
+    multi = len(stages) > 1
+    stage_wm = pd.DataFrame(res.stage_watermarks, columns=["stage", "side", "time", "watermark"]) if multi else None
+    pipeline = [StageResult(1, _first_spec(s, join), em, late, fates)]
+    for k, st in enumerate(s.pipeline_stages, start=2):
+        em_k, late_k, ids_k = emissions_frame(res, k, has_arr, a)
+        late_k = late_k.rename(columns={"row": "element", "arrival_time": "time"})  # no log row, no arrival of its own
+        pipeline.append(StageResult(k, str(st), em_k, late_k, stage_fates(res.stage_inputs[k], ids_k)))
+    em2, late2 = (pipeline[1].emissions, pipeline[1].late) if multi else (None, None)
     settings_d = describe_setting(s)
     settings_d["has_arrival_time"] = has_arr
+    if inputs is not None:
+        settings_d["inputs"] = inputs.n_inputs
+        settings_d["two_input"] = "join" if join else "union"
 
     def export(stage: int = 1) -> list[str]:
-        if stage == 2:
-            return stage2_lines(s, res)
+        if stage >= 2:
+            return stage_lines(s.pipeline_stages[stage - 2], res, stage)
+        if join:
+            return join_lines(s, tl, a, inputs)
         return scenario_lines(s, tl, a)
 
     def figures() -> dict:
@@ -281,4 +375,45 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         row = assemble([s], paths, run_local(log.table, [r], paths, invalid=int(log.n_invalid), progress=False)).iloc[0]
         return {k: (row[k].item() if hasattr(row[k], "item") else row[k]) for k in SUMMARY_COLUMNS}
 
-    return ReplayResult(em, fates, late, wms, state, settings_d, tl, stages, em2, late2, s, export, figures, _records=a)
+    return ReplayResult(em, fates, late, wms, state, settings_d, tl, stage_wm, em2, late2, s, pipeline, export, figures,
+                        _records=a)
+
+
+def connect_stages(r: Any) -> tuple[Any, int, Any] | None:
+    """Flink's rule between windowed stages: a firing becomes a record keyed as before, with
+    timestamp = its window's ``max_timestamp`` and value = its sum (a ``values`` result: the
+    sum of its values; a join: its pairs). Other results (retractions) are not forwarded."""
+    if getattr(r, "kind", None) != "fire":
+        return None
+    v = r.value
+    v = getattr(v, "pairs", None) if hasattr(v, "pairs") else getattr(v, "sum", v)
+    if isinstance(v, (list, tuple)):  # function "values": the stage feeds on its sum
+        v = sum(v)
+    return (r.key, r.timestamp, v)
+
+
+def _stage_factory(stage: Any) -> Callable[[], Any]:
+    kw = stage.operator_kwargs()
+    return lambda: build_operator(**kw, track_records=True)
+
+
+def _first_spec(s: Setting, join: bool) -> str:
+    parts = [f"window={s.window}"] + [f"{k}={_text(k, getattr(s, k))}" for k in ("trigger", "lateness", "function", "accumulation")]
+    if s.evictor is not None:
+        parts.append(f"evictor={s.evictor}")
+    if join:
+        parts[3] = "function=join_count"
+    return ";".join(parts)
+
+
+def stage_fates(inputs: list[tuple], fire_ids: list[tuple[int, list]]) -> pd.DataFrame:
+    """The fate of each element a later stage received (the previous stage's firings)."""
+    recs = [ev for ev in inputs if ev[0] == "record"]
+    codes = fates_from_firings(len(recs), [(pane, ids) for pane, ids in fire_ids if ids])
+    return pd.DataFrame({
+        "element": np.arange(len(recs), dtype=np.int64),
+        "key": pd.array([ev[1] for ev in recs], dtype=object),
+        "timestamp": np.asarray([ev[2] for ev in recs], dtype=np.int64),
+        "value": pd.array([ev[3] for ev in recs], dtype=object),
+        "fate": FATE_NAMES[codes] if len(recs) else np.asarray([], dtype=object),
+    })
