@@ -1211,6 +1211,8 @@ def _check_kafka(s: Setting) -> None:
         "source_parallelism": s.source_parallelism != 1,
         "partitions_as_sources": s.partitions_as_sources is not True,
         "second_window": s.second_window is not None,
+        "stages": bool(s.stages),
+        "stagger": s.stagger != "aligned",
         **{name: getattr(s, name) is not None for name in SPARK_SETTINGS},
     }
     hint = {
@@ -1221,6 +1223,7 @@ def _check_kafka(s: Setting) -> None:
         "trigger": "Kafka Streams emits by emit=update|final|suppress",
         "partitions_as_sources": "use repartition=False when the log's partitions are the tasks' input",
         "source_parallelism": "use tasks=N",
+        "stagger": "Kafka Streams' TimeWindows start at multiples of the advance from 0",
     }
     for name, bad in not_kafka.items():
         if bad:
