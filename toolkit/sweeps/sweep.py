@@ -48,8 +48,9 @@ from toolkit.fast.evaluate import Shard
 from toolkit.fast.sessions import in_range as fast_sessions_in_range
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.settings import CONFIG_COLUMNS, Limits, Session, Setting, SettingError, TriggerSpec, grid
-from toolkit.sweeps.evaluate import evaluate_shard, merge_all
-from toolkit.sweeps.timelines import build_timelines, local_sources
+from toolkit.sweeps.evaluate import merge_all
+from toolkit.sweeps.semantics import all_timelines, evaluate_shard
+from toolkit.sweeps.timelines import local_sources
 
 RESULT_COLUMNS = CONFIG_COLUMNS + ["path"] + SUMMARY_COLUMNS
 PATHS = ("auto", "fast", "engine")
@@ -92,14 +93,19 @@ def sweep(
     if execution not in EXECUTIONS:
         raise SettingError("execution", f"execution must be one of {', '.join(EXECUTIONS)}, got {execution!r}")
     all_configs = configs
-    micro = [i for i, c in enumerate(configs) if c.semantics == "spark"]
-    flink = [i for i, c in enumerate(configs) if c.semantics != "spark"]
-    configs = [all_configs[i] for i in flink]
     table, invalid, spark_df = _inputs(log, all_configs)
-    paths = choose_paths(configs, path, event_range=_event_range(table, spark_df) if configs else None)
     use_spark = execution == "spark" or (
         execution == "auto" and (spark_df is not None or master is not None or spark is not None or bool(os.environ.get("SPARK_MASTER")))
     )
+    # sharded (Spark, or in-process shards > 1): every semantics through its registry entry
+    # (toolkit.sweeps.semantics); in-process in one piece: Spark settings by the replay's own code
+    in_shards = use_spark or (shards or 1) > 1
+    micro = [] if in_shards else [i for i, c in enumerate(configs) if c.semantics == "spark"]
+    flink = [i for i in range(len(configs)) if i not in set(micro)]
+    configs = [all_configs[i] for i in flink]
+    flink_like = [c for c in configs if c.semantics == "flink"]
+    rng = _event_range(table, spark_df) if flink_like else None
+    paths = [choose_paths([c], path, event_range=rng)[0] if c.semantics == "flink" else "microbatch" for c in configs]
     summary = None
     if not configs:
         pass
@@ -275,7 +281,7 @@ def run_local(
     from tqdm.auto import tqdm
 
     src = local_sources(table)
-    timelines = build_timelines(configs, src)
+    timelines = all_timelines(configs, src)
     spans = {i: (tl.start_time, tl.end_time) for i, tl in timelines.items()}
     jobs = [(i, c, p, timelines[i]) for i, (c, p) in enumerate(zip(configs, paths))]
     keys = table["key"].to_numpy(dtype=object)
