@@ -11,8 +11,10 @@ Result columns (one row per configuration): the configuration (``CONFIG_COLUMNS`
 delay_ms, lateness_ms, interval_ms, strategy, idleness_ms, partitions_as_sources,
 source_parallelism, trigger, evictor, function, accumulation, second_window,
 second_lateness_ms, semantics, trigger_interval_ms, output_mode, multiple_watermark_policy``),
-``path`` (fast | engine; ``microbatch`` for ``semantics="spark"`` rows, evaluated in-process by
-``toolkit.replays.microbatch`` with the replay's own figures), then
+``path`` (fast | engine; ``microbatch`` for ``semantics="spark"`` rows, evaluated in one piece
+by ``toolkit.replays.microbatch`` with the replay's own figures, or, on Spark and with
+``shards > 1``, in key shards after the global batch timeline, ``toolkit.sweeps.semantics``:
+the same figures), then
 
 - ``records`` (valid + invalid) = ``on_time + late_accepted + dropped + invalid``: a record is
   ``on_time`` when it is in the first firing (pane 0) of a window that accepted it (a late
@@ -82,8 +84,7 @@ def sweep(
     in-process otherwise. On Spark the work is split into ``shards`` key shards (default:
     ``spark.sql.shuffle.partitions``) x configuration chunks. Figures are identical whatever
     the execution and sharding. ``max_windows_per_record`` and ``max_memory`` raise the
-    guards checked before any work starts (:class:`toolkit.settings.Limits`; the memory
-    estimate applies to in-process sweeps).
+    guards checked before any work starts (:class:`toolkit.settings.Limits`).
     """
     limits = Limits.of(max_windows_per_record, max_memory)
     configs = settings_grid(settings, grid_settings)
@@ -113,7 +114,8 @@ def sweep(
         from toolkit.sweeps.spark import run_spark
 
         summary = run_spark(
-            table, spark_df, configs, paths, invalid=invalid, master=master, spark=spark, shards=shards, progress=progress
+            table, spark_df, configs, paths, invalid=invalid, master=master, spark=spark, shards=shards, progress=progress,
+            limits=limits,
         )
     else:
         if table is None:
