@@ -54,9 +54,9 @@ def driven(cluster, pythons, tmp_path_factory):
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
     args = [sys.executable, str(DRIVER), cluster.url, str(out), str(pythons["no_pyarrow"])]
     try:
-        proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=400)
+        proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900)
     except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"the cluster driver did not finish in 400 s:\n{exc.stderr}\n{cluster.tail()}")
+        pytest.fail(f"the cluster driver did not finish in 900 s:\n{exc.stderr}\n{cluster.tail()}")
     assert proc.returncode == 0 and out.exists(), f"{proc.stderr[-4000:]}\n{cluster.tail()}"
     got = pickle.loads(out.read_bytes())
     for line in proc.stderr.splitlines():  # shown with -rA / -s: where the time goes
