@@ -102,10 +102,9 @@ def sweep(
     # (toolkit.sweeps.semantics); in-process in one piece: Spark settings by the replay's own code
     in_shards = use_spark or (shards or 1) > 1
     micro = [] if in_shards else [i for i, c in enumerate(configs) if c.semantics == "spark"]
-    flink = [i for i in range(len(configs)) if i not in set(micro)]
+    flink = sorted(set(range(len(configs))) - set(micro))
     configs = [all_configs[i] for i in flink]
-    flink_like = [c for c in configs if c.semantics == "flink"]
-    rng = _event_range(table, spark_df) if flink_like else None
+    rng = _event_range(table, spark_df) if any(c.semantics == "flink" for c in configs) else None
     paths = [choose_paths([c], path, event_range=rng)[0] if c.semantics == "flink" else "microbatch" for c in configs]
     summary = None
     if not configs:
