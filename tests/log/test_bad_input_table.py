@@ -125,6 +125,18 @@ def wide_datetimes(tmp):
                                         dt.datetime(2023, 11, 14, 22, 13, 20)]}, dtype=object)
 
 
+def ten_million_rows_one_null(tmp):
+    """A 10 M-row Parquet log (event times and values) whose row 7,654,321 has no event time."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    n = 10_000_000
+    times = pa.array(np.arange(T0, T0 + n, dtype=np.int64), mask=np.arange(n) == 7_654_321)
+    path = tmp / "ten_million.parquet"
+    pq.write_table(pa.table({"event_time": times, "value": pa.array(np.arange(n, dtype=np.int64))}), path)
+    return path
+
+
 def huge_key(tmp):
     path = tmp / "huge_key.csv"
     path.write_text(f"event_time,key\n{T0},{'k' * 1_000_000}\n{T0 + 1},b\n")
@@ -432,6 +444,8 @@ CASES = [
     Case("one-bad-row-in-200k", lambda tmp: pd.DataFrame({
         "event_time": [str(T0 + i) if i != 123_456 else "2024-02-30T00:00:00Z" for i in range(200_000)]}),
         Quarantine([(123_456, "event_time", "unparsable time", "2024-02-30T00:00:00Z")], 199_999, fraction=1e-5)),
+    Case("one-null-time-in-10m-rows-parquet", lambda tmp: ten_million_rows_one_null(tmp),
+         Quarantine([(7_654_321, "event_time", "null", "")], 9_999_999, fraction=1e-6)),
     Case("missing-mapped-column-names-option", text("m.csv", f"event_time,user\n{T0},a\n"), Error(
         MissingColumnError, "column 'usr' (for key) not found; available columns: 'event_time', 'user'",
         "--key: column 'usr' not found; available columns: 'event_time', 'user'"),
@@ -439,6 +453,8 @@ CASES = [
 ]
 
 FILE_CASES = [c for c in CASES if c.source.__name__ not in ("<lambda>", "dup_frame", "wide_datetimes")]
+#: cases that take tens of seconds (generated at full size), marked slow
+SLOW = {"one-null-time-in-10m-rows-parquet"}
 
 
 def test_an_unexpected_failure_is_one_error_line(tmp_path, capsys, monkeypatch):
@@ -459,11 +475,12 @@ def _message(template: str, path) -> str:
 
 
 def test_the_table_is_big_enough():
-    assert len(CASES) >= 50 and len({c.id for c in CASES}) == len(CASES)
+    assert len(CASES) >= 60 and len({c.id for c in CASES}) == len(CASES)
     assert len(FILE_CASES) >= 40
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c.id in SLOW else c for c in CASES],
+                         ids=[c.id for c in CASES])
 def test_api(case, tmp_path):
     source = case.source(tmp_path)
     expect = case.expect

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import toolkit
-from helpers.cluster_driver import GRID, cluster_log
+from helpers.cluster_driver import cluster_log, settings
 from helpers.standalone import Cluster, python_without_toolkit, spark_home, worker_env
 
 pytestmark = pytest.mark.spark
@@ -54,11 +54,14 @@ def driven(cluster, pythons, tmp_path_factory):
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
     args = [sys.executable, str(DRIVER), cluster.url, str(out), str(pythons["no_pyarrow"])]
     try:
-        proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=400)
+        proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900)
     except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"the cluster driver did not finish in 400 s:\n{exc.stderr}\n{cluster.tail()}")
+        pytest.fail(f"the cluster driver did not finish in 900 s:\n{exc.stderr}\n{cluster.tail()}")
     assert proc.returncode == 0 and out.exists(), f"{proc.stderr[-4000:]}\n{cluster.tail()}"
     got = pickle.loads(out.read_bytes())
+    for line in proc.stderr.splitlines():  # shown with -rA / -s: where the time goes
+        if line.startswith("timing:"):
+            print(line)
     assert "error" not in got, got.get("error")
     return got
 
@@ -80,8 +83,8 @@ def test_cluster_sweep_equals_in_process(driven):
     assert len({(e["host"], e["executor"]) for e in executors}) == 2
     # ... and imported the package from the zip the driver shipped
     assert all(".zip" in e["toolkit_file"] for e in executors), executors
-    expected = toolkit.sweep(cluster_log(), execution="local", progress=False, **GRID)
-    assert set(expected["path"]) == {"fast", "engine"}
+    expected = toolkit.sweep(cluster_log(), settings(), execution="local", progress=False)
+    assert set(expected["path"]) == {"fast", "engine", "microbatch"}
     pd.testing.assert_frame_equal(driven["result"], expected, check_exact=True)
 
 

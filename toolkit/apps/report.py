@@ -67,8 +67,11 @@ def _json_default(value: Any) -> Any:
 
 def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, settings: Any = None,
           grid: dict | None = None, completeness: float = 0.99, metric: str = "latency_p99_ms",
-          title: str | None = None, max_points: int = 2000) -> dict[str, Any]:
-    """Compute what is missing (sweep, recommendation, replay) and return the report's context."""
+          title: str | None = None, max_points: int = 2000, max_windows_per_record: int | None = None,
+          max_memory: Any = None) -> dict[str, Any]:
+    """Compute what is missing (sweep, recommendation, replay) and return the report's context.
+    ``max_windows_per_record`` / ``max_memory``: the limits of that sweep and replay
+    (:class:`toolkit.settings.Limits`)."""
     import toolkit
 
     from toolkit.settings import Setting
@@ -79,7 +82,7 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         g = dict(DEFAULT_GRID, **(grid or {}))
         g.setdefault("window", str(base.window))
         g.setdefault("interval", base.interval)
-        sweep = toolkit.sweep(log, **g)
+        sweep = toolkit.sweep(log, max_windows_per_record=max_windows_per_record, max_memory=max_memory, **g)
     engines = engines_of(sweep)
     per_engine = toolkit.recommend(sweep, completeness=completeness, metric=metric, per="semantics") \
         if len(engines) > 1 else {}
@@ -89,7 +92,7 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
     spark_backed = bool(getattr(log, "is_spark", False))
     if replay is None and not spark_backed:
         setting = setting or (rec or {}).get("setting") or Setting.parse(DEFAULT_SETTINGS)
-        replay = toolkit.replay(log, setting)
+        replay = toolkit.replay(log, setting, max_windows_per_record=max_windows_per_record, max_memory=max_memory)
 
     rec_row, reason = viz.recommended_row(sweep, rec)
     cfg_cols = viz.config_columns(sweep)
@@ -372,7 +375,8 @@ def render(context: dict[str, Any]) -> str:
 
 def report(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, out: str | Path = "report.html",
            title: str | None = None, settings: Any = None, grid: dict | None = None,
-           completeness: float = 0.99, metric: str = "latency_p99_ms", max_points: int = 2000) -> Path:
+           completeness: float = 0.99, metric: str = "latency_p99_ms", max_points: int = 2000,
+           max_windows_per_record: int | None = None, max_memory: Any = None) -> Path:
     """Write a self-contained HTML report of ``log`` to ``out`` and return its path.
 
     ``replay``: a :class:`toolkit.replays.ReplayResult` (default: replay ``settings``, a
@@ -381,10 +385,13 @@ def report(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, o
     :func:`toolkit.sweep` (default: sweep :data:`DEFAULT_GRID`, updated with ``grid``, in
     process unless the log is Spark-backed). The recommendation is
     ``toolkit.recommend(sweep, completeness, metric)``. Record-level charts embed at most
-    ``max_points`` rows (sampled with a visible note beyond that).
+    ``max_points`` rows (sampled with a visible note beyond that). ``max_windows_per_record``
+    and ``max_memory`` raise the guards of the sweep and replay it runs, as for
+    :func:`toolkit.sweep` and :func:`toolkit.replay` (:class:`toolkit.settings.Limits`).
     """
     context = build(log, replay=replay, sweep=sweep, settings=settings, grid=grid, completeness=completeness,
-                    metric=metric, title=title, max_points=max_points)
+                    metric=metric, title=title, max_points=max_points, max_windows_per_record=max_windows_per_record,
+                    max_memory=max_memory)
     html = render(context)
     path = Path(out)
     if path.parent and not path.parent.exists():

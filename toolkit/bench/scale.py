@@ -13,7 +13,8 @@ starts the Python workers before the timed sweep.
 Sub-cases (``--only``): sizes ``1m``, ``10m``, ``100m`` (default ``1m,10m``) and window kinds
 ``windows`` (tumbling 1 s, default) and ``sessions`` (100 ms session windows; asked for
 explicitly, since without a closed-form session path the per-record engine needs hours here).
-``--records N`` adds a size of its own. 1 and 10 configurations per size (100 M: 10 only).
+``--records N`` adds a size of its own. Configurations per size: ``1c``, ``10c``, ``100c``
+(default 1 and 10; 100 M: 10 only), e.g. ``--only 1m,10m,sessions,1c,10c,100c``.
 """
 from __future__ import annotations
 
@@ -29,7 +30,10 @@ from toolkit.bench._timing import timed
 
 SIZES = {"1m": 1_000_000, "10m": 10_000_000, "100m": 100_000_000}
 WINDOWS = {"windows": "tumbling:1s", "sessions": "session:100ms"}
-CONFIGS = {1: dict(delay=[1000], lateness=[0]), 10: dict(delay=[0, 500, 1000, 2000, 5000], lateness=[0, 1000])}
+CONFIGS = {1: dict(delay=[1000], lateness=[0]), 10: dict(delay=[0, 500, 1000, 2000, 5000], lateness=[0, 1000]),
+           100: dict(delay=[0, 100, 250, 500, 750, 1000, 1500, 2000, 3000, 5000],
+                     lateness=[0, 100, 250, 500, 1000, 1500, 2000, 3000, 4000, 5000])}
+COUNTS = {"1c": 1, "10c": 10, "100c": 100}
 RATE, MAX_DELAY, INTERVAL = 10_000, 2000, 200
 RECORDS_PER_SHARD = 1_000_000  # key shards grow with the log, so a Python worker holds ~1 M records at once
 
@@ -140,10 +144,12 @@ def _fast_sessions() -> bool:
 
 def run(args) -> int:
     only = [s.strip().lower() for s in (args.only or "1m,10m,windows").split(",") if s.strip()]
-    unknown = [s for s in only if s not in SIZES and s not in WINDOWS]
+    unknown = [s for s in only if s not in SIZES and s not in WINDOWS and s not in COUNTS]
     if unknown:
         raise ValueError(f"--only: unknown sub-case {', '.join(unknown)} (bench scale has sizes "
-                         f"{', '.join(SIZES)} and window kinds {', '.join(WINDOWS)})")
+                         f"{', '.join(SIZES)}, window kinds {', '.join(WINDOWS)} and configuration counts "
+                         f"{', '.join(COUNTS)})")
+    counts = [COUNTS[s] for s in COUNTS if s in only]
     sizes = [SIZES[s] for s in SIZES if s in only]
     if args.records != 1_000_000 and args.records not in sizes:
         sizes.append(args.records)
@@ -161,7 +167,7 @@ def run(args) -> int:
     print(header)
     for kind in kinds:
         for records in sizes:
-            for n_configs in ([10] if records >= SIZES["100m"] else [1, 10]):
+            for n_configs in (counts or ([10] if records >= SIZES["100m"] else [1, 10])):
                 cmd = [sys.executable, "-m", "toolkit.bench.scale", "--cell", str(records), str(n_configs),
                        WINDOWS[kind], str(args.keys), str(args.seed)]
                 proc = subprocess.run(cmd, capture_output=True, text=True)

@@ -1,7 +1,5 @@
-"""Evaluating configurations on shards, and merging the partial figures (in-process or Spark)."""
+"""Evaluating Flink configurations on shards, and merging the partial figures (in-process or Spark)."""
 from __future__ import annotations
-
-from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -9,13 +7,14 @@ import pandas as pd
 from toolkit.fast import sessions as fast_sessions
 from toolkit.fast.evaluate import FixedWindows, Shard, partial
 from toolkit.engine.timeline import WatermarkTimeline
-from toolkit.metrics.summary import ROW_COLUMNS, merge_config, partial_arrays
+from toolkit.metrics.summary import merge_config
 from toolkit.settings import SESSION_WINDOWS, Setting
 from toolkit.sweeps.engine_path import engine_partial
 
 
 def evaluate_config(shard: Shard, config: Setting, path: str, timeline: WatermarkTimeline) -> dict:
-    """Partial figures of one shard under one configuration on ``path`` (fast | engine)."""
+    """Partial figures of one shard under one Flink configuration on ``path`` (fast | engine);
+    every semantics: ``toolkit.sweeps.semantics.evaluate_shard``."""
     if path == "fast" and isinstance(config.window, SESSION_WINDOWS):
         return fast_sessions.partial(shard, fast_sessions.session_spec(config.window), timeline, config.lateness,
                                      retracting=config.accumulation == "retracting")
@@ -28,18 +27,6 @@ def evaluate_config(shard: Shard, config: Setting, path: str, timeline: Watermar
             retracting=config.accumulation == "retracting",
         )
     return engine_partial(shard, config, timeline)
-
-
-def evaluate_shard(shard: Shard, jobs: Iterable[tuple[int, Setting, str, WatermarkTimeline]], *, on_done=None) -> pd.DataFrame:
-    """Partial rows of every (config id, config, path, timeline) job for one shard."""
-    parts = []
-    for cid, config, path, timeline in jobs:
-        parts.append(partial_arrays(cid, evaluate_config(shard, config, path, timeline)))
-        if on_done is not None:
-            on_done()
-    if not parts:
-        return pd.DataFrame({c: np.zeros(0, dtype=np.int64) for c in ROW_COLUMNS})
-    return pd.DataFrame({c: np.concatenate([p[c] for p in parts]) for c in ROW_COLUMNS})
 
 
 def merge_all(rows: pd.DataFrame, spans: dict[int, tuple[int, int]], invalid: int) -> pd.DataFrame:

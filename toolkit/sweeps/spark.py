@@ -5,6 +5,9 @@
    driver turns each into the operator watermark timeline of every configuration
    (``toolkit.sweep.timelines``). ``interval == 0`` (a watermark after every record) needs
    the records in arrival order: only then are the four columns it needs collected.
+   ``semantics="spark"`` configurations get their micro-batch timeline the same way, from
+   the max event time per (trigger tick, partition) (``toolkit.sweeps.microbatch``); each
+   semantics' steps come from its entry in ``toolkit.sweeps.semantics``.
 2. The timelines and configurations are broadcast. Records are hash-partitioned by key
    into key shards (default ``spark.sql.shuffle.partitions``; on a small local machine one
    shard per core is fastest) x configuration chunks (the records are replicated once per
@@ -32,9 +35,10 @@ import numpy as np
 import pandas as pd
 
 from toolkit.metrics.summary import SUMMARY_COLUMNS, merge_config
-from toolkit.settings import Setting
-from toolkit.sweeps.evaluate import evaluate_shard
-from toolkit.sweeps.timelines import TICK_TABLE_COLUMNS, build_timelines, marker_array
+from toolkit.settings import Limits, Setting, SettingError, format_bytes, machine_memory, windows_per_record
+from toolkit.sweeps.microbatch import spark_batch_maxima
+from toolkit.sweeps.semantics import all_timelines, evaluate_shard, sharded
+from toolkit.sweeps.timelines import TICK_TABLE_COLUMNS, marker_array
 
 ROW_SCHEMA = "config long, kind long, a long, b long, c long, d long, e long"
 _INT_COLS = {"records", "at_end_firings", "on_time", "late_accepted", "dropped", "invalid", "firings", "late_firings", "retractions",
@@ -70,7 +74,11 @@ def run_spark(
     shards: int | None = None,
     chunks: int | None = None,
     progress: bool | None = None,
+    limits: Limits | None = None,
 ) -> pd.DataFrame:
+    """Summary rows (index: config position) of ``configs`` on Spark (see the module doc).
+    ``limits``: the memory guard (:func:`check_memory`), checked before any work but one
+    count of the log."""
     from pyspark.sql import functions as F
 
     from toolkit.spark import prepare_executors, spark_session
@@ -90,7 +98,7 @@ def run_spark(
     if n_shards < 1:
         raise ValueError(f"shards must be >= 1, got {n_shards}")
     stats = df.agg(F.min("arrival_time").alias("first"), F.max("arrival_time").alias("last"),
-                   F.count(F.lit(1)).alias("n")).first()
+                   F.count(F.lit(1)).alias("n"), F.approx_count_distinct("key").alias("keys")).first()
     first = int(stats["first"]) if stats["n"] else 0
 
     def table_for_interval(interval: int) -> pd.DataFrame:
@@ -103,6 +111,15 @@ def run_spark(
         return t.sort_values(["bucket", "partition"], kind="mergesort").reset_index(drop=True)[TICK_TABLE_COLUMNS]
 
     stats_last = stats["last"] if stats["n"] else 0
+    if chunks is None:
+        # Replicating the log per configuration chunk costs a shuffle, which is worth it only
+        # for the engine path (seconds per configuration); fast-path configurations share
+        # each shard's window runs, so they stay together.
+        n_engine = sum(1 for p in paths if p == "engine")
+        target = 2 * session.sparkContext.defaultParallelism
+        chunks = max(1, min(n_engine, -(-target // n_shards))) if n_engine else 1
+    check_memory(limits or Limits(), configs, paths, session=session, records=int(stats["n"]),
+                 span_ms=int(stats_last) - first if stats["n"] else 0, shards=n_shards, keys=int(stats["keys"] or 1))
     cand_cache: dict = {}
 
     class Sources:
@@ -110,6 +127,11 @@ def run_spark(
         needs them (see ``toolkit.sweeps.timelines``)."""
 
         tick_table = staticmethod(table_for_interval)
+
+        @staticmethod
+        def batch_maxima(interval: int) -> pd.DataFrame:
+            """Spark semantics: max event time per (trigger tick, partition), by aggregation."""
+            return spark_batch_maxima(df, interval)
 
         @staticmethod
         def records(config: Setting) -> tuple:
@@ -147,17 +169,13 @@ def run_spark(
     def table_df():
         return session.createDataFrame(table)
 
-    timelines = build_timelines(configs, Sources)
+    by = {sharded(c.semantics).shard_by for c in configs}
+    if by - {"key"}:
+        raise NotImplementedError(f"run_spark shards by key; sharding by {sorted(by - {'key'})} is not wired yet")
+    timelines = all_timelines(configs, Sources)
     spans = {i: (tl.start_time, tl.end_time) for i, tl in timelines.items()}
     jobs = [(i, c, p, timelines[i]) for i, (c, p) in enumerate(zip(configs, paths))]
     sc = session.sparkContext
-    if chunks is None:
-        # Replicating the log per configuration chunk costs a shuffle, which is worth it only
-        # for the engine path (seconds per configuration); fast-path configurations share
-        # each shard's window runs, so they stay together.
-        n_engine = sum(1 for _, _, p, _ in jobs if p == "engine")
-        target = 2 * sc.defaultParallelism
-        chunks = max(1, min(n_engine, -(-target // n_shards))) if n_engine else 1
     chunk_jobs = [jobs[j::chunks] for j in range(chunks)]
     bc = sc.broadcast(chunk_jobs)
 
@@ -217,6 +235,117 @@ def run_spark(
         result = pd.concat([result, pd.DataFrame(extra)], ignore_index=True)
     bc.unpersist()
     return result.set_index("config").sort_index()
+
+
+#: cost model of the Spark memory guard (bytes), on top of ``Limits``' in-process one: a row of
+#: a tick table / batch aggregate on the driver (pandas, the timeline's stand-in records), and
+#: a record collected to the driver for a per-record watermark timeline
+_DRIVER_BYTES_PER_TICK_ROW = 200
+_DRIVER_BYTES_PER_RECORD = 400
+#: per record and per (record, window) pair in a task's shard: fast path (columnar), engine
+#: and micro-batch paths (per-window state)
+_TASK_BYTES = {"fast": (400, 64), "engine": (1500, 150), "microbatch": (600, 150)}
+
+
+def memory_estimate(configs: list[Setting], paths: list[str], *, records: int, span_ms: int, shards: int,
+                    keys: int | None = None) -> dict:
+    """Estimated peak memory of a Spark sweep (bytes): ``driver`` (tick tables and batch
+    aggregates, one row per tick at most, and the records a per-record watermark timeline
+    collects) and ``task`` (one key shard's records, assuming the ``keys`` spread evenly
+    over the ``shards``: a key is never split, and their window assignments), with the setting
+    that dominates each."""
+    driver = 0
+    driver_why = f"{records:,} records"
+    seen: set = set()
+    for c in configs:
+        if c.semantics == "spark":
+            what = ("batches", c.trigger_interval)
+        elif c.tick_table_timeline:
+            what = ("ticks", c.interval)
+        else:
+            what = ("records",)
+        if what in seen:
+            continue
+        seen.add(what)
+        if what[0] == "records":
+            need = records * _DRIVER_BYTES_PER_RECORD
+            why = f"a watermark after every record (interval 0) or strategy {c.strategy} collects up to {records:,} records"
+        else:
+            rows = min(records, max(int(span_ms), 0) // max(int(what[1]), 1) + 1)
+            need = rows * _DRIVER_BYTES_PER_TICK_ROW
+            why = f"{'trigger_interval' if what[0] == 'batches' else 'interval'} {what[1]} ms gives up to {rows:,} ticks"
+        if need > driver:
+            driver_why = why
+        driver += need
+    per_shard = -(-records // max(1, min(shards, keys or shards)))
+    task, task_why = 0, ""
+    fast_fan = sum({windows_per_record(c.window) for c, p in zip(configs, paths) if p == "fast"})
+    best = (-1, -1)
+    for c, p in zip(configs, paths):
+        base, per_pair = _TASK_BYTES.get(p, _TASK_BYTES["engine"])
+        own = windows_per_record(c.window) + (windows_per_record(c.second_window) if c.second_window is not None else 0)
+        need = per_shard * (base + (fast_fan if p == "fast" else own) * per_pair)
+        if (need, own) > best:  # the fast path's shard holds every window's pairs: name the widest
+            best = (need, own)
+            task, task_why = need, f"window {c.window} over {per_shard:,} records per shard ({p} path)"
+    return {"driver": driver, "driver_why": driver_why, "task": task, "task_why": task_why}
+
+
+def _spark_bytes(text: str) -> int:
+    """A Spark memory setting (``512m``, ``2g``, ``1gb``; no unit = MiB) in bytes (binary units, as Spark reads them)."""
+    import re
+
+    units = {"": 2**20, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "p": 2**50}
+    m = re.fullmatch(r"\s*([0-9]+)\s*([kmgtp]?)(b?)\s*", str(text).lower())
+    if not m:
+        raise SettingError("spark.executor.pyspark.memory", f"spark.executor.pyspark.memory {text!r}: not a size like 2g")
+    unit = m.group(2) or m.group(3)
+    return int(m.group(1)) * units[unit]
+
+
+def check_memory(limits: Limits, configs: list[Setting], paths: list[str], *, session, records: int, span_ms: int,
+                 shards: int, keys: int | None = None) -> None:
+    """Refuse a Spark sweep whose estimated memory exceeds what it may use, before any work.
+
+    Driver side: ``max_memory``, else this machine's memory. Executor side, per executor (its
+    tasks run at once, one shard each): ``max_memory``, else ``spark.executor.pyspark.memory``
+    when set, else, when the executors run on this machine (``local[...]``,
+    ``local-cluster[...]``), this machine's memory shared with the driver; on another cluster
+    without ``spark.executor.pyspark.memory`` the executors' memory is not known here and only
+    the driver is checked."""
+    est = memory_estimate(configs, paths, records=records, span_ms=span_ms, shards=shards, keys=keys)
+    conf = session.sparkContext.getConf()
+    master = session.sparkContext.master
+    here = master.startswith("local")
+    machine = machine_memory()
+    cap_driver = limits.max_memory or machine
+    fix = "raise max_memory (--max-memory) if the estimate is too cautious"
+    if cap_driver and est["driver"] > cap_driver:
+        raise SettingError("max_memory", f"this Spark sweep would need about {format_bytes(est['driver'])} on the driver, "
+                           f"more than {'the limit' if limits.max_memory else 'this machine'}'s {format_bytes(cap_driver)}: "
+                           f"{est['driver_why']}; use a longer interval, or {fix}")
+    if here:
+        tasks = int(session.sparkContext.defaultParallelism)
+    else:
+        tasks = int(conf.get("spark.executor.cores", "1") or 1)
+    tasks = max(1, min(tasks, shards))
+    per_executor = est["task"] * tasks
+    if limits.max_memory:
+        cap_exec, whose = limits.max_memory, "the limit"
+    elif conf.get("spark.executor.pyspark.memory", None):
+        cap_exec, whose = _spark_bytes(conf.get("spark.executor.pyspark.memory")), "spark.executor.pyspark.memory"
+    elif here and machine:
+        cap_exec, whose = machine - est["driver"], "this machine"
+    else:
+        return
+    if per_executor > cap_exec:
+        need_shards = -(-max(shards, 1) * per_executor // max(cap_exec, 1))
+        more = (f"use more key shards (shards={need_shards}, --shards {need_shards}) or a larger slide"
+                if keys is None or need_shards <= keys else
+                f"the log has only about {keys:,} keys, so more shards cannot help: use a larger slide")
+        raise SettingError("max_memory", f"this Spark sweep would need about {format_bytes(per_executor)} on each executor "
+                           f"({tasks} task(s) at once x {format_bytes(est['task'])}: {est['task_why']}), more than "
+                           f"{whose}'s {format_bytes(cap_exec)}: {more}, or {fix}")
 
 
 def _candidates(df, per_source: bool, session) -> pd.DataFrame:

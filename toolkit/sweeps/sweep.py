@@ -11,10 +11,11 @@ Result columns (one row per configuration): the configuration (``CONFIG_COLUMNS`
 delay_ms, lateness_ms, interval_ms, strategy, idleness_ms, partitions_as_sources,
 source_parallelism, trigger, evictor, function, accumulation, second_window,
 second_lateness_ms, semantics, trigger_interval_ms, output_mode, multiple_watermark_policy``),
-``path`` (fast | engine; ``microbatch`` for ``semantics="spark"`` rows, evaluated in-process by
-``toolkit.replays.microbatch`` with the replay's own figures; ``kafka_streams`` for
-``semantics="kafka_streams"`` rows, evaluated in-process task by task by
-``toolkit.replays.kafka_streams``), then
+``path`` (fast | engine; ``microbatch`` for ``semantics="spark"`` rows, evaluated in one piece
+by ``toolkit.replays.microbatch`` with the replay's own figures, or, on Spark and with
+``shards > 1``, in key shards after the global batch timeline, ``toolkit.sweeps.semantics``:
+the same figures; ``kafka_streams`` for ``semantics="kafka_streams"`` rows, evaluated
+in-process task by task by ``toolkit.replays.kafka_streams``), then
 
 - ``records`` (valid + invalid) = ``on_time + late_accepted + dropped + invalid``: a record is
   ``on_time`` when it is in the first firing (pane 0) of a window that accepted it (a late
@@ -52,8 +53,9 @@ from toolkit.fast.sessions import in_range as fast_sessions_in_range
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.settings import (CONFIG_COLUMNS, SESSION_WINDOWS, DynamicSession, Limits, Setting, SettingError, Tumbling,
                               TriggerSpec, grid, staggered_offset)
-from toolkit.sweeps.evaluate import evaluate_shard, merge_all
-from toolkit.sweeps.timelines import build_timelines, local_sources
+from toolkit.sweeps.evaluate import merge_all
+from toolkit.sweeps.semantics import REGISTRY, all_timelines, evaluate_shard
+from toolkit.sweeps.timelines import local_sources
 
 RESULT_COLUMNS = CONFIG_COLUMNS + ["path"] + SUMMARY_COLUMNS
 PATHS = ("auto", "fast", "engine")
@@ -85,8 +87,7 @@ def sweep(
     in-process otherwise. On Spark the work is split into ``shards`` key shards (default:
     ``spark.sql.shuffle.partitions``) x configuration chunks. Figures are identical whatever
     the execution and sharding. ``max_windows_per_record`` and ``max_memory`` raise the
-    guards checked before any work starts (:class:`toolkit.settings.Limits`; the memory
-    estimate applies to in-process sweeps).
+    guards checked before any work starts (:class:`toolkit.settings.Limits`).
     """
     limits = Limits.of(max_windows_per_record, max_memory)
     configs = settings_grid(settings, grid_settings)
@@ -96,17 +97,23 @@ def sweep(
     if execution not in EXECUTIONS:
         raise SettingError("execution", f"execution must be one of {', '.join(EXECUTIONS)}, got {execution!r}")
     all_configs = configs
-    micro = [i for i, c in enumerate(configs) if c.semantics in IN_PROCESS]
-    flink = [i for i, c in enumerate(configs) if c.semantics not in IN_PROCESS]
-    configs = [all_configs[i] for i in flink]
     table, invalid, spark_df = _inputs(log, all_configs)
-    shown = configs  # the rows show the settings as given; the work runs on them resolved
-    configs = resolve_staggers(configs, table, spark_df)
-    gap_max = dynamic_gap_max(configs, table, spark_df)
-    paths = choose_paths(configs, path, event_range=_event_range(table, spark_df) if configs else None, gap_max=gap_max)
     use_spark = execution == "spark" or (
         execution == "auto" and (spark_df is not None or master is not None or spark is not None or bool(os.environ.get("SPARK_MASTER")))
     )
+    # sharded (Spark, or in-process shards > 1): every semantics with a registry entry
+    # (toolkit.sweeps.semantics); the others (and, in one piece, Spark's) by the replay's own code
+    in_shards = use_spark or (shards or 1) > 1
+    micro = [i for i, c in enumerate(configs)
+             if c.semantics in IN_PROCESS and not (in_shards and c.semantics in REGISTRY)]
+    flink = sorted(set(range(len(configs))) - set(micro))
+    configs = [all_configs[i] for i in flink]
+    shown = configs  # the rows show the settings as given; the work runs on them resolved
+    configs = resolve_staggers(configs, table, spark_df)
+    gap_max = dynamic_gap_max(configs, table, spark_df)
+    fl = [c for c in configs if c.semantics == "flink"]
+    fl_paths = iter(choose_paths(fl, path, event_range=_event_range(table, spark_df) if fl else None, gap_max=gap_max))
+    paths = [next(fl_paths) if c.semantics == "flink" else IN_PROCESS[c.semantics] for c in configs]
     summary = None
     if not configs:
         pass
@@ -114,7 +121,8 @@ def sweep(
         from toolkit.sweeps.spark import run_spark
 
         summary = run_spark(
-            table, spark_df, configs, paths, invalid=invalid, master=master, spark=spark, shards=shards, progress=progress
+            table, spark_df, configs, paths, invalid=invalid, master=master, spark=spark, shards=shards, progress=progress,
+            limits=limits,
         )
     else:
         if table is None:
@@ -366,7 +374,7 @@ def run_local(
     from tqdm.auto import tqdm
 
     src = local_sources(table)
-    timelines = build_timelines(configs, src)
+    timelines = all_timelines(configs, src)
     spans = {i: (tl.start_time, tl.end_time) for i, tl in timelines.items()}
     jobs = [(i, c, p, timelines[i]) for i, (c, p) in enumerate(zip(configs, paths))]
     keys = table["key"].to_numpy(dtype=object)

@@ -132,6 +132,12 @@ class LocalSources:
     def records(self, config: Setting) -> tuple:
         return (self.arrival, self.row, self.ts, self.part, marker_array(self.table, config, self.order), None)
 
+    def batch_maxima(self, interval: int) -> pd.DataFrame:
+        """Max event time per (micro-batch trigger tick, partition): Spark semantics' timeline input."""
+        from toolkit.sweeps.microbatch import batch_maxima
+
+        return batch_maxima(self.arrival, self.ts, self.part, interval)
+
 
 def local_sources(table: pd.DataFrame) -> LocalSources:
     return LocalSources(table)

@@ -1,0 +1,200 @@
+"""Spark Structured Streaming (``semantics="spark"``) sweep rows, evaluated in key shards.
+
+Why sharding is exact: the only thing one key's figures need from the other keys is the
+batch timeline (which micro-batches run, at which ticks, with which watermark), and that
+depends only on the per-batch, per-input maximum event time (Spark's ``WatermarkTracker``:
+one global watermark). So the timeline is computed first from an aggregate of the log
+(:func:`batch_maxima`: one row per (trigger tick, partition), a pandas groupby in-process, a
+Spark ``groupBy`` on a cluster: the log is never collected), with the engine's own code
+(``toolkit.engine.microbatch``: ``watermarks_after``, ``executed_batches``); then every key
+shard runs the engine's stateful aggregation (``aggregate_windows`` / ``aggregate_sessions``)
+with that timeline and returns a *partial* in the common exactly-mergeable form
+(``toolkit.metrics.summary``: additive scalars, latency value counts, state deltas at batch
+positions). ``merge_config`` then gives exactly ``replay(log, setting).summary()``'s figures
+(``toolkit.replays.microbatch``), whatever the sharding.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from toolkit.engine.microbatch.aggregation import aggregate_windows, window_pairs
+from toolkit.engine.microbatch.batches import Batches, executed_batches
+from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, ON_TIME
+from toolkit.engine.microbatch.sessions import aggregate_sessions
+from toolkit.engine.microbatch.watermark import watermarks_after
+from toolkit.fast.evaluate import SCALARS, Shard
+from toolkit.metrics.truth import sessionize
+from toolkit.settings import Setting
+
+MAXIMA_COLUMNS = ["tick", "partition", "tsmax"]
+
+
+@dataclass(frozen=True)
+class BatchTimeline:
+    """The executed micro-batches of one (trigger interval, delay, inputs, policy) setting.
+
+    ``ticks``: the data batches' trigger ticks (ascending); ``batches``: every executed batch
+    (data and no-data) with its watermark and late-filter watermark. ``start_time`` /
+    ``end_time``: first and last executed tick (the span the mean state is averaged over)."""
+
+    interval: int
+    ticks: np.ndarray
+    batches: Batches
+
+    @property
+    def start_time(self) -> int:
+        return int(self.batches.tick[0]) if len(self.batches) else 0
+
+    @property
+    def end_time(self) -> int:
+        return int(self.batches.tick[-1]) if len(self.batches) else 0
+
+
+def tick_of(arrival: np.ndarray, interval: int) -> np.ndarray:
+    """The trigger tick of the data batch that reads each arrival: the first epoch-aligned
+    multiple of ``interval`` at or after it (batch ``(T - I, T]``)."""
+    arrival = np.asarray(arrival, dtype=np.int64)
+    return -(-arrival // np.int64(interval)) * np.int64(interval)
+
+
+def batch_maxima(arrival: np.ndarray, event_time: np.ndarray, partition: np.ndarray, interval: int) -> pd.DataFrame:
+    """In-process aggregate: max event time per (trigger tick, partition) (``MAXIMA_COLUMNS``)."""
+    frame = pd.DataFrame({"tick": tick_of(arrival, interval), "partition": np.asarray(partition, dtype=np.int64),
+                          "tsmax": np.asarray(event_time, dtype=np.int64)})
+    return frame.groupby(["tick", "partition"], sort=True, as_index=False)["tsmax"].max()[MAXIMA_COLUMNS]
+
+
+def spark_batch_maxima(df, interval: int) -> pd.DataFrame:
+    """The same aggregate computed by Spark (``df``: the canonical log columns); only the
+    (tick, partition) rows are collected."""
+    from pyspark.sql import functions as F
+
+    tick = (F.col("arrival_time") + F.pmod(-F.col("arrival_time"), F.lit(int(interval)))).alias("tick")
+    got = df.groupBy(tick, F.col("partition")).agg(F.max("event_time").alias("tsmax")).toPandas()
+    got = got.astype({"tick": np.int64, "partition": np.int64, "tsmax": np.int64})
+    return got.sort_values(["tick", "partition"], kind="mergesort").reset_index(drop=True)[MAXIMA_COLUMNS]
+
+
+def timeline_from_maxima(maxima: pd.DataFrame, config: Setting) -> BatchTimeline:
+    """The batch timeline of a Spark setting from the per-(tick, partition) maxima, by the
+    engine's own rules (as ``run_microbatch`` computes it from the records)."""
+    interval = int(config.trigger_interval)
+    tick = maxima["tick"].to_numpy(dtype=np.int64)
+    ts = maxima["tsmax"].to_numpy(dtype=np.int64)
+    ticks, data_idx = np.unique(tick, return_inverse=True)
+    if config.partitions_as_sources:
+        part = maxima["partition"].to_numpy(dtype=np.int64)
+        sources = np.unique(part)
+        src, n_src = np.searchsorted(sources, part), len(sources)
+    else:
+        src, n_src = np.zeros(len(tick), dtype=np.int64), 1
+    after = watermarks_after(ts, data_idx.astype(np.int64), len(ticks), src, n_src, int(config.delay),
+                             config.multiple_watermark_policy)
+    return BatchTimeline(interval, ticks.astype(np.int64), executed_batches(ticks, after, interval))
+
+
+def build_batch_timelines(configs: list[Setting], maxima_of) -> dict[int, BatchTimeline]:
+    """Timeline per config index; ``maxima_of(interval)`` gives the aggregate (computed once
+    per trigger interval), one timeline per distinct (interval, delay, inputs, policy)."""
+    tables: dict[int, pd.DataFrame] = {}
+    cache: dict[tuple, BatchTimeline] = {}
+    out = {}
+    for i, c in enumerate(configs):
+        key = (c.trigger_interval, c.delay, bool(c.partitions_as_sources), c.multiple_watermark_policy)
+        if key not in cache:
+            if c.trigger_interval not in tables:
+                tables[c.trigger_interval] = maxima_of(int(c.trigger_interval))
+            cache[key] = timeline_from_maxima(tables[c.trigger_interval], c)
+        out[i] = cache[key]
+    return out
+
+
+def _empty_partial() -> dict:
+    z = np.zeros(0, dtype=np.int64)
+    return {"scalars": dict.fromkeys(SCALARS, 0), "latency": (z, z), "state": (z, z, z)}
+
+
+def microbatch_partial(shard: Shard, config: Setting, tl: BatchTimeline) -> dict:
+    """The partial figures of one key shard under the Spark setting ``config`` (see module doc).
+
+    Definitions are the replay's (``toolkit.replays.microbatch._summary``): fates by Spark's
+    late filter; ground truth the batch answer; a window's first result its first emission
+    (append mode: its only one; windows still in state at the end flushed at the last tick,
+    counted in ``at_end_firings``, without a latency); state after every executed batch."""
+    from toolkit.replays.microbatch import microbatch_config
+
+    cfg = microbatch_config(config)
+    n = shard.n
+    if n == 0:
+        return _empty_partial()
+    b = tl.batches
+    n_exec = len(b)
+    idx = np.searchsorted(tl.ticks, tick_of(shard.arrival, tl.interval))
+    rb = b.of_data[idx]
+    kc, ts = shard.key_code, shard.ts
+    ones = np.ones(n, dtype=np.int64)
+    late_wm = b.late_watermark[rb]
+    fate = np.full(n, DROPPED, dtype=np.int8)
+    append = cfg.output_mode == "append"
+    if cfg.window_kind == "session":
+        accepted, _, em, tab, _ = aggregate_sessions(kc, ts, np.int64(cfg.gap), ones, rb, b)
+        fate[accepted] = np.where(ts[accepted] <= late_wm[accepted], LATE_ACCEPTED, ON_TIME)
+        accepted_pairs = first_pairs = int(accepted.sum())
+        truth, _ = sessionize(kc, ts, cfg.gap)
+        true_pairs, n_true = n, len(truth)
+    else:
+        pairs, em, tab, _ = aggregate_windows(kc, ts, ones, rb, b, cfg.size, cfg.slide, cfg.output_mode)
+        acc_rec = np.zeros(n, dtype=bool)
+        acc_rec[pairs.record[pairs.accepted]] = True
+        fate[acc_rec] = np.where(ts[acc_rec] <= late_wm[acc_rec], LATE_ACCEPTED, ON_TIME)
+        accepted_pairs = int(pairs.accepted.sum())
+        if append:
+            first_pairs = accepted_pairs
+        else:
+            pi = tab["pair_index"]
+            first_pairs = int((pairs.batch[pi] == tab["first_batch"][tab["pair_window"]]).sum())
+        rec, start = window_pairs(ts, cfg.size, cfg.slide)
+        true_pairs = len(rec)
+        truth = pd.DataFrame({"key": kc[rec], "window_start": start}).groupby(
+            ["key", "window_start"], sort=False).size().rename("true_count").reset_index()
+        n_true = len(truth)
+    # first results: emissions of pane 0, plus (append) the windows flushed at the end
+    pending = tab["emit_batch"] >= n_exec if append else np.zeros(len(tab["start"]), dtype=bool)
+    n_pend = int(pending.sum())
+    p0 = em.pane == 0
+    first = pd.DataFrame({"key": np.concatenate([em.key[p0], tab["key"][pending]]),
+                          "window_start": np.concatenate([em.start[p0], tab["start"][pending]]),
+                          "window_end": np.concatenate([em.end[p0], tab["end"][pending]]),
+                          "got": np.concatenate([em.count[p0], tab["count"][pending]]).astype(np.int64)})
+    on = ["key", "window_start", "window_end"] if cfg.window_kind == "session" else ["key", "window_start"]
+    joined = truth.merge(first[on + ["got"]], on=on, how="inner")
+    exact = int((joined["true_count"].to_numpy() == joined["got"].to_numpy()).sum())
+    lat = b.tick[em.batch[p0]] - em.end[p0]
+    lv, lc = np.unique(lat.astype(np.int64), return_counts=True)
+    # state after every executed batch, as deltas at batch positions (the last position drops:
+    # the replay's state series ends with the last executed batch)
+    f_b = tab["first_batch"]
+    last = np.minimum(tab["emit_batch"], n_exec)
+    if "pair_batch" in tab:
+        r_pos, r_add = tab["pair_batch"], np.ones(len(tab["pair_batch"]), dtype=np.int64)
+    else:
+        r_pos, r_add = f_b, tab["count"]
+    pos = np.concatenate([f_b, last, r_pos, last]).astype(np.int64)
+    dw = np.concatenate([np.ones(len(f_b), np.int64), -np.ones(len(last), np.int64), np.zeros(len(r_pos) + len(last), np.int64)])
+    dr = np.concatenate([np.zeros(len(f_b) + len(last), np.int64), r_add.astype(np.int64), -tab["count"].astype(np.int64)])
+    keep = pos < n_exec
+    pos, dw, dr = pos[keep], dw[keep], dr[keep]
+    # time integrals of the state step function over the executed ticks: sum of delta x (last tick - tick)
+    rest = b.tick[-1] - b.tick[pos]
+    scalars = dict.fromkeys(SCALARS, 0)
+    scalars.update({
+        "valid": n, "on_time": int((fate == ON_TIME).sum()), "late_accepted": int((fate == LATE_ACCEPTED).sum()),
+        "dropped": int((fate == DROPPED).sum()), "windows": int(n_true), "exact_windows": exact,
+        "fired_windows": int(p0.sum()), "true_pairs": int(true_pairs), "first_pairs": first_pairs,
+        "final_pairs": accepted_pairs, "firings": int(len(em.key)) + n_pend, "at_end_firings": n_pend,
+        "state_area_windows": int((dw * rest).sum()), "state_area_records": int((dr * rest).sum()),
+    })
+    return {"scalars": scalars, "latency": (lv.astype(np.int64), lc.astype(np.int64)), "state": (pos, dw, dr)}
