@@ -219,3 +219,14 @@ def test_replay_with_a_declared_silent_input():
     free = microbatch_parts(log, s, a)
     op = lambda p: p["watermarks"].query("level == 'operator'")["watermark"].astype("int64")  # noqa: E731
     assert (op(held) == 0).all() and op(free).max() > 0
+
+
+@pytest.mark.parametrize("kind", ["tumbling", "session"])
+def test_complete_mode_output_too_large_is_refused_naming_output_mode(monkeypatch, kind):
+    from toolkit.engine.microbatch import aggregation
+
+    monkeypatch.setattr(aggregation, "MAX_COMPLETE_ROWS", 5)
+    cfg = MicroBatchConfig(kind, size=10_000 if kind == "tumbling" else 0, gap=5_000 if kind == "session" else 0,
+                           output_mode="complete")
+    with pytest.raises(MicroBatchConfigError, match="output_mode: complete mode re-emits .* result rows"):
+        _run(cfg, LATE)

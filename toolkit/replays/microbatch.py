@@ -94,7 +94,10 @@ def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = Non
     cfg = microbatch_config(s, sources)
     ts, arr, keys, vals, rows = a["ts"], a["arr"], a["keys"], a["vals"], a["rows"]
     n = len(ts)
-    res = run_microbatch(cfg, ts, arr, keys, vals, partition=a["part"])
+    try:
+        res = run_microbatch(cfg, ts, arr, keys, vals, partition=a["part"])
+    except MicroBatchConfigError as exc:  # e.g. complete mode's output too large: name the option
+        raise SettingError(str(exc).partition(":")[0].strip(), str(exc)) from None
     b = res.batches
     n_exec = len(b)
     em = res.emissions

@@ -25,6 +25,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from toolkit.engine.microbatch.batches import Batches
+from toolkit.engine.microbatch.config import MicroBatchConfigError
+
+#: complete mode re-emits every window in every batch; more output rows than this is refused
+MAX_COMPLETE_ROWS = 20_000_000
+
+
+def check_complete_rows(total: int) -> None:
+    """Refuse a complete-mode run whose output (windows x batches) would not fit in memory."""
+    if total > MAX_COMPLETE_ROWS:
+        raise MicroBatchConfigError(
+            f"output_mode: complete mode re-emits every window in every micro-batch: {total:,} result rows for "
+            f"this log (limit {MAX_COMPLETE_ROWS:,}); use output_mode='append' or 'update', or a longer trigger_interval")
 
 
 @dataclass(frozen=True)
@@ -154,6 +166,7 @@ def _complete_emissions(table: dict, wid: np.ndarray, pair_batch: np.ndarray, va
     reps = n_exec - first  # emissions per window
     at = np.concatenate([[0], np.cumsum(reps)[:-1]]).astype(np.int64)  # each window's first emission
     total = int(reps.sum())
+    check_complete_rows(total)
     w = np.repeat(np.arange(len(first), dtype=np.int64), reps)
     pane = np.arange(total, dtype=np.int64) - at[w]
     b = first[w] + pane

@@ -25,7 +25,7 @@ from bisect import bisect_left
 
 import numpy as np
 
-from toolkit.engine.microbatch.aggregation import Emissions, _group
+from toolkit.engine.microbatch.aggregation import Emissions, _group, check_complete_rows
 from toolkit.engine.microbatch.batches import Batches
 
 
@@ -158,6 +158,7 @@ def _snapshot_emissions(snap: list[tuple], batches: Batches, sum_dtype) -> Emiss
     total = np.asarray(cols[4], dtype=sum_dtype)
     b0, b1 = np.asarray(cols[5], dtype=np.int64), np.asarray(cols[6], dtype=np.int64)
     reps = b1 - b0
+    check_complete_rows(int(reps.sum()))
     i = np.repeat(np.arange(len(b0)), reps)
     at = np.concatenate([[0], np.cumsum(reps)[:-1]]).astype(np.int64)
     b = b0[i] + (np.arange(int(reps.sum()), dtype=np.int64) - at[i])
