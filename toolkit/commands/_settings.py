@@ -43,7 +43,7 @@ SETTING_OPTIONS: list[tuple[str, str, str, bool]] = [
      "default flink)", False),
     ("trigger_interval", "DURATION", "spark: processing-time trigger interval, trigger(processingTime=...) "
      "(default 1s)", False),
-    ("output_mode", "MODE", "spark: append | update (default append; sessions: append only)", False),
+    ("output_mode", "MODE", "spark: append | update | complete (default append; sessions: append or complete)", False),
     ("multiple_watermark_policy", "POLICY", "spark: min | max, spark.sql.streaming.multipleWatermarkPolicy, "
      "when each partition is an input (default min)", False),
 ]
