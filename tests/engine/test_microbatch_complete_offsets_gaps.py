@@ -230,3 +230,21 @@ def test_complete_mode_output_too_large_is_refused_naming_output_mode(monkeypatc
                            output_mode="complete")
     with pytest.raises(MicroBatchConfigError, match="output_mode: complete mode re-emits .* result rows"):
         _run(cfg, LATE)
+
+
+def test_replay_parts_with_per_record_gaps():
+    """``microbatch_parts(..., gap=...)`` (the hook for a per-record gap setting): rows without a
+    session are ``invalid``; with a delay nothing passes, every session is exact at its first result."""
+    from toolkit.replays.microbatch import microbatch_parts
+    from toolkit.replays.run import _log_arrays
+    from toolkit.settings import Setting
+
+    log = _log()
+    s = Setting.parse(semantics="spark", window="session:1s", delay="1h")
+    a = _log_arrays(log, s)
+    gaps = np.array([4_000, np.nan, 6_000, 0, 2_000, -5], dtype=float)
+    p = microbatch_parts(log, s, a, gap=gaps)
+    summ = p["_summary"]
+    assert summ["invalid"] == 3 and summ["dropped"] == 0 and summ["on_time"] + summ["late_accepted"] == 3
+    assert summ["records"] == 6 and summ["exact_windows"] == 1.0 and summ["completeness_final"] == 1.0
+    assert (p["fates"]["fate"] == "invalid").sum() == 3

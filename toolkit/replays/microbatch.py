@@ -34,11 +34,32 @@ import pandas as pd
 
 from toolkit.engine.microbatch import MicroBatchConfig, MicroBatchConfigError, run_microbatch
 from toolkit.engine.microbatch.aggregation import window_pairs
-from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, ON_TIME
+from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, NO_SESSION, ON_TIME
 from toolkit.metrics.fates import FATE_NAMES
 from toolkit.metrics.summary import nearest_rank
 from toolkit.metrics.truth import sessionize
 from toolkit.settings import Session, Setting, SettingError, Sliding, Tumbling, describe_setting
+
+
+#: fate names by engine code; a row without a session (null/zero/negative per-record gap) is invalid
+_FATES = np.append(FATE_NAMES, "invalid").astype(object)
+
+
+def _sessions_of_batch(keys: np.ndarray, ts: np.ndarray, gap) -> tuple[pd.DataFrame, int]:
+    """The batch answer with per-record gaps: (sessions of every row that has one, merged as one
+    batch would merge them; number of such rows)."""
+    from toolkit.engine.microbatch.batches import Batches
+    from toolkit.engine.microbatch.run import _codes
+    from toolkit.engine.microbatch.sessions import aggregate_sessions
+
+    n = len(ts)
+    uniq, kc = _codes(np.asarray(keys))
+    one = Batches(np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64), np.ones(1, bool),
+                  np.zeros(1, np.int64))
+    _, _, _, table, _, has = aggregate_sessions(kc, ts, gap, np.ones(n, np.int64), np.zeros(n, np.int64), one)
+    truth = pd.DataFrame({"key": uniq[table["key"]], "window_start": table["start"], "window_end": table["end"],
+                          "true_count": table["count"]})
+    return truth, int(has.sum())
 
 
 def microbatch_config(s: Setting, sources: Sequence[int] | None = None) -> MicroBatchConfig:
@@ -83,11 +104,15 @@ def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0) -> dict:
 
 
 def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = None, fates: bool = True,
-                     sources: Sequence[int] | None = None) -> dict:
+                     sources: Sequence[int] | None = None, gap: np.ndarray | None = None) -> dict:
     """The fields of a ``ReplayResult`` for ``log`` under the Spark setting ``s``.
 
     ``a``: the log's columns in arrival order (``ts, arr, part, keys, vals, rows, has_arr``);
-    ``sources``: see :func:`microbatch_config` (declared inputs, silent ones included)."""
+    ``sources``: see :func:`microbatch_config` (declared inputs, silent ones included);
+    ``gap``: a per-record session gap in ms, in the order of ``a`` (Spark's
+    ``session_window(ts, gap_column)``; session settings only): a row whose gap is null (NaN or
+    None), zero or negative is in no session, its fate is ``invalid`` and ``summary()`` counts
+    it under ``invalid``."""
     if not a["has_arr"]:
         raise SettingError("semantics", "semantics='spark' replays micro-batches cut from arrival times, "
                            "but the log has no arrival times; load it with an arrival-time column")
@@ -95,7 +120,7 @@ def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = Non
     ts, arr, keys, vals, rows = a["ts"], a["arr"], a["keys"], a["vals"], a["rows"]
     n = len(ts)
     try:
-        res = run_microbatch(cfg, ts, arr, keys, vals, partition=a["part"])
+        res = run_microbatch(cfg, ts, arr, keys, vals, partition=a["part"], gap=gap)
     except MicroBatchConfigError as exc:  # e.g. complete mode's output too large: name the option
         raise SettingError(str(exc).partition(":")[0].strip(), str(exc)) from None
     b = res.batches
@@ -145,7 +170,7 @@ def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = Non
     if fates:
         table_rows = log.table["row"].to_numpy(dtype=np.int64)
         fate_by_row = pd.Series(res.fate, index=rows)
-        fates = pd.DataFrame({"row": table_rows, "fate": FATE_NAMES[fate_by_row.loc[table_rows].to_numpy()]},
+        fates = pd.DataFrame({"row": table_rows, "fate": _FATES[fate_by_row.loc[table_rows].to_numpy()]},
                              index=log.table.index)
     else:
         fates = None
@@ -174,7 +199,8 @@ def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = Non
     state = pd.DataFrame({"time": b.tick.astype(np.int64), "open_windows": open_w, "buffered_records": open_r})
     settings_d = describe_setting(s)
     settings_d["has_arrival_time"] = True
-    summary = _summary(int(getattr(log, "n_invalid", 0)) if invalid is None else invalid, res, a, emissions, state)
+    summary = _summary(int(getattr(log, "n_invalid", 0)) if invalid is None else invalid, res, a, emissions, state,
+                       gap)
     summary["settings"] = settings_d
     return {"emissions": emissions, "fates": fates, "late": late, "watermarks": watermarks, "state": state,
             "settings": settings_d, "setting": s, "_summary": summary}
@@ -200,7 +226,7 @@ def _input_watermarks(res, ts: np.ndarray, part: np.ndarray, delay: int) -> pd.D
                          "batch": df["batch"].to_numpy(np.int64), "no_data": False})
 
 
-def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.DataFrame) -> dict:
+def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.DataFrame, gap=None) -> dict:
     """The sweep's figures for this Spark setting (same definitions as for Flink), then Spark's own.
 
     Ground truth is the batch answer (every record in every window it belongs to; sessions:
@@ -219,8 +245,11 @@ def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.Data
     em = emissions
     first_em = em[em["pane"] == 0]
     if cfg.window_kind == "session":
-        truth, _ = sessionize(keys, ts, cfg.gap)
-        true_pairs = n
+        if gap is None:
+            truth, _ = sessionize(keys, ts, cfg.gap)
+            true_pairs = n
+        else:
+            truth, true_pairs = _sessions_of_batch(keys, ts, gap)
         n_true = len(truth)
         got = pd.DataFrame({"key": first_em["key"].to_numpy(), "window_start": first_em["window_start"].astype("int64").to_numpy(),
                             "window_end": first_em["window_end"].astype("int64").to_numpy(),
@@ -248,11 +277,11 @@ def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.Data
         mean_w = float(state["open_windows"].iloc[-1]) if len(state) else 0.0
         mean_r = float(state["buffered_records"].iloc[-1]) if len(state) else 0.0
     out = {
-        "records": n + invalid,
+        "records": n + invalid,  # no_session rows are among the n and counted as invalid
         "on_time": int((fate == ON_TIME).sum()),
         "late_accepted": int((fate == LATE_ACCEPTED).sum()),
         "dropped": int((fate == DROPPED).sum()),
-        "invalid": invalid,
+        "invalid": invalid + int((fate == NO_SESSION).sum()),
         "completeness_first": res.first_pairs / true_pairs if true_pairs else 1.0,
         "completeness_final": res.accepted_pairs / true_pairs if true_pairs else 1.0,
         "exact_windows": exact / n_true if n_true else 1.0,
