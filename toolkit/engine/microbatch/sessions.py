@@ -76,6 +76,7 @@ def aggregate_sessions(key: np.ndarray, event_time: np.ndarray, gap, value: np.n
     s_first: list[int] = []
     s_rows: list[list[int]] = []
     snap: list[tuple] = []  # complete mode: (key, start, end, count, sum, first batch, last batch + 1)
+    out_rows = 0  # complete mode: result rows so far
 
     def close(sess: list) -> None:
         idx = len(s_key)
@@ -102,6 +103,8 @@ def aggregate_sessions(key: np.ndarray, event_time: np.ndarray, gap, value: np.n
             state_kept = []
             if complete and state:  # the state after the key's previous batch holds until this one
                 snap.extend((key_, s[0], s[1], len(s[2]), s[5], prev_b, b) for s in state)
+                out_rows += len(state) * (b - prev_b)
+                check_complete_rows(out_rows)  # before the snapshots outgrow memory
             for s in state:
                 if not complete and bisect_left(wm_list, s[1]) < b:
                     close(s)  # evicted (and emitted) by an earlier batch
@@ -117,15 +120,17 @@ def aggregate_sessions(key: np.ndarray, event_time: np.ndarray, gap, value: np.n
                 if merged and s[0] <= merged[-1][1]:
                     cur = merged[-1]
                     cur[1] = max(cur[1], s[1])
-                    cur[2] = cur[2] + s[2]
+                    cur[2].extend(s[2])  # in place: a long-lived (complete-mode) session is not copied per batch
                     cur[3] = min(cur[3], s[3])
                     cur[5] = cur[5] + s[5]
                 else:
-                    merged.append([s[0], s[1], list(s[2]), s[3], s[4], s[5]])
+                    merged.append(s)  # state sessions and new rows' lists are owned here: no copy
             state = merged
             prev_b = b
         if complete:
             snap.extend((key_, s[0], s[1], len(s[2]), s[5], prev_b, n_exec) for s in state)
+            out_rows += len(state) * (n_exec - prev_b)
+            check_complete_rows(out_rows)
         for s in state:
             close(s)
     ns = len(s_key)
