@@ -30,10 +30,12 @@ def pyspark_snippet(setting: Setting | str | dict, partitions: list[int] | None 
     if s.semantics != "spark":
         raise SettingError("semantics", "pyspark_snippet writes Spark code: give a setting with semantics='spark'")
     w = s.window
+    start = f', startTime="{_interval(w.offset)}"' if getattr(w, "offset", 0) else ""  # window offset
     if isinstance(w, Tumbling):
-        window = f'F.window("event_time", "{_interval(w.size)}")'
+        window = (f'F.window("event_time", "{_interval(w.size)}", "{_interval(w.size)}"{start})' if start
+                  else f'F.window("event_time", "{_interval(w.size)}")')
     elif isinstance(w, Sliding):
-        window = f'F.window("event_time", "{_interval(w.size)}", "{_interval(w.slide)}")'
+        window = f'F.window("event_time", "{_interval(w.size)}", "{_interval(w.slide)}"{start})'
     elif isinstance(w, Session):
         window = f'F.session_window("event_time", "{_interval(w.gap)}")'
     else:  # pragma: no cover - Setting refuses other windows with semantics="spark"

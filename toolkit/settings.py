@@ -53,7 +53,7 @@ MAX_SETTING_MS = 10 * 366 * 24 * 3600 * 1000
 
 #: the engines whose event-time semantics a replay reproduces (``semantics=``)
 SEMANTICS = ("flink", "spark", "kafka_streams")
-OUTPUT_MODES = ("append", "update")
+OUTPUT_MODES = ("append", "update", "complete")
 WATERMARK_POLICIES = ("min", "max")
 #: settings only Spark Structured Streaming has (``semantics="spark"``)
 SPARK_SETTINGS = ("trigger_interval", "output_mode", "multiple_watermark_policy")
@@ -1132,8 +1132,6 @@ def _check_spark(s: Setting) -> None:
     if not isinstance(w, (Tumbling, Sliding, Session)):
         raise SettingError("window", f"window {w}: Spark's window()/session_window() give tumbling, sliding or session "
                            "windows; use e.g. 'tumbling:10s', 'sliding:10s/5s' or 'session:30s'")
-    if getattr(w, "offset", 0):
-        raise SettingError("window", f"window {w}: window offsets are not replayed with semantics='spark'; drop the offset")
     flink_only = {
         "trigger": s.trigger != TriggerSpec("event_time"),
         "evictor": s.evictor is not None,
@@ -1149,7 +1147,7 @@ def _check_spark(s: Setting) -> None:
         "stages": bool(s.stages),
     }
     hint = {
-        "trigger": "Spark emits by output mode (output_mode=append|update) at every micro-batch",
+        "trigger": "Spark emits by output mode (output_mode=append|update|complete) at every micro-batch",
         "lateness": "Spark keeps a window until the watermark passes its end; raise delay instead",
         "strategy": "Spark's watermark is always max event time - delay (withWatermark)",
         "interval": "Spark moves its watermark between micro-batches; use trigger_interval",
@@ -1174,7 +1172,7 @@ def _check_spark(s: Setting) -> None:
                            f"choose one of {', '.join(WATERMARK_POLICIES)}")
     if isinstance(w, Session) and s.output_mode == "update":
         raise SettingError("output_mode", "output_mode 'update' with session windows: Spark refuses it "
-                           "(STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION); use output_mode='append'")
+                           "(STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION); use output_mode='append' or 'complete'")
 
 
 def _check_kafka(s: Setting) -> None:

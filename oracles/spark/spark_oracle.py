@@ -6,13 +6,15 @@ Usage::
 
 A case file is JSON lines: the first line ``{"config": {...}}``, then one record a line
 ``{"event_time": ms, "arrival_time": ms, "key": str, "partition": int, "value": int}`` (epoch ms;
-session cases with a per-record gap add ``"gap": ms``). Config keys::
+session cases with a per-record gap add ``"gap": ms``, which may be null, zero or negative).
+Config keys::
 
     window: {"kind": "tumbling"|"sliding"|"session", "size": ms, "slide": ms, "gap": ms,
+             "offset": ms,                       # window(ts, size, slide, startTime=offset)
              "gap_column": bool}                 # per-record gap: the records' "gap" field
     delay: ms                                    # withWatermark(ts, "<delay> milliseconds")
     trigger_interval: ms                         # processing-time trigger interval I
-    output_mode: "append" | "update"
+    output_mode: "append" | "update" | "complete"
     partitions_as_sources: bool                  # one file stream + withWatermark per partition
     partitions: [int, ...]                       # the inputs (a partition may never speak)
     multiple_watermark_policy: "min" | "max"     # spark.sql.streaming.multipleWatermarkPolicy
@@ -76,6 +78,8 @@ def plan_files(config: dict, records: list[dict]) -> list[tuple[int, dict[int, l
     for i, t in enumerate(ticks):
         plan.append((t, by_tick[t], True))
         nxt = t + interval
+        if config["output_mode"] == "complete":
+            continue  # no no-data batches in complete mode
         if i + 1 == len(ticks) or ticks[i + 1] != nxt:
             plan.append((nxt, {i: [] for i in inputs}, False))
     return plan
@@ -107,10 +111,14 @@ def build_query(spark, config: dict, dirs: dict[int, Path]):
     for other in frames[1:]:
         df = df.union(other)
     w = config["window"]
-    if w["kind"] == "tumbling":
-        win = F.window("ts", f"{w['size']} milliseconds")
-    elif w["kind"] == "sliding":
-        win = F.window("ts", f"{w['size']} milliseconds", f"{w['slide']} milliseconds")
+    if w["kind"] in ("tumbling", "sliding"):
+        slide = w["slide"] if w["kind"] == "sliding" else w["size"]
+        if w.get("offset"):
+            win = F.window("ts", f"{w['size']} milliseconds", f"{slide} milliseconds", f"{w['offset']} milliseconds")
+        elif w["kind"] == "tumbling":
+            win = F.window("ts", f"{w['size']} milliseconds")
+        else:
+            win = F.window("ts", f"{w['size']} milliseconds", f"{slide} milliseconds")
     elif w.get("gap_column"):
         win = F.session_window("ts", F.concat(F.col("gap").cast("string"), F.lit(" milliseconds")))
     else:

@@ -16,7 +16,8 @@ from toolkit.engine.microbatch.cases import run_case, same_output
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "spark"
-LIVE = ["corner_equality_update", "corner_metric_inputs_sources_max", "corner_session_evicted"]
+LIVE = ["corner_equality_update", "corner_metric_inputs_sources_max", "corner_session_evicted",
+        "corner_complete_late_complete", "corner_gap_null_append"]
 
 
 def _oracle():

@@ -43,12 +43,19 @@ def _oracle():
 
 
 @pytest.mark.spark
-def test_snippet_on_real_spark_gives_the_replays_figures(spark, tmp_path):
+@pytest.mark.parametrize("case,window", [
+    (CASE, "tumbling:10s"),
+    # complete mode and a negative window offset (startTime), one input
+    (CASE.parent / "corner_complete_late_complete.jsonl", "tumbling:10s,-2500ms"),
+])
+def test_snippet_on_real_spark_gives_the_replays_figures(spark, tmp_path, case, window):
     from pyspark.sql import functions as F
 
     oracle = _oracle()
-    config, records = oracle.read_case(CASE)
-    setting = Setting.parse(semantics="spark", window="tumbling:10s", delay=config["delay"],
+    config, records = oracle.read_case(case)
+    if not config["partitions_as_sources"]:  # the snippet reads each partition as an input: here, one
+        config = {**config, "partitions_as_sources": True, "partitions": sorted({r["partition"] for r in records})}
+    setting = Setting.parse(semantics="spark", window=window, delay=config["delay"],
                             trigger_interval=config["trigger_interval"], output_mode=config["output_mode"],
                             partitions_as_sources=True, multiple_watermark_policy=config["multiple_watermark_policy"])
     log = toolkit.load_log(pd.DataFrame(records), time_unit="ms")

@@ -46,7 +46,7 @@ SETTING_OPTIONS: list[tuple[str, str, str, bool]] = [
      "kafka_streams (default flink)", False),
     ("trigger_interval", "DURATION", "spark: processing-time trigger interval, trigger(processingTime=...) "
      "(default 1s)", False),
-    ("output_mode", "MODE", "spark: append | update (default append; sessions: append only)", False),
+    ("output_mode", "MODE", "spark: append | update | complete (default append; sessions: append or complete)", False),
     ("multiple_watermark_policy", "POLICY", "spark: min | max, spark.sql.streaming.multipleWatermarkPolicy, "
      "when each partition is an input (default min)", False),
     # Kafka Streams (--semantics kafka_streams)

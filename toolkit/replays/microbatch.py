@@ -6,9 +6,11 @@ in the same ``ReplayResult`` a Flink replay gives, with the same columns and mea
 * ``emissions``: one row per emitted result (key, window_start, window_end, count, sum, ...);
   ``emit_time`` is the trigger tick of the micro-batch that emits it, ``batch`` its batch id,
   ``pane`` counts a window's emissions (update mode emits a window again in every batch that
-  adds rows to it), ``timing`` is ``on_time`` when the batch's watermark closes the window
-  (append mode always), ``early`` for an update-mode result of a window still open, and
-  ``at_end`` for a window still in state when the log ends (Spark would emit it later; like a
+  adds rows to it; complete mode emits every window in state in every batch), ``timing`` is
+  ``on_time`` when the batch's watermark closes the window (append mode always), ``early`` for
+  an update- or complete-mode result of a window still open, ``late`` for a complete-mode
+  re-emission after its ``on_time`` one (complete mode never evicts), and ``at_end`` for a
+  window still in state when the log ends in append mode (Spark would emit it later; like a
   bounded Flink source, the replay flushes it, at the last tick).
 * ``fates``: ``dropped`` (the late filter removed the record from every window it belongs to),
   ``late_accepted`` (kept although its event time was already behind the watermark its batch
@@ -18,37 +20,64 @@ in the same ``ReplayResult`` a Flink replay gives, with the same columns and mea
   (``max event time - delay``) when each partition is an input.
 * ``late``: the dropped records (Spark has no late side output; these are what its late
   filter discarded), ``state``: windows (and the rows they aggregate) in the state store after
-  every batch.
+  every batch (complete mode: everything, for good).
 * ``summary()``: the sweep's figures (same definitions) plus ``batches``, ``no_data_batches``
   and ``rows_dropped_by_watermark`` (Spark's ``numRowsDroppedByWatermark`` summed: distinct
   groups, not records, so it differs from ``dropped``).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
 from toolkit.engine.microbatch import MicroBatchConfig, MicroBatchConfigError, run_microbatch
 from toolkit.engine.microbatch.aggregation import window_pairs
-from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, ON_TIME
+from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, NO_SESSION, ON_TIME
 from toolkit.metrics.fates import FATE_NAMES
 from toolkit.metrics.summary import nearest_rank
 from toolkit.metrics.truth import sessionize
 from toolkit.settings import Session, Setting, SettingError, Sliding, Tumbling, describe_setting
 
 
-def microbatch_config(s: Setting) -> MicroBatchConfig:
-    """The engine's ``MicroBatchConfig`` of a ``semantics="spark"`` setting."""
+#: fate names by engine code; a row without a session (null/zero/negative per-record gap) is invalid
+_FATES = np.append(FATE_NAMES, "invalid").astype(object)
+
+
+def _sessions_of_batch(keys: np.ndarray, ts: np.ndarray, gap) -> tuple[pd.DataFrame, int]:
+    """The batch answer with per-record gaps: (sessions of every row that has one, merged as one
+    batch would merge them; number of such rows)."""
+    from toolkit.engine.microbatch.batches import Batches
+    from toolkit.engine.microbatch.run import _codes
+    from toolkit.engine.microbatch.sessions import aggregate_sessions
+
+    n = len(ts)
+    uniq, kc = _codes(np.asarray(keys))
+    one = Batches(np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64), np.ones(1, bool),
+                  np.zeros(1, np.int64))
+    _, _, _, table, _, has = aggregate_sessions(kc, ts, gap, np.ones(n, np.int64), np.zeros(n, np.int64), one)
+    truth = pd.DataFrame({"key": uniq[table["key"]], "window_start": table["start"], "window_end": table["end"],
+                          "true_count": table["count"]})
+    return truth, int(has.sum())
+
+
+def microbatch_config(s: Setting, sources: Sequence[int] | None = None) -> MicroBatchConfig:
+    """The engine's ``MicroBatchConfig`` of a ``semantics="spark"`` setting.
+
+    ``sources``: with ``partitions_as_sources``, the partitions that are Spark inputs, including
+    any that never deliver a valid row (Spark: such an input proposes 0, so the ``min`` policy
+    holds the watermark at 1970 for the whole run; ``corner_never_speaks_*`` fixtures); ``None``:
+    the partitions that have valid rows."""
     w = s.window
     kind = "tumbling" if isinstance(w, Tumbling) else "sliding" if isinstance(w, Sliding) else "session"
     try:
         return MicroBatchConfig(
             window_kind=kind, size=getattr(w, "size", 0), slide=getattr(w, "slide", getattr(w, "size", 0)),
-            gap=w.gap if isinstance(w, Session) else 0, delay=s.delay, trigger_interval=s.trigger_interval,
+            gap=w.gap if isinstance(w, Session) else 0, offset=getattr(w, "offset", 0), delay=s.delay, trigger_interval=s.trigger_interval,
             output_mode=s.output_mode, partitions_as_sources=s.partitions_as_sources,
-            multiple_watermark_policy=s.multiple_watermark_policy)
+            multiple_watermark_policy=s.multiple_watermark_policy,
+            sources=tuple(int(p) for p in sources) if (sources is not None and s.partitions_as_sources) else None)
     except MicroBatchConfigError as exc:
         name, _, msg = str(exc).partition(":")
         raise SettingError(name.strip(), str(exc)) from None
@@ -74,17 +103,26 @@ def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0) -> dict:
     return {k: parts["_summary"][k] for k in SUMMARY_COLUMNS}
 
 
-def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = None, fates: bool = True) -> dict:
+def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = None, fates: bool = True,
+                     sources: Sequence[int] | None = None, gap: np.ndarray | None = None) -> dict:
     """The fields of a ``ReplayResult`` for ``log`` under the Spark setting ``s``.
 
-    ``a``: the log's columns in arrival order (``ts, arr, part, keys, vals, rows, has_arr``)."""
+    ``a``: the log's columns in arrival order (``ts, arr, part, keys, vals, rows, has_arr``);
+    ``sources``: see :func:`microbatch_config` (declared inputs, silent ones included);
+    ``gap``: a per-record session gap in ms, in the order of ``a`` (Spark's
+    ``session_window(ts, gap_column)``; session settings only): a row whose gap is null (NaN or
+    None), zero or negative is in no session, its fate is ``invalid`` and ``summary()`` counts
+    it under ``invalid``."""
     if not a["has_arr"]:
         raise SettingError("semantics", "semantics='spark' replays micro-batches cut from arrival times, "
                            "but the log has no arrival times; load it with an arrival-time column")
-    cfg = microbatch_config(s)
+    cfg = microbatch_config(s, sources)
     ts, arr, keys, vals, rows = a["ts"], a["arr"], a["keys"], a["vals"], a["rows"]
     n = len(ts)
-    res = run_microbatch(cfg, ts, arr, keys, vals, partition=a["part"])
+    try:
+        res = run_microbatch(cfg, ts, arr, keys, vals, partition=a["part"], gap=gap)
+    except MicroBatchConfigError as exc:  # e.g. complete mode's output too large: name the option
+        raise SettingError(str(exc).partition(":")[0].strip(), str(exc)) from None
     b = res.batches
     n_exec = len(b)
     em = res.emissions
@@ -103,7 +141,19 @@ def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = Non
     batch = np.concatenate([em.batch, np.full(n_pend, -1, np.int64)])
     emit_time = np.concatenate([b.tick[em.batch], np.full(n_pend, last_tick, np.int64)])
     wm = np.concatenate([b.watermark[em.batch], np.full(n_pend, b.watermark[-1], np.int64)])
-    timing = np.where(at_end, "at_end", np.where(np.concatenate([em.final, np.ones(n_pend, bool)]), "on_time", "early"))
+    final = np.concatenate([em.final, np.ones(n_pend, bool)])
+    timing = np.where(at_end, "at_end", np.where(final, "on_time", "early")).astype(object)
+    if cfg.output_mode == "complete" and len(em.key):  # re-emissions after the on_time one are late
+        seen = np.zeros(len(final), dtype=bool)
+        o = np.lexsort((em.batch, em.start, em.key))
+        fin = em.final[o]
+        grp = np.ones(len(o), dtype=bool)
+        grp[1:] = (em.key[o][1:] != em.key[o][:-1]) | (em.start[o][1:] != em.start[o][:-1]) | (em.end[o][1:] != em.end[o][:-1])
+        # final emissions of a window before this one, counted within the window
+        cf = np.cumsum(fin)
+        base = np.maximum.accumulate(np.where(grp, cf - fin, 0))
+        seen[o] = fin & (cf - fin - base > 0)
+        timing[seen] = "late"
     pane = np.concatenate([em.pane, np.zeros(n_pend, np.int64)])
     order = np.lexsort((start, emit_time, at_end))
     emissions = pd.DataFrame({
@@ -120,7 +170,7 @@ def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = Non
     if fates:
         table_rows = log.table["row"].to_numpy(dtype=np.int64)
         fate_by_row = pd.Series(res.fate, index=rows)
-        fates = pd.DataFrame({"row": table_rows, "fate": FATE_NAMES[fate_by_row.loc[table_rows].to_numpy()]},
+        fates = pd.DataFrame({"row": table_rows, "fate": _FATES[fate_by_row.loc[table_rows].to_numpy()]},
                              index=log.table.index)
     else:
         fates = None
@@ -149,7 +199,8 @@ def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = Non
     state = pd.DataFrame({"time": b.tick.astype(np.int64), "open_windows": open_w, "buffered_records": open_r})
     settings_d = describe_setting(s)
     settings_d["has_arrival_time"] = True
-    summary = _summary(int(getattr(log, "n_invalid", 0)) if invalid is None else invalid, res, a, emissions, state)
+    summary = _summary(int(getattr(log, "n_invalid", 0)) if invalid is None else invalid, res, a, emissions, state,
+                       gap)
     summary["settings"] = settings_d
     return {"emissions": emissions, "fates": fates, "late": late, "watermarks": watermarks, "state": state,
             "settings": settings_d, "setting": s, "_summary": summary}
@@ -175,14 +226,16 @@ def _input_watermarks(res, ts: np.ndarray, part: np.ndarray, delay: int) -> pd.D
                          "batch": df["batch"].to_numpy(np.int64), "no_data": False})
 
 
-def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.DataFrame) -> dict:
+def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.DataFrame, gap=None) -> dict:
     """The sweep's figures for this Spark setting (same definitions as for Flink), then Spark's own.
 
     Ground truth is the batch answer (every record in every window it belongs to; sessions:
     sessionized with the gap). A window's first result is its first emission (append: the only
     one; the end-of-input flush counts, as for Flink); its latency is that emission's tick minus
-    the window end (flushed windows have none). Spark never emits after a window's end has passed
-    the watermark, so ``late_firings`` and ``retractions`` are 0.
+    the window end (flushed windows have none). In append and update mode Spark never emits after
+    a window's end has passed the watermark, so ``late_firings`` is 0; complete mode re-emits
+    every window in every batch, and its re-emissions after the ``on_time`` one are
+    ``late_firings``. ``retractions`` are always 0.
     """
     cfg = res.config
     ts, keys = a["ts"], a["keys"]
@@ -192,15 +245,18 @@ def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.Data
     em = emissions
     first_em = em[em["pane"] == 0]
     if cfg.window_kind == "session":
-        truth, _ = sessionize(keys, ts, cfg.gap)
-        true_pairs = n
+        if gap is None:
+            truth, _ = sessionize(keys, ts, cfg.gap)
+            true_pairs = n
+        else:
+            truth, true_pairs = _sessions_of_batch(keys, ts, gap)
         n_true = len(truth)
         got = pd.DataFrame({"key": first_em["key"].to_numpy(), "window_start": first_em["window_start"].astype("int64").to_numpy(),
                             "window_end": first_em["window_end"].astype("int64").to_numpy(),
                             "true_count": first_em["count"].astype("int64").to_numpy()})
         exact = len(truth.merge(got, on=["key", "window_start", "window_end", "true_count"], how="inner"))
     else:
-        rec, start = window_pairs(ts, cfg.size, cfg.slide)
+        rec, start = window_pairs(ts, cfg.size, cfg.slide, cfg.offset)
         true_pairs = len(rec)
         tk = pd.DataFrame({"key": keys[rec], "window_start": start}).groupby(
             ["key", "window_start"], sort=False).size().rename("t").reset_index()
@@ -221,11 +277,11 @@ def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.Data
         mean_w = float(state["open_windows"].iloc[-1]) if len(state) else 0.0
         mean_r = float(state["buffered_records"].iloc[-1]) if len(state) else 0.0
     out = {
-        "records": n + invalid,
+        "records": n + invalid,  # no_session rows are among the n and counted as invalid
         "on_time": int((fate == ON_TIME).sum()),
         "late_accepted": int((fate == LATE_ACCEPTED).sum()),
         "dropped": int((fate == DROPPED).sum()),
-        "invalid": invalid,
+        "invalid": invalid + int((fate == NO_SESSION).sum()),
         "completeness_first": res.first_pairs / true_pairs if true_pairs else 1.0,
         "completeness_final": res.accepted_pairs / true_pairs if true_pairs else 1.0,
         "exact_windows": exact / n_true if n_true else 1.0,
@@ -234,7 +290,7 @@ def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.Data
         "latency_p99_ms": nearest_rank(lv, lc, 0.99),
         "latency_max_ms": float(lv[-1]) if len(lv) else float("nan"),
         "firings": int(len(em)),
-        "late_firings": 0,
+        "late_firings": int((em["timing"] == "late").sum()),
         "retractions": 0,
         "peak_state_windows": int(state["open_windows"].max()) if len(state) else 0,
         "peak_state_records": int(state["buffered_records"].max()) if len(state) else 0,

@@ -2,8 +2,9 @@
 
 Rules (Spark's ``StateStoreSaveExec`` with a watermark on the window column):
 
-* ``window(ts, size, slide)`` puts a row in every ``[s, s + size)`` with ``s`` a multiple of the
-  slide (epoch-aligned) and ``s <= ts < s + size``.
+* ``window(ts, size, slide, startTime)`` puts a row in every ``[s, s + size)`` with
+  ``s = startTime + k * slide`` (epoch-aligned when ``startTime`` is 0) and ``s <= ts < s + size``;
+  a negative ``startTime`` gives the same windows as ``startTime + slide``.
 * The late filter of batch ``b`` uses the previous executed batch's watermark: a (row, window)
   pair is dropped iff ``window end <= late_watermark(b)`` (equality drops). A sliding-window row
   can lose some of its windows and keep others.
@@ -11,6 +12,9 @@ Rules (Spark's ``StateStoreSaveExec`` with a watermark on the window column):
   (``end <= watermark(b)``), with the final count and sum, then evicts it.
 * Update mode emits, in every batch, each (key, window) that accepted a row in that batch with
   its running count and sum; windows the batch's watermark closes are evicted after.
+* Complete mode has no late filter and no eviction (``StateStoreSaveExec`` filters late rows
+  and evicts only in append and update mode): every row is accepted, and every batch emits
+  every window in state with its running count and sum; the metric stays 0.
 * ``numRowsDroppedByWatermark`` counts the distinct (key, window) groups among the dropped pairs
   of a batch (the late filter runs after the partial aggregation), not rows.
 """
@@ -21,6 +25,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from toolkit.engine.microbatch.batches import Batches
+from toolkit.engine.microbatch.config import MicroBatchConfigError
+
+#: complete mode re-emits every window in every batch; more output rows than this is refused
+MAX_COMPLETE_ROWS = 20_000_000
+
+
+def check_complete_rows(total: int) -> None:
+    """Refuse a complete-mode run whose output (windows x batches) would not fit in memory."""
+    if total > MAX_COMPLETE_ROWS:
+        raise MicroBatchConfigError(
+            f"output_mode: complete mode re-emits every window in every micro-batch: {total:,} result rows for "
+            f"this log (limit {MAX_COMPLETE_ROWS:,}); use output_mode='append' or 'update', or a longer trigger_interval")
 
 
 @dataclass(frozen=True)
@@ -33,12 +49,12 @@ class Pairs:
     accepted: np.ndarray
 
 
-def window_pairs(event_time: np.ndarray, size: int, slide: int) -> tuple[np.ndarray, np.ndarray]:
-    """(record position, window start) of every window each record belongs to."""
+def window_pairs(event_time: np.ndarray, size: int, slide: int, offset: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(record position, window start) of every window each record belongs to (``offset``: startTime)."""
     ts = np.asarray(event_time, dtype=np.int64)
     n = len(ts)
     per = -(-size // slide)
-    last = (ts // slide) * slide  # the latest window start at or before ts
+    last = ts - (ts - np.int64(offset)) % np.int64(slide)  # the latest window start at or before ts
     rec = np.repeat(np.arange(n, dtype=np.int64), per)
     start = np.repeat(last, per) - np.tile(np.arange(per, dtype=np.int64) * slide, n)
     keep = start + size > np.repeat(ts, per)
@@ -76,7 +92,7 @@ def _group(*cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def aggregate_windows(key: np.ndarray, event_time: np.ndarray, value: np.ndarray, record_batch: np.ndarray,
-                      batches: Batches, size: int, slide: int, output_mode: str):
+                      batches: Batches, size: int, slide: int, output_mode: str, offset: int = 0):
     """Run the aggregation; return (pairs, emissions, window table, dropped-group count per batch).
 
     ``key``: int codes; ``record_batch``: executed batch id of every record. The window table
@@ -84,9 +100,10 @@ def aggregate_windows(key: np.ndarray, event_time: np.ndarray, value: np.ndarray
     sum, first_batch (first batch that accepted a row) and emit_batch (append mode: the batch
     that emits it; ``len(batches)`` when none does).
     """
-    rec, start = window_pairs(event_time, size, slide)
+    rec, start = window_pairs(event_time, size, slide, offset)
     pb = record_batch[rec]
-    accepted = start + size > batches.late_watermark[pb]
+    complete = output_mode == "complete"
+    accepted = np.ones(len(rec), dtype=bool) if complete else start + size > batches.late_watermark[pb]
     pairs = Pairs(rec, start, pb, accepted)
     k = np.asarray(key, dtype=np.int64)[rec]
     n_exec = len(batches)
@@ -108,7 +125,8 @@ def aggregate_windows(key: np.ndarray, event_time: np.ndarray, value: np.ndarray
     np.minimum.at(w_first, wid, ba)
     w_start = sa[wfirst]
     w_end = w_start + np.int64(size)
-    emit = np.searchsorted(batches.watermark, w_end, side="left").astype(np.int64)
+    emit = (np.full(nw, n_exec, dtype=np.int64) if complete  # never evicted
+            else np.searchsorted(batches.watermark, w_end, side="left").astype(np.int64))
     table = {"key": ka[wfirst], "start": w_start, "end": w_end, "count": w_count, "sum": w_sum,
              "first_batch": w_first, "emit_batch": emit, "pair_window": wid, "pair_index": np.flatnonzero(a),
              "pair_batch": ba, "pair_record": ra}
@@ -116,6 +134,8 @@ def aggregate_windows(key: np.ndarray, event_time: np.ndarray, value: np.ndarray
         e = emit < n_exec
         em = Emissions(table["key"][e], w_start[e], w_end[e], w_count[e], w_sum[e], emit[e],
                        np.ones(int(e.sum()), dtype=bool), np.zeros(int(e.sum()), dtype=np.int64))
+    elif complete:
+        em = _complete_emissions(table, wid, ba, va, batches)
     else:
         gid, gfirst = _group(wid, ba)  # (window, batch) groups, sorted by window then batch
         ng = len(gfirst)
@@ -136,3 +156,29 @@ def aggregate_windows(key: np.ndarray, event_time: np.ndarray, value: np.ndarray
         em = Emissions(table["key"][g_w], w_start[g_w], w_end[g_w], c_count - base_c, c_sum - base_s, g_b,
                        w_end[g_w] <= batches.watermark[g_b], pane)
     return pairs, em, table, dropped_groups
+
+
+def _complete_emissions(table: dict, wid: np.ndarray, pair_batch: np.ndarray, value: np.ndarray,
+                        batches: Batches) -> Emissions:
+    """Complete mode: every batch from a window's first one on emits it with its running count and sum."""
+    n_exec = len(batches)
+    first = table["first_batch"]
+    reps = n_exec - first  # emissions per window
+    at = np.concatenate([[0], np.cumsum(reps)[:-1]]).astype(np.int64)  # each window's first emission
+    total = int(reps.sum())
+    check_complete_rows(total)
+    w = np.repeat(np.arange(len(first), dtype=np.int64), reps)
+    pane = np.arange(total, dtype=np.int64) - at[w]
+    b = first[w] + pane
+    pos = at[wid] + (pair_batch - first[wid])  # the emission of the batch that accepted each pair
+    cnt = np.zeros(total, dtype=np.int64)
+    tot = np.zeros(total, dtype=table["sum"].dtype)
+    np.add.at(cnt, pos, 1)
+    np.add.at(tot, pos, value)
+    # running values: cumulative sums restarted at each window's first emission
+    c_cnt, c_tot = np.cumsum(cnt), np.cumsum(tot)
+    base_c = (c_cnt - cnt)[at][w]
+    base_t = (c_tot - tot)[at][w]
+    end = table["end"][w]
+    return Emissions(table["key"][w], table["start"][w], end, c_cnt - base_c, c_tot - base_t, b,
+                     end <= batches.watermark[b], pane)

@@ -5,7 +5,9 @@ data batch at tick ``T`` reads every record that arrived in ``(T - I, T]``. A ti
 records runs no data batch. It runs a *no-data batch* iff the watermark computed after the last
 executed batch is greater than that batch's own (``MicroBatchExecution``:
 ``lastExecution.shouldRunAnotherBatch``); since the watermark moves only with new rows, that is
-at most one per quiet period, at its first tick.
+at most one per quiet period, at its first tick. In complete mode Spark runs no no-data batch
+at all (``StateStoreSaveExec.shouldRunAnotherBatch`` asks only in append and update mode; seen
+in real Spark: ``complete_*`` fixtures).
 """
 from __future__ import annotations
 
@@ -42,12 +44,12 @@ class Batches:
         return len(self.tick)
 
 
-def executed_batches(ticks: np.ndarray, after: np.ndarray, interval: int) -> Batches:
+def executed_batches(ticks: np.ndarray, after: np.ndarray, interval: int, no_data_batches: bool = True) -> Batches:
     """The batches Spark runs, given the data ticks and the global watermark after each data batch.
 
     Data batch j runs with ``after[j-1]`` (0 before any data). After data batch j, when the next
     tick holds no data, a no-data batch runs at ``ticks[j] + interval`` iff ``after[j]`` is
-    greater than batch j's watermark.
+    greater than batch j's watermark (never when ``no_data_batches`` is False: complete mode).
     """
     ticks = np.asarray(ticks, dtype=np.int64)
     after = np.asarray(after, dtype=np.int64)
@@ -57,7 +59,7 @@ def executed_batches(ticks: np.ndarray, after: np.ndarray, interval: int) -> Bat
     quiet = np.ones(m, dtype=bool)
     if m > 1:
         quiet[:-1] = ticks[1:] != next_tick[:-1]
-    nodata = quiet & (after > wm_data)
+    nodata = quiet & (after > wm_data) & bool(no_data_batches)
     # interleave: data batch j, then its no-data batch when it runs
     slots = 1 + nodata.astype(np.int64)
     of_data = np.concatenate([[0], np.cumsum(slots)[:-1]]).astype(np.int64) if m else np.zeros(0, np.int64)

@@ -1,7 +1,7 @@
 """Spark-semantics case files (the real-Spark oracle's format): read one, run it, compare outputs.
 
 A case is JSON lines: ``{"config": {...}}`` then records ``{"event_time", "arrival_time", "key",
-"partition", "value"[, "gap"]}`` (epoch ms). The config keys (``window``, ``delay``,
+"partition", "value"[, "gap"]}`` (a ``gap`` may be null) (epoch ms). The config keys (``window``, ``delay``,
 ``trigger_interval``, ``output_mode``, ``partitions_as_sources``, ``partitions``,
 ``multiple_watermark_policy``) are documented in ``oracles/spark/spark_oracle.py``. The output
 is one line per executed batch (``MicroBatchResult.batch_rows``), or one ``{"error": ...}``
@@ -18,7 +18,8 @@ from toolkit.engine.microbatch.config import MicroBatchConfig, MicroBatchConfigE
 from toolkit.engine.microbatch.run import run_microbatch
 
 #: the Spark error class our refusal stands for, per option
-SPARK_ERRORS = {"output_mode": "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION"}
+SPARK_ERRORS = {"output_mode": "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION",
+                "window": "DATATYPE_MISMATCH.PARAMETER_CONSTRAINT_VIOLATION"}
 
 
 def config_of(raw: dict) -> MicroBatchConfig:
@@ -26,6 +27,7 @@ def config_of(raw: dict) -> MicroBatchConfig:
     w = raw["window"]
     return MicroBatchConfig(
         window_kind=w["kind"], size=int(w.get("size", 0)), slide=int(w.get("slide", 0)), gap=int(w.get("gap", 0)),
+        offset=int(w.get("offset", 0)),
         delay=int(raw["delay"]), trigger_interval=int(raw["trigger_interval"]), output_mode=raw["output_mode"],
         partitions_as_sources=bool(raw["partitions_as_sources"]),
         multiple_watermark_policy=raw["multiple_watermark_policy"],

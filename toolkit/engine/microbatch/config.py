@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from toolkit.errors import UserError
 
 WINDOW_KINDS = ("tumbling", "sliding", "session")
-OUTPUT_MODES = ("append", "update")
+OUTPUT_MODES = ("append", "update", "complete")
 POLICIES = ("min", "max")
 
 
@@ -29,7 +29,11 @@ class MicroBatchConfig:
     """A validated Spark windowed-aggregation setting (times in ms).
 
     ``window_kind`` tumbling (``size``), sliding (``size``, ``slide``) or session (``gap``; a
-    per-record gap array may be given to the run instead). ``sources`` lists the inputs when
+    per-record gap array given to ``run_microbatch`` replaces it; ``gap=0`` then). ``offset`` is ``window()``'s
+    ``startTime``: windows start at ``offset + k * slide``; Spark requires ``|offset| < slide``
+    and treats a negative offset as ``offset + slide``. ``output_mode`` append, update or
+    complete (complete: no late filter for ``window()``, no eviction, every window re-emitted by
+    every batch; see ``aggregation``). ``sources`` lists the inputs when
     ``partitions_as_sources`` (an input that never delivers a row still holds a min-policy
     watermark at 0); ``None`` means the partitions seen in the log.
     """
@@ -38,6 +42,7 @@ class MicroBatchConfig:
     size: int = 0
     slide: int = 0
     gap: int = 0
+    offset: int = 0
     delay: int = 0
     trigger_interval: int = 1000
     output_mode: str = "append"
@@ -58,7 +63,13 @@ class MicroBatchConfig:
             if self.slide > self.size:
                 raise MicroBatchConfigError(
                     f"window: the slide ({self.slide} ms) must not exceed the size ({self.size} ms); Spark refuses it")
-        elif self.gap <= 0:
+            if abs(self.offset) >= self.slide:
+                raise MicroBatchConfigError(
+                    f"window: the window offset (Spark's startTime, {self.offset} ms) must satisfy |offset| < slide "
+                    f"({self.slide} ms); Spark refuses it (DATATYPE_MISMATCH.PARAMETER_CONSTRAINT_VIOLATION)")
+        elif self.offset:
+            raise MicroBatchConfigError("window: session windows have no offset (session_window() has no startTime)")
+        if self.window_kind == "session" and self.gap < 0:
             raise MicroBatchConfigError(f"window: the session gap must be positive, got {self.gap} ms")
         if self.delay < 0:
             raise MicroBatchConfigError(f"delay: the watermark delay must not be negative, got {self.delay} ms")
@@ -71,7 +82,7 @@ class MicroBatchConfig:
         if self.window_kind == "session" and self.output_mode == "update":
             raise MicroBatchConfigError(
                 "output_mode: Spark refuses update mode for session windows "
-                "(STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION); use output_mode='append'")
+                "(STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION); use output_mode='append' or 'complete'")
         if self.multiple_watermark_policy not in POLICIES:
             raise MicroBatchConfigError(
                 f"multiple_watermark_policy: unknown policy {self.multiple_watermark_policy!r}; use min or max")

@@ -8,7 +8,9 @@ micro-batches from arrival times (``batches``), the global watermark after each 
 Record fates, Spark's way: ``dropped`` when the late filter removed the row from every window
 it belongs to; ``late_accepted`` when a window accepted it although its event time was already
 behind the watermark its batch filtered with (``event_time <= late_watermark``: Spark keeps
-such a row while its window is open); ``on_time`` otherwise.
+such a row while its window is open); ``on_time`` otherwise; ``no_session`` for a row whose
+per-record session gap is null, zero or negative (Spark filters it out of ``session_window``;
+it is not late and not in ``numRowsDroppedByWatermark``, but it moved the watermark).
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from toolkit.engine.microbatch.config import MicroBatchConfig, MicroBatchConfigE
 from toolkit.engine.microbatch.sessions import aggregate_sessions
 from toolkit.engine.microbatch.watermark import watermarks_after
 
-ON_TIME, LATE_ACCEPTED, DROPPED = 0, 1, 2
+ON_TIME, LATE_ACCEPTED, DROPPED, NO_SESSION = 0, 1, 2, 3
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class MicroBatchResult:
     rows) per batch; ``emissions`` (key codes into ``keys``, emission batch; ``emit_time`` =
     that batch's tick); ``windows``: every window/session that accepted a row (first_batch,
     emit_batch, count, sum; ``emit_batch == len(batches)`` when still in state at the end);
-    ``fate`` per record (0 on_time, 1 late_accepted, 2 dropped), ``record_batch`` per record;
+    ``fate`` per record (0 on_time, 1 late_accepted, 2 dropped, 3 no_session), ``record_batch`` per record;
     ``first_pairs``: accepted (record, window) pairs in their window's first emission (the end
     of input counting as one), ``accepted_pairs``.
     """
@@ -85,7 +87,10 @@ def run_microbatch(config: MicroBatchConfig, event_time, arrival_time, key, valu
                    gap=None) -> MicroBatchResult:
     """Run the log's columns through the Spark semantics of ``config`` (see the module doc).
 
-    ``gap``: a per-record session gap (ms) instead of ``config.gap`` (session windows only)."""
+    ``gap``: a per-record session gap in ms (Spark's ``session_window(ts, gap_column)``), an
+    array as long as the log (int, float with NaN for null, or object with None), instead of
+    ``config.gap``; session windows only. Rows whose gap is null, zero or negative get no
+    session (fate ``NO_SESSION``), as in Spark."""
     ts = np.asarray(event_time, dtype=np.int64)
     arr = np.asarray(arrival_time, dtype=np.int64)
     n = len(ts)
@@ -107,7 +112,8 @@ def run_microbatch(config: MicroBatchConfig, event_time, arrival_time, key, valu
         n_src = 1
     ticks, data_idx = data_ticks(arr, config.trigger_interval)
     after = watermarks_after(ts, data_idx, len(ticks), src, n_src, config.delay, config.multiple_watermark_policy)
-    batches = executed_batches(ticks, after, config.trigger_interval)
+    complete = config.output_mode == "complete"
+    batches = executed_batches(ticks, after, config.trigger_interval, no_data_batches=not complete)
     rb = batches.of_data[data_idx]
     n_exec = len(batches)
     input_rows = np.bincount(rb, minlength=n_exec).astype(np.int64)
@@ -115,16 +121,25 @@ def run_microbatch(config: MicroBatchConfig, event_time, arrival_time, key, valu
     late_wm = batches.late_watermark[rb]
     fate = np.full(n, DROPPED, dtype=np.int8)
     if config.window_kind == "session":
-        g = np.asarray(gap, dtype=np.int64) if gap is not None else np.int64(config.gap)
-        if gap is not None and (np.asarray(gap) <= 0).any():
-            raise MicroBatchConfigError("window: every per-record session gap must be positive")
-        accepted, sid, em, table, dropped = aggregate_sessions(kc, ts, g, vals, rb, batches)
+        if gap is None:
+            if config.gap <= 0:
+                raise MicroBatchConfigError("window: a session window needs a positive gap or a per-record gap array")
+            g = np.int64(config.gap)
+        else:
+            g = np.asarray(gap)
+            if g.shape != ts.shape:
+                raise MicroBatchConfigError(f"window: the per-record session gap has {g.size} values for {n} records")
+        accepted, sid, em, table, dropped, has_session = aggregate_sessions(kc, ts, g, vals, rb, batches,
+                                                                            complete=complete)
+        fate[~has_session] = NO_SESSION
         fate[accepted] = np.where(ts[accepted] <= late_wm[accepted], LATE_ACCEPTED, ON_TIME)
         accepted_pairs = int(accepted.sum())
-        first_pairs = accepted_pairs  # append mode: a session's one emission holds all its rows
+        # append: a session's one emission holds all its rows; complete: rows count in their first
+        # emission when their batch is the session's first (a later merge re-emits them)
+        first_pairs = accepted_pairs if not complete else int((rb[accepted] == table["first_batch"][sid[accepted]]).sum())
     else:
         pairs, em, table, dropped = aggregate_windows(kc, ts, vals, rb, batches, config.size, config.slide,
-                                                      config.output_mode)
+                                                      config.output_mode, config.offset)
         acc_rec = np.zeros(n, dtype=bool)
         acc_rec[pairs.record[pairs.accepted]] = True
         fate[acc_rec] = np.where(ts[acc_rec] <= late_wm[acc_rec], LATE_ACCEPTED, ON_TIME)
