@@ -22,7 +22,7 @@ from toolkit.sweeps.semantics import REGISTRY, ShardedSemantics, register, shard
 
 GRID = dict(
     semantics=["flink", "spark"],
-    window=["tumbling:400ms", "sliding:600ms/200ms"],
+    window=["tumbling:400ms", "sliding:600ms/200ms", "tumbling:400ms,-150ms"],
     delay=[0, 250],
     output_mode=["append", "update"],
     trigger_interval=[100, 700],
@@ -146,3 +146,16 @@ def test_spark_backed_log_with_spark_semantics(spark, log, whole):
     want = want[(want["semantics"] == "spark") & want["partitions_as_sources"] & (want["multiple_watermark_policy"] == "min")
                 & (want["window"] == "sliding:600ms/200ms")]
     assert not _diff(want.reset_index(drop=True), r)
+
+
+def test_complete_mode_rows_in_a_sharded_sweep_are_the_replays(log):
+    """Spark's complete mode (re-emits every window every batch, never evicts) is evaluated in one
+    piece by the replay's own code even when the rest of the sweep runs in shards."""
+    r = toolkit.sweep(log, execution="local", shards=3, progress=False, semantics="spark", window="tumbling:400ms,-150ms",
+                      delay=[0, 250], output_mode="complete", trigger_interval=100)
+    assert set(r["path"]) == {"microbatch"}
+    for _, row in r.iterrows():
+        want = toolkit.replay(log, semantics="spark", window="tumbling:400ms,-150ms", delay=int(row["delay_ms"]),
+                              output_mode="complete", trigger_interval=100).summary()
+        for col in ("dropped", "late_accepted", "completeness_first", "firings"):
+            assert _same(row[col], want[col]), col

@@ -32,7 +32,6 @@ import pandas as pd
 
 from toolkit.engine.timeline import INT64_MIN, WatermarkTimeline
 from toolkit.fast.evaluate import Shard, _value_counts
-from toolkit.settings import SettingError
 
 TIMING_NAMES = np.array(["on_time", "late", "at_end"], dtype=object)
 
@@ -97,6 +96,8 @@ def dynamic_truth(key_code: np.ndarray, ts: np.ndarray, gaps: np.ndarray) -> np.
 def gap_column(table: pd.DataFrame, column: str, *, option: str = "window") -> np.ndarray:
     """``table[column]`` as checked gaps (:func:`gap_array`); a missing column is a
     ``SettingError`` that says how to keep it at loading."""
+    from toolkit.settings import SettingError  # settings is layer 1; the fast path imports it only here
+
     if column not in table.columns:
         raise SettingError(option, f"{option} dynamic_session:{column}: the log has no column {column!r}; load it with "
                            f"toolkit.load_log(..., keep=[{column!r}]) (the command line keeps it by itself)")

@@ -140,13 +140,13 @@ def microbatch_partial(shard: Shard, config: Setting, tl: BatchTimeline) -> dict
     fate = np.full(n, DROPPED, dtype=np.int8)
     append = cfg.output_mode == "append"
     if cfg.window_kind == "session":
-        accepted, _, em, tab, _ = aggregate_sessions(kc, ts, np.int64(cfg.gap), ones, rb, b)
+        accepted, _, em, tab, _, _ = aggregate_sessions(kc, ts, np.int64(cfg.gap), ones, rb, b)
         fate[accepted] = np.where(ts[accepted] <= late_wm[accepted], LATE_ACCEPTED, ON_TIME)
         accepted_pairs = first_pairs = int(accepted.sum())
         truth, _ = sessionize(kc, ts, cfg.gap)
         true_pairs, n_true = n, len(truth)
     else:
-        pairs, em, tab, _ = aggregate_windows(kc, ts, ones, rb, b, cfg.size, cfg.slide, cfg.output_mode)
+        pairs, em, tab, _ = aggregate_windows(kc, ts, ones, rb, b, cfg.size, cfg.slide, cfg.output_mode, cfg.offset)
         acc_rec = np.zeros(n, dtype=bool)
         acc_rec[pairs.record[pairs.accepted]] = True
         fate[acc_rec] = np.where(ts[acc_rec] <= late_wm[acc_rec], LATE_ACCEPTED, ON_TIME)
@@ -156,7 +156,7 @@ def microbatch_partial(shard: Shard, config: Setting, tl: BatchTimeline) -> dict
         else:
             pi = tab["pair_index"]
             first_pairs = int((pairs.batch[pi] == tab["first_batch"][tab["pair_window"]]).sum())
-        rec, start = window_pairs(ts, cfg.size, cfg.slide)
+        rec, start = window_pairs(ts, cfg.size, cfg.slide, cfg.offset)
         true_pairs = len(rec)
         truth = pd.DataFrame({"key": kc[rec], "window_start": start}).groupby(
             ["key", "window_start"], sort=False).size().rename("true_count").reset_index()

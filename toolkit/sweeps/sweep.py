@@ -105,7 +105,7 @@ def sweep(
     # (toolkit.sweeps.semantics); the others (and, in one piece, Spark's) by the replay's own code
     in_shards = use_spark or (shards or 1) > 1
     micro = [i for i, c in enumerate(configs)
-             if c.semantics in IN_PROCESS and not (in_shards and c.semantics in REGISTRY)]
+             if c.semantics in IN_PROCESS and not (in_shards and c.semantics in REGISTRY and _shardable(c))]
     flink = sorted(set(range(len(configs))) - set(micro))
     configs = [all_configs[i] for i in flink]
     shown = configs  # the rows show the settings as given; the work runs on them resolved
@@ -134,6 +134,12 @@ def sweep(
     if not micro:
         return assemble(shown, paths, summary)
     return _with_microbatch(all_configs, flink, paths, summary, micro, table, invalid)
+
+
+def _shardable(c: Setting) -> bool:
+    """Spark's complete mode re-emits every window every batch and never evicts: its figures come
+    from the replay's own code, in one piece (the sharded partial models append and update)."""
+    return not (c.semantics == "spark" and c.output_mode == "complete")
 
 
 def resolve_staggers(configs: list[Setting], table: pd.DataFrame | None, spark_df: Any) -> list[Setting]:
