@@ -1121,6 +1121,19 @@ class Setting:
 
 CONFIG_COLUMNS = list(Setting().row())
 
+def _refuse_and_fill(s: Setting, foreign: dict[str, bool], hint: dict[str, str], message: str,
+                     defaults: dict[str, Any]) -> None:
+    """One engine's check: refuse the first setting of another engine that was given (``message``
+    with ``{name}`` and ``{more}``, the hint in brackets), then fill the engine's own defaults."""
+    for name, given in foreign.items():
+        if given:
+            more = f" ({hint[name]})" if name in hint else ""
+            raise SettingError(name, message.format(name=name, more=more))
+    for name, default in defaults.items():
+        if getattr(s, name) is None:
+            object.__setattr__(s, name, default)
+
+
 def _check_spark(s: Setting) -> None:
     """``semantics="spark"``: refuse what Spark Structured Streaming has no counterpart for, naming
     the setting, and fill Spark's defaults (trigger interval 1s, append mode, min policy)."""
@@ -1155,14 +1168,8 @@ def _check_spark(s: Setting) -> None:
         "accumulation": "Spark's output modes are append and update",
         "stagger": "Spark's window() has no stagger; its windows start at multiples of the slide (plus startTime)",
     }
-    for name, bad in flink_only.items():
-        if bad:
-            more = f" ({hint[name]})" if name in hint else ""
-            raise SettingError(name, f"{name} is a Flink setting that semantics='spark' does not have{more}; leave it "
-                               "at its default")
-    for name, default in SPARK_DEFAULTS.items():
-        if getattr(s, name) is None:
-            object.__setattr__(s, name, default)
+    _refuse_and_fill(s, flink_only, hint, "{name} is a Flink setting that semantics='spark' does not have{more}; "
+                     "leave it at its default", SPARK_DEFAULTS)
     if s.trigger_interval <= 0:
         raise SettingError("trigger_interval", f"trigger_interval must be > 0, got {s.trigger_interval}")
     if s.output_mode not in OUTPUT_MODES:
@@ -1223,14 +1230,8 @@ def _check_kafka(s: Setting) -> None:
         "source_parallelism": "use tasks=N",
         "stagger": "Kafka Streams' TimeWindows start at multiples of the advance from 0",
     }
-    for name, bad in not_kafka.items():
-        if bad:
-            more = f" ({hint[name]})" if name in hint else ""
-            raise SettingError(name, f"{name} is not a Kafka Streams setting{more}; leave it at its default with "
-                               "semantics='kafka_streams'")
-    for name, default in KAFKA_DEFAULTS.items():
-        if getattr(s, name) is None:
-            object.__setattr__(s, name, default)
+    _refuse_and_fill(s, not_kafka, hint, "{name} is not a Kafka Streams setting{more}; leave it at its default "
+                     "with semantics='kafka_streams'", KAFKA_DEFAULTS)
     if s.grace < 0:
         raise SettingError("grace", f"grace must not be negative, got {s.grace}")
     if s.emit not in KAFKA_EMITS:
