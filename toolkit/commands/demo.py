@@ -74,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
     results = toolkit.sweep(
         log, semantics=engines, window=DEMO_WINDOW, **delay_axes(engines, DEMO_DELAYS), lateness=DEMO_LATENESS,
         idleness=DEMO_IDLENESS, interval="200ms", execution="local" if args.no_spark else "spark", master=args.master,
+        # Kafka Streams: results on every update (a window's first result is partial) or once, when it closes
+        **({"emit": ["update", "suppress"]} if "kafka_streams" in engines else {}),
     )
     from toolkit.viz._format import text_table
 

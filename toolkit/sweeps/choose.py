@@ -85,7 +85,8 @@ def recommend(
         for value, sub in results.groupby(per, sort=False):
             rec = recommend(sub, completeness, metric, completeness_column=completeness_column)
             who = engine_name(value) if per == "semantics" else f"{per} {value}"
-            rec["reason"] = f"{who}: {rec['reason'][:1].lower()}{rec['reason'][1:]}"
+            if not rec["reason"].startswith(who):  # "Kafka Streams with a 2 s grace ..." names itself
+                rec["reason"] = f"{who}: {rec['reason'][:1].lower()}{rec['reason'][1:]}"
             rec[per] = value
             out[str(value)] = rec
         return out
