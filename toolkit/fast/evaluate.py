@@ -67,7 +67,7 @@ class FixedWindows:
 class Shard:
     """The records of one key shard in arrival order (``(arrival_time, row)`` ascending)."""
 
-    def __init__(self, key, event_time, arrival_time, row, values=None, gaps=None):
+    def __init__(self, key, event_time, arrival_time, row, values=None, gaps=None, partition=None):
         arrival_time = np.asarray(arrival_time, dtype=np.int64)
         row = np.asarray(row, dtype=np.int64)
         order = np.lexsort((row, arrival_time))
@@ -83,6 +83,9 @@ class Shard:
         self.values = np.ones(self.n, dtype=np.int64) if values is None else np.asarray(values)[order]
         # dynamic session gaps (int64 ms) per log column, for ``dynamic_session:COLUMN`` windows
         self.gaps = {c: np.asarray(g, dtype=np.int64)[order] for c, g in (gaps or {}).items()}
+        # the log's partition (Kafka Streams' tasks with repartition=False); 0 when not given
+        self.partition = (np.zeros(self.n, dtype=np.int64) if partition is None
+                          else np.asarray(partition, dtype=np.int64)[order])
         self._pairs: dict = {}
         self._runs: dict = {}
         self._segs: dict = {}

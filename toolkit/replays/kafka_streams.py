@@ -212,6 +212,7 @@ def evaluate_task(a: dict, pos: np.ndarray, task: np.ndarray, n_tasks: int, s: S
             "records": n, "on_time": int((codes == ON_TIME).sum()), "late_accepted": int((codes == LATE_ACCEPTED).sum()),
             "dropped": int((codes == DROPPED).sum()), "true_pairs": true_pairs, "pairs_first": pairs_first,
             "pairs_final": pairs_final, "exact": exact, "windows": int(len(truth)),
+            "fired_windows": int(f["count"].notna().sum()),
             "at_end_firings": int((at_end & fire).sum()), "firings": int(fire.sum()),
             "late_firings": int(((timing == "late") & fire).sum()), "retractions": int((~fire).sum()),
             "dropped_records_sensor": int(res.dropped_records.sum()),

@@ -22,12 +22,18 @@ configuration in three steps, and each semantics says how through one
    sums the partials of all shards and gives the summary row, identical to
    ``replay(log, setting).summary()``.
 
-``shard_by``: the column of the log whose values a shard holds whole (Spark hash-partitions
-by it). ``"key"`` for Flink (keyed state; the watermark timeline is global) and Spark (one
-global watermark). An engine with state shared by a group of keys (Kafka Streams: stream
-time per task, key -> task by the partitioner) shards by that group: it names a column the
-sweep's canonical log has (add it to ``toolkit.sweeps.spark._canonical`` and to the
-in-process split) so that a shard holds whole tasks.
+``shard_by``: the unit a shard holds whole (Spark hash-partitions by it). ``"key"`` for Flink
+(keyed state; the watermark timeline is global) and Spark (one global watermark). An engine
+with state shared by a group of keys (Kafka Streams: stream time per task, key -> task by the
+partitioner) shards by that group: ``shard_by="task"``, with ``unit(config, timeline)`` (a
+hashable assignment: configurations with equal units share one split of the log) and
+``assign(unit, keys, partitions) -> int64 array`` (the group of every record, from the key
+and partition columns only: on Spark it runs in a pandas UDF over the canonical log, in-process
+on the table; the shard ``toolkit.fast.evaluate.Shard`` carries the ``partition`` column).
+
+``sources`` also offers ``span()`` (``records``, ``first_arrival``, ``last_arrival``,
+``min_partition``, ``max_partition``, ``min_event_time``: one aggregate of the log) and
+``spread_key()`` (a key found in more than one partition with its partitions, or None).
 
 To plug an engine in: add its entry to :data:`REGISTRY` (``register``); ``run_local`` and
 ``run_spark`` need no change.
@@ -42,6 +48,7 @@ import pandas as pd
 
 from toolkit.metrics.summary import ROW_COLUMNS, partial_arrays
 from toolkit.settings import Setting, SettingError
+from toolkit.sweeps.kafka_streams import assign_tasks, task_partial, task_timelines, task_unit
 from toolkit.sweeps.evaluate import evaluate_config
 from toolkit.sweeps.microbatch import build_batch_timelines, microbatch_partial
 from toolkit.sweeps.timelines import build_timelines
@@ -55,6 +62,12 @@ class ShardedSemantics:
     timelines: Callable[[list[Setting], Any], dict[int, Any]]
     evaluate: Callable[[Any, Setting, str, Any], dict]
     shard_by: str = "key"
+    unit: Callable[[Setting, Any], tuple] | None = None
+    assign: Callable[[tuple, np.ndarray, np.ndarray], np.ndarray] | None = None
+
+    def unit_of(self, config: Setting, timeline: Any) -> tuple:
+        """The split a configuration's shards come from: ``("key",)`` or the entry's own unit."""
+        return ("key",) if self.shard_by == "key" else self.unit(config, timeline)
 
 
 def _spark_timelines(configs: list[Setting], sources: Any) -> dict[int, Any]:
@@ -75,6 +88,8 @@ def register(entry: ShardedSemantics) -> None:
 
 register(ShardedSemantics("flink", build_timelines, evaluate_config))
 register(ShardedSemantics("spark", _spark_timelines, _spark_evaluate))
+register(ShardedSemantics("kafka_streams", task_timelines, task_partial, shard_by="task", unit=task_unit,
+                          assign=assign_tasks))
 
 
 def sharded(semantics: str) -> ShardedSemantics:
@@ -97,6 +112,16 @@ def all_timelines(configs: list[Setting], sources: Any) -> dict[int, Any]:
         got = sharded(sem).timelines([configs[i] for i in idx], sources)
         out.update({idx[j]: tl for j, tl in got.items()})
     return out
+
+
+def split_unit(config: Setting, timeline: Any) -> tuple:
+    """The split of the log a configuration's shards come from (see ``shard_by``)."""
+    return sharded(config.semantics).unit_of(config, timeline)
+
+
+def split_ids(unit: tuple, semantics: str, keys: np.ndarray, partitions: np.ndarray) -> np.ndarray:
+    """The group (int64) of every record under a non-key ``unit`` (the entry's ``assign``)."""
+    return sharded(semantics).assign(unit, keys, partitions)
 
 
 def evaluate(shard: Any, config: Setting, path: str, timeline: Any) -> dict:

@@ -37,7 +37,7 @@ import pandas as pd
 from toolkit.metrics.summary import SUMMARY_COLUMNS, merge_config
 from toolkit.settings import Limits, Setting, SettingError, format_bytes, machine_memory, windows_per_record
 from toolkit.sweeps.microbatch import spark_batch_maxima
-from toolkit.sweeps.semantics import all_timelines, evaluate_shard, sharded
+from toolkit.sweeps.semantics import all_timelines, evaluate_shard, split_ids, split_unit
 from toolkit.sweeps.timelines import TICK_TABLE_COLUMNS, marker_array
 
 ROW_SCHEMA = "config long, kind long, a long, b long, c long, d long, e long"
@@ -98,7 +98,9 @@ def run_spark(
     if n_shards < 1:
         raise ValueError(f"shards must be >= 1, got {n_shards}")
     stats = df.agg(F.min("arrival_time").alias("first"), F.max("arrival_time").alias("last"),
-                   F.count(F.lit(1)).alias("n"), F.approx_count_distinct("key").alias("keys")).first()
+                   F.count(F.lit(1)).alias("n"), F.approx_count_distinct("key").alias("keys"),
+                   F.min("partition").alias("pmin"), F.max("partition").alias("pmax"),
+                   F.min("event_time").alias("tsmin")).first()
     first = int(stats["first"]) if stats["n"] else 0
 
     def table_for_interval(interval: int) -> pd.DataFrame:
@@ -127,6 +129,23 @@ def run_spark(
         needs them (see ``toolkit.sweeps.timelines``)."""
 
         tick_table = staticmethod(table_for_interval)
+
+        @staticmethod
+        def span() -> dict:
+            """A few aggregates of the log (Kafka Streams' timeline), from the one count above."""
+            n = int(stats["n"])
+            return {"records": n, "first_arrival": first, "last_arrival": int(stats_last),
+                    "min_partition": int(stats["pmin"]) if n else 0, "max_partition": int(stats["pmax"]) if n else 0,
+                    "min_event_time": int(stats["tsmin"]) if n else 0}
+
+        @staticmethod
+        def spread_key() -> tuple | None:
+            """A key found in more than one partition (only that key's partitions are collected)."""
+            multi = df.groupBy("key").agg(F.countDistinct("partition").alias("np")).where("np > 1").select("key").first()
+            if multi is None:
+                return None
+            ps = df.where(F.col("key") == multi["key"]).select("partition").distinct().toPandas()["partition"]
+            return multi["key"], sorted(int(p) for p in ps)
 
         @staticmethod
         def batch_maxima(interval: int) -> pd.DataFrame:
@@ -169,31 +188,36 @@ def run_spark(
     def table_df():
         return session.createDataFrame(table)
 
-    by = {sharded(c.semantics).shard_by for c in configs}
-    if by - {"key"}:
-        raise NotImplementedError(f"run_spark shards by key; sharding by {sorted(by - {'key'})} is not wired yet")
     timelines = all_timelines(configs, Sources)
     spans = {i: (tl.start_time, tl.end_time) for i, tl in timelines.items()}
     jobs = [(i, c, p, timelines[i]) for i, (c, p) in enumerate(zip(configs, paths))]
     sc = session.sparkContext
-    chunk_jobs = [jobs[j::chunks] for j in range(chunks)]
-    bc = sc.broadcast(chunk_jobs)
+    # one split of the log per shard unit (toolkit.sweeps.semantics): key shards, or whole
+    # Kafka Streams tasks per task assignment
+    splits: dict[tuple, list] = {}
+    for job in jobs:
+        splits.setdefault(split_unit(job[1], job[3]), []).append(job)
+    units = list(splits)
+    split_jobs = [[splits[u][j::chunks] for j in range(chunks)] if u == ("key",) else [splits[u]] for u in units]
+    bc = sc.broadcast(split_jobs)
 
     def shard_fn(batches):
-        """One Spark partition = a set of whole keys (hash partitioned): evaluate its chunks."""
+        """One Spark partition = a set of whole keys or tasks (hash partitioned): evaluate its chunks."""
         from toolkit.fast.evaluate import Shard
 
         frames = [b for b in batches if len(b)]
         if not frames:
             return
         pdf = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-        chunk_col = pdf["chunk"].to_numpy(dtype=np.int64)
-        for chunk in np.unique(chunk_col):
-            part = pdf[chunk_col == chunk] if len(np.unique(chunk_col)) > 1 else pdf
+        group = (pdf["split"].to_numpy(dtype=np.int64) << 32) + pdf["chunk"].to_numpy(dtype=np.int64)
+        many = len(np.unique(group)) > 1
+        for g in np.unique(group):
+            part = pdf[group == g] if many else pdf
             shard = Shard(part["key"].to_numpy(dtype=object), part["event_time"].to_numpy(),
                           part["arrival_time"].to_numpy(), part["row"].to_numpy(),
-                          gaps={c: part[g].to_numpy(dtype=np.int64) for c, g in zip(gap_columns, gap_names)})
-            yield evaluate_shard(shard, bc.value[int(chunk)])
+                          gaps={c: part[n].to_numpy(dtype=np.int64) for c, n in zip(gap_columns, gap_names)},
+                          partition=part["partition"].to_numpy(dtype=np.int64))
+            yield evaluate_shard(shard, bc.value[int(g >> 32)][int(g & 0xFFFFFFFF)])
 
     spans_bc = spans
 
@@ -204,14 +228,23 @@ def run_spark(
         out = {"config": cid, **out}
         return pd.DataFrame([out])[["config"] + SUMMARY_COLUMNS]
 
-    keyed = df.select("row", "event_time", "arrival_time", "key", *gap_names)
-    if chunks > 1:
-        ids = session.range(chunks).withColumnRenamed("id", "chunk")
-        keyed = keyed.crossJoin(ids).repartition(n_shards * chunks, "key", "chunk")
-    else:
-        keyed = keyed.withColumn("chunk", F.lit(0).cast("long")).repartition(n_shards, "key")
-    # hash partitioning keeps every key whole inside one partition: a partition is a key shard
-    rows = keyed.mapInPandas(shard_fn, schema=ROW_SCHEMA)
+    rows = None
+    for u_i, unit in enumerate(units):
+        keyed = df.select("row", "event_time", "arrival_time", "key", "partition", *gap_names).withColumn(
+            "split", F.lit(u_i).cast("long"))
+        if unit != ("key",):
+            # whole tasks per partition: the task column from key and partition (a pandas UDF,
+            # the replay's own hash), never collecting the log
+            keyed = _with_unit(keyed, unit, splits[unit][0][1].semantics).withColumn("chunk", F.lit(0).cast("long"))
+            keyed = keyed.repartition(n_shards, "_unit")
+        elif chunks > 1:
+            ids = session.range(chunks).withColumnRenamed("id", "chunk")
+            keyed = keyed.crossJoin(ids).repartition(n_shards * chunks, "key", "chunk")
+        else:
+            keyed = keyed.withColumn("chunk", F.lit(0).cast("long")).repartition(n_shards, "key")
+        # hash partitioning keeps every key (task) whole inside one partition: a partition is a shard
+        part_rows = keyed.mapInPandas(shard_fn, schema=ROW_SCHEMA)
+        rows = part_rows if rows is None else rows.unionByName(part_rows)
     # sum equal keys across shards in the JVM first (exact: int64 sums), then merge per config
     summed = rows.groupBy("config", "kind", "a", "b", "c").agg(F.sum("d").alias("d"), F.sum("e").alias("e"))
     merged = summed.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
@@ -247,6 +280,17 @@ _DRIVER_BYTES_PER_RECORD = 400
 _TASK_BYTES = {"fast": (400, 64), "engine": (1500, 150), "microbatch": (600, 150)}
 
 
+def _with_unit(df, unit: tuple, semantics: str):
+    """``df`` with ``_unit``: the group (e.g. Kafka Streams task) of every record under ``unit``
+    (``toolkit.sweeps.semantics.split_ids``), computed by a pandas UDF on the executors."""
+    from pyspark.sql import functions as F
+
+    def ids(key: pd.Series, partition: pd.Series) -> pd.Series:
+        return pd.Series(split_ids(unit, semantics, key.to_numpy(dtype=object), partition.to_numpy(dtype=np.int64)))
+
+    return df.withColumn("_unit", F.pandas_udf(ids, "long")(F.col("key"), F.col("partition")))
+
+
 def memory_estimate(configs: list[Setting], paths: list[str], *, records: int, span_ms: int, shards: int,
                     keys: int | None = None) -> dict:
     """Estimated peak memory of a Spark sweep (bytes): ``driver`` (tick tables and batch
@@ -258,6 +302,8 @@ def memory_estimate(configs: list[Setting], paths: list[str], *, records: int, s
     driver_why = f"{records:,} records"
     seen: set = set()
     for c in configs:
+        if c.semantics == "kafka_streams":
+            continue  # its timeline is one aggregate of the log: nothing per record or tick on the driver
         if c.semantics == "spark":
             what = ("batches", c.trigger_interval)
         elif c.tick_table_timeline:

@@ -54,7 +54,7 @@ from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.settings import (CONFIG_COLUMNS, SESSION_WINDOWS, DynamicSession, Limits, Setting, SettingError, Tumbling,
                               TriggerSpec, grid, staggered_offset)
 from toolkit.sweeps.evaluate import merge_all
-from toolkit.sweeps.semantics import REGISTRY, all_timelines, evaluate_shard
+from toolkit.sweeps.semantics import REGISTRY, all_timelines, evaluate_shard, split_ids, split_unit
 from toolkit.sweeps.timelines import local_sources
 
 RESULT_COLUMNS = CONFIG_COLUMNS + ["path"] + SUMMARY_COLUMNS
@@ -384,20 +384,31 @@ def run_local(
     spans = {i: (tl.start_time, tl.end_time) for i, tl in timelines.items()}
     jobs = [(i, c, p, timelines[i]) for i, (c, p) in enumerate(zip(configs, paths))]
     keys = table["key"].to_numpy(dtype=object)
-    shard_of = _shard_ids(keys, shards) if shards > 1 else np.zeros(len(keys), dtype=np.int64)
+    part = table["partition"].to_numpy(dtype=np.int64) if "partition" in table else np.zeros(len(keys), np.int64)
     ts = table["event_time"].to_numpy(dtype=np.int64)
     arrival = table["arrival_time"].to_numpy(dtype=np.int64)
     row = table["row"].to_numpy(dtype=np.int64)
     values = _values(table)
     gaps = {c.gap_column: gap_column(table, c.gap_column) for c in configs if c.gap_column is not None}
+    # one split of the log per shard unit: key shards, or (Kafka Streams) whole tasks per assignment
+    splits: dict[tuple, list] = {}
+    for job in jobs:
+        splits.setdefault(split_unit(job[1], job[3]), []).append(job)
     frames = []
     show = progress if progress is not None else len(jobs) * len(ts) > 2_000_000
     with tqdm(total=len(jobs) * shards, disable=not show, desc="sweep", unit="config") as bar:
-        for s in range(shards):
-            sel = shard_of == s
-            shard = Shard(keys[sel], ts[sel], arrival[sel], row[sel], values=values[sel],
-                          gaps={c: g[sel] for c, g in gaps.items()})
-            frames.append(evaluate_shard(shard, jobs, on_done=lambda: bar.update(1)))
+        for unit, unit_jobs in splits.items():
+            if shards == 1:
+                shard_of = np.zeros(len(keys), dtype=np.int64)
+            elif unit == ("key",):
+                shard_of = _shard_ids(keys, shards)
+            else:  # whole groups (tasks) per shard
+                shard_of = split_ids(unit, unit_jobs[0][1].semantics, keys, part) % shards
+            for s in range(shards):
+                sel = shard_of == s
+                shard = Shard(keys[sel], ts[sel], arrival[sel], row[sel], values=values[sel],
+                              gaps={c: g[sel] for c, g in gaps.items()}, partition=part[sel])
+                frames.append(evaluate_shard(shard, unit_jobs, on_done=lambda: bar.update(1)))
     rows = pd.concat(frames, ignore_index=True)
     return merge_all(rows, spans, invalid)
 

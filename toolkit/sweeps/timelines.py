@@ -132,6 +132,26 @@ class LocalSources:
     def records(self, config: Setting) -> tuple:
         return (self.arrival, self.row, self.ts, self.part, marker_array(self.table, config, self.order), None)
 
+    def span(self) -> dict:
+        """A few aggregates of the log (Kafka Streams' timeline input, ``toolkit.sweeps.kafka_streams``)."""
+        n = len(self.arrival)
+        return {"records": n, "first_arrival": int(self.arrival[0]) if n else 0,
+                "last_arrival": int(self.arrival[-1]) if n else 0,
+                "min_partition": int(self.part.min()) if n else 0, "max_partition": int(self.part.max()) if n else 0,
+                "min_event_time": int(self.ts.min()) if n else 0}
+
+    def spread_key(self) -> tuple | None:
+        """A key found in more than one partition, with its partitions (None: co-partitioned)."""
+        t = self.table
+        if "partition" not in t or "key" not in t:
+            return None
+        per = t[["key", "partition"]].drop_duplicates()
+        spread = per["key"].duplicated(keep=False)
+        if not spread.any():
+            return None
+        k = per.loc[spread, "key"].iloc[0]
+        return k, per.loc[per["key"] == k, "partition"].astype(int).tolist()
+
     def batch_maxima(self, interval: int) -> pd.DataFrame:
         """Max event time per (micro-batch trigger tick, partition): Spark semantics' timeline input."""
         from toolkit.sweeps.microbatch import batch_maxima

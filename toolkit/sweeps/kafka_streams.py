@@ -1,0 +1,130 @@
+"""Kafka Streams rows of a sharded sweep (in-process ``shards > 1`` or on Spark): shards of whole tasks.
+
+Kafka Streams has no global watermark: each task's stream time is the largest timestamp its own
+records carried, so tasks are independent and a shard must hold **whole tasks**
+(``shard_by="task"`` in ``toolkit.sweeps.semantics``). The task of a record is the replay's
+(``toolkit.replays.kafka_streams.shard_key``): ``repartition=True`` (default)
+``toPositive(murmur2(utf8(str(key)))) % tasks`` (Kafka's default partitioner writing the
+repartition topic), ``repartition=False`` the log's partition. ``tasks`` defaults to the log's
+number of partitions (largest partition + 1), a global figure: so is the co-partitioning check
+(``repartition=False`` refuses a key found in two partitions). Both come from the
+**timeline** step, which for Kafka is nothing but a few aggregates of the log
+(:class:`TaskTimeline`: first and last arrival, number of tasks).
+
+Configurations with the same task assignment (:func:`task_unit`: ``repartition`` and the
+number of tasks) share one split of the log; :func:`assign_tasks` computes the task column from
+the key and partition columns only (on Spark in a pandas UDF, never collecting the log).
+
+The shard evaluator (:func:`task_partial`) runs ``toolkit.replays.kafka_streams.evaluate_task``
+on the shard's tasks and returns the common partial of ``toolkit.metrics.summary``: state
+deltas sit at ``(arrival_time, row)``, the global processing order (arrival order, ties by
+row, as the replay orders the log), so the merge gives exactly ``replay(...).summary()``.
+Record values are not shipped (no figure depends on them).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from toolkit.engine.kafka_streams.partitioner import tasks_for_keys
+from toolkit.replays.kafka_streams import evaluate_task
+from toolkit.settings import Setting, SettingError
+
+
+@dataclass(frozen=True)
+class TaskTimeline:
+    """What a Kafka Streams configuration needs from the whole log: the processing-time span
+    (``start_time``/``end_time``: first and last arrival; the end is when what is still held is
+    flushed) and its task assignment (``repartition``, ``tasks``)."""
+
+    start_time: int
+    end_time: int
+    repartition: bool
+    tasks: int
+
+
+def task_unit(config: Setting, timeline: TaskTimeline) -> tuple:
+    """The task assignment of a configuration: configurations with equal units share a split."""
+    return ("task", timeline.repartition, timeline.tasks)
+
+
+def assign_tasks(unit: tuple, keys: np.ndarray, partitions: np.ndarray) -> np.ndarray:
+    """The task (int64) of every record under ``unit`` (:func:`task_unit`)."""
+    _, repartition, tasks = unit
+    if repartition:
+        return tasks_for_keys(np.asarray(keys, dtype=object), int(tasks))
+    return np.asarray(partitions, dtype=np.int64).copy()
+
+
+def task_timelines(configs: list[Setting], sources: Any) -> dict[int, TaskTimeline]:
+    """One :class:`TaskTimeline` per configuration, from ``sources.span()`` (a few aggregates of
+    the log) and, for ``repartition=False``, ``sources.spread_key()`` (a key found in two
+    partitions, or None). Refuses what the replay refuses, naming the setting."""
+    span = sources.span()
+    if span["records"] == 0:
+        raise SettingError("log", "the log has no valid records to replay")
+    if span["min_event_time"] < 0:
+        raise SettingError("event_time", "event_time: Kafka Streams has no negative timestamps; the log has records "
+                           f"before 1970-01-01 (smallest event_time {span['min_event_time']} ms)")
+    n_part = int(span["max_partition"]) + 1
+    out: dict[int, TaskTimeline] = {}
+    spread_checked = False
+    for i, c in enumerate(configs):
+        n = n_part if c.tasks is None else int(c.tasks)
+        if not c.repartition:
+            if span["min_partition"] < 0:
+                raise SettingError("repartition", "repartition=False makes each log partition a task; partitions must be >= 0")
+            if n < n_part:
+                raise SettingError("tasks", f"tasks={n} is fewer than the log's {n_part} partitions; with "
+                                   "repartition=False each partition is one task (leave tasks unset)")
+            if not spread_checked:
+                spread = sources.spread_key()
+                spread_checked = True
+                if spread is not None:
+                    k, ps = spread
+                    raise SettingError("repartition", f"repartition=False needs a co-partitioned log, but key {k!r} is in "
+                                       f"partitions {sorted(ps)[:5]}: Kafka Streams would aggregate it in several tasks "
+                                       "separately; use repartition=True (re-key through a repartition topic)")
+        out[i] = TaskTimeline(int(span["first_arrival"]), int(span["last_arrival"]), bool(c.repartition), n)
+    return out
+
+
+def _empty_partial() -> dict:
+    z = np.zeros(0, dtype=np.int64)
+    return {"scalars": {}, "latency": (z, z), "state": (z, z, z, z, z)}
+
+
+def task_partial(shard: Any, config: Setting, path: str, timeline: TaskTimeline) -> dict:
+    """The partial figures of a shard of whole tasks (``toolkit.fast.evaluate.Shard`` with its
+    ``partition`` column) under the Kafka Streams setting ``config``: the replay's own
+    :func:`toolkit.replays.kafka_streams.evaluate_task`, in the common partial form."""
+    from toolkit.fast.evaluate import SCALARS
+
+    n = shard.n
+    if n == 0:
+        part = _empty_partial()
+        part["scalars"] = {s: 0 for s in SCALARS}
+        return part
+    keys = shard.keys[shard.key_code]
+    unit = task_unit(config, timeline)
+    task = assign_tasks(unit, keys, shard.partition)
+    a = {"ts": shard.ts, "arr": shard.arrival, "part": shard.partition, "keys": keys, "vals": shard.values,
+         "rows": shard.row, "has_arr": True}
+    pos = np.arange(n, dtype=np.int64)
+    p = evaluate_task(a, pos, task, timeline.tasks, config, timeline.end_time)
+    sc = p["scalars"]
+    st_pos, st_time, dw, dr = p["state"]
+    end = timeline.end_time
+    scalars = {
+        "valid": sc["records"], "on_time": sc["on_time"], "late_accepted": sc["late_accepted"], "dropped": sc["dropped"],
+        "windows": sc["windows"], "exact_windows": sc["exact"], "fired_windows": sc["fired_windows"],
+        "true_pairs": sc["true_pairs"], "first_pairs": sc["pairs_first"], "final_pairs": sc["pairs_final"],
+        "firings": sc["firings"], "late_firings": sc["late_firings"], "retractions": sc["retractions"],
+        # the time integral of the state step function up to the last arrival, delta by delta
+        "state_area_windows": int((dw * (end - st_time)).sum()), "state_area_records": int((dr * (end - st_time)).sum()),
+        "at_end_firings": sc["at_end_firings"],
+    }
+    at = shard.arrival[st_pos]
+    return {"scalars": scalars, "latency": p["latency"], "state": (at, dw, dr, at, shard.row[st_pos])}
