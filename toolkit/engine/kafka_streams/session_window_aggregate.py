@@ -20,26 +20,18 @@ Rules (Kafka's ``KStreamSessionWindowAggregate.process``):
 from __future__ import annotations
 
 import heapq
-from typing import Any, Callable
+from typing import Any
 
-from toolkit.engine.kafka_streams.emit import NO_TIMESTAMP, CloseTracker
 from toolkit.engine.kafka_streams.partitioner import key_bytes
+from toolkit.engine.kafka_streams.window_aggregate_processor import Forward, WindowAggregateProcessor
 from toolkit.engine.kafka_streams.windows import SessionWindows
 
-Forward = Callable[..., None]
 
-
-class SessionWindowAggregate:
+class SessionWindowAggregate(WindowAggregateProcessor):
     """One task's session aggregation (its session store and stream time)."""
 
     def __init__(self, windows: SessionWindows, forward: Forward, on_close: bool, emit_interval: int) -> None:
-        self.w = windows
-        self.forward = forward
-        self.on_close = on_close
-        self.tracker = CloseTracker(emit_interval)
-        self.observed = NO_TIMESTAMP
-        self.store_time = NO_TIMESTAMP
-        self.retention = windows.retention_ms
+        super().__init__(windows, forward, on_close, emit_interval)
         self.sessions: dict[Any, list[list]] = {}  # key -> [[start, end, count, sum], ...] by start
         self.closing: list[tuple] = []  # heap (end, key bytes, start, key) of sessions written (on close)
         self.queued: set[tuple] = set()
@@ -47,9 +39,7 @@ class SessionWindowAggregate:
     def process(self, index: int, key: Any, ts: int, value: float, now: int) -> tuple[int, int]:
         w = self.w
         gap = w.inactivity_gap
-        if ts > self.observed:
-            self.observed = ts
-        close = self.observed - w.grace - gap
+        close = self.observe(ts) - w.grace - gap
         found: list[list] = []
         live = self.sessions.get(key)
         expiry = self.store_time - self.retention

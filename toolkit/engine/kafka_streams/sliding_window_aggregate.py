@@ -29,13 +29,12 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from typing import Any, Callable
+from typing import Any
 
-from toolkit.engine.kafka_streams.emit import NO_TIMESTAMP, CloseTracker
+from toolkit.engine.kafka_streams.emit import NO_TIMESTAMP
 from toolkit.engine.kafka_streams.partitioner import key_bytes
+from toolkit.engine.kafka_streams.window_aggregate_processor import Forward, WindowAggregateProcessor
 from toolkit.engine.kafka_streams.windows import SlidingWindows
-
-Forward = Callable[..., None]
 
 
 class _KeyWindows:
@@ -48,18 +47,12 @@ class _KeyWindows:
         self.aggs: dict[int, list] = {}
 
 
-class SlidingWindowAggregate:
+class SlidingWindowAggregate(WindowAggregateProcessor):
     """One task's sliding-window aggregation."""
 
     def __init__(self, windows: SlidingWindows, forward: Forward, on_close: bool, emit_interval: int) -> None:
-        self.w = windows
+        super().__init__(windows, forward, on_close, emit_interval)
         self.td = windows.time_difference
-        self.forward = forward
-        self.on_close = on_close
-        self.tracker = CloseTracker(emit_interval)
-        self.observed = NO_TIMESTAMP
-        self.store_time = NO_TIMESTAMP
-        self.retention = windows.retention_ms
         self.keys: dict[Any, _KeyWindows] = {}
         self.by_start: dict[int, set] = {}  # start -> keys with a window there (for close emission / cleanup)
         self.heap: list[int] = []  # every start in the store (cleanup)
@@ -68,10 +61,6 @@ class SlidingWindowAggregate:
         self._drop = 0
 
     # -- the store ---------------------------------------------------------------------------
-    def _visible(self, start: int) -> bool:
-        oldest = self.store_time - self.retention
-        return start >= oldest if self.on_close else start > oldest
-
     def _fetch(self, key: Any, lo: int, hi: int) -> list[tuple[int, list]]:
         kw = self.keys.get(key)
         if kw is None:
@@ -115,9 +104,7 @@ class SlidingWindowAggregate:
     # -- processing --------------------------------------------------------------------------
     def process(self, index: int, key: Any, ts: int, value: float, now: int) -> tuple[int, int]:
         td = self.td
-        if ts > self.observed:
-            self.observed = ts
-        close = self.observed - self.w.grace
+        close = self.observe(ts) - self.w.grace
         self._acc = self._drop = 0
         if ts + td < close:
             self._cleanup()

@@ -22,16 +22,15 @@ Rules (Kafka's ``KStreamWindowAggregate.process`` and ``AbstractKStreamTimeWindo
 from __future__ import annotations
 
 import heapq
-from typing import Any, Callable
+from typing import Any
 
-from toolkit.engine.kafka_streams.emit import NO_TIMESTAMP, CloseTracker
+from toolkit.engine.kafka_streams.emit import NO_TIMESTAMP
 from toolkit.engine.kafka_streams.partitioner import key_bytes
+from toolkit.engine.kafka_streams.window_aggregate_processor import Forward, WindowAggregateProcessor
 from toolkit.engine.kafka_streams.windows import TimeWindows
 
-Forward = Callable[..., None]
 
-
-class TimeWindowAggregate:
+class TimeWindowAggregate(WindowAggregateProcessor):
     """One task's time-window aggregation (its window store and stream time).
 
     The store keeps a window until its retention drops it: update-mode stores hide
@@ -40,27 +39,15 @@ class TimeWindowAggregate:
     """
 
     def __init__(self, windows: TimeWindows, forward: Forward, on_close: bool, emit_interval: int) -> None:
-        self.w = windows
-        self.forward = forward
-        self.on_close = on_close
-        self.tracker = CloseTracker(emit_interval)
-        self.observed = NO_TIMESTAMP
-        self.store_time = NO_TIMESTAMP
-        self.retention = windows.retention_ms
+        super().__init__(windows, forward, on_close, emit_interval)
         self.store: dict[int, dict[Any, list]] = {}  # window start -> key -> [count, sum, timestamp]
         self.starts: list[int] = []  # heap of the starts in ``store`` (expiry)
         self.pending: list[int] = []  # heap of the starts not emitted yet (on close)
 
-    def _visible(self, start: int) -> bool:
-        oldest = self.store_time - self.retention
-        return start >= oldest if self.on_close else start > oldest
-
     def process(self, index: int, key: Any, ts: int, value: float, now: int) -> tuple[int, int]:
         """Process one record; returns (windows that accepted it, windows that skipped it)."""
         w = self.w
-        if ts > self.observed:
-            self.observed = ts
-        close = self.observed - w.grace
+        close = self.observe(ts) - w.grace
         size, adv = w.size, w.advance
         start = (max(0, ts - size + adv) // adv) * adv
         accepted = dropped = 0
