@@ -496,6 +496,9 @@ def _kafka_streams(s: Setting) -> Deployment:
     merger = "\n                (key, left, right) -> left.merge(right)," if session else ""
     lines.append("        .aggregate(CountAndSum::new, (key, event, agg) -> agg.add(event.value)," + merger)
     lines.append(f"                Materialized.<String, CountAndSum, {store}<Bytes, byte[]>>as(\"counts\")")
+    if s.retention is not None:
+        lines.append("                        // how long the window store keeps windows (the default: the smallest allowed)")
+        lines.append(f"                        .withRetention({java_duration(s.retention)})")
     lines.append("                        .withValueSerde(countAndSumSerde).withCachingDisabled())"
                  + (";" if s.emit != "suppress" else ""))
     if s.emit == "suppress":

@@ -64,13 +64,15 @@ FLINK_SETTINGS = ("trigger", "evictor", "lateness", "function", "accumulation", 
 SPARK_DEFAULTS = {"trigger_interval": 1000, "output_mode": "append", "multiple_watermark_policy": "min"}
 # --- Kafka Streams (semantics="kafka_streams"; toolkit.replays.kafka_streams) ---------------------
 #: settings only Kafka Streams has (refused with the other semantics; left out of their grid rows)
-KAFKA_SETTINGS = ("grace", "tasks", "repartition", "emit")
+KAFKA_SETTINGS = ("grace", "tasks", "repartition", "emit", "retention")
 #: emit="update": EmitStrategy.onWindowUpdate() with the record cache off; "final":
 #: EmitStrategy.onWindowClose(); "suppress": .suppress(Suppressed.untilWindowCloses(unbounded()))
 KAFKA_EMITS = ("update", "final", "suppress")
 _KAFKA_EMIT_ALIASES = {"on_window_update": "update", "on_window_close": "final", "emit_final": "final",
                        "until_window_closes": "suppress", "suppressed": "suppress"}
 KAFKA_DEFAULTS = {"grace": 0, "repartition": True, "emit": "update"}
+#: ``retention`` (the window store's, ``Materialized.withRetention``) left unset is Kafka's default,
+#: the smallest it accepts: see :func:`kafka_min_retention`
 
 STRATEGIES = ("bounded", "legacy", "monotonous", "time_lag", "punctuated", "idle_advance", "adaptive")
 ACCUMULATIONS = ("accumulating", "discarding", "retracting")
@@ -784,6 +786,7 @@ class Setting:
     tasks: int | None = None
     repartition: bool | None = None
     emit: str | None = None
+    retention: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.trigger, TriggerSpec) and self.trigger.kind == "default" and isinstance(self.window, EVENT_TIME_WINDOWS):
@@ -1075,6 +1078,7 @@ class Setting:
             "tasks": self.tasks,
             "repartition": "none" if self.repartition is None else str(self.repartition).lower(),
             "emit": "none" if self.emit is None else self.emit,
+            "retention_ms": self.retention,
         }
 
     @classmethod
@@ -1095,7 +1099,7 @@ class Setting:
         ti = get("trigger_interval_ms", None)
         if ti is not None and not _isna(ti):
             given["trigger_interval"] = int(ti)
-        for col, key in (("grace_ms", "grace"), ("tasks", "tasks")):  # Kafka Streams
+        for col, key in (("grace_ms", "grace"), ("tasks", "tasks"), ("retention_ms", "retention")):  # Kafka Streams
             v = get(col, None)
             if v is not None and not _isna(v):
                 given[key] = int(v)
@@ -1238,6 +1242,26 @@ def _check_kafka(s: Setting) -> None:
         raise SettingError("emit", f"emit {s.emit!r}: choose one of {', '.join(KAFKA_EMITS)}")
     if s.tasks is not None and (isinstance(s.tasks, bool) or s.tasks < 1):
         raise SettingError("tasks", f"tasks must be an integer >= 1, got {s.tasks!r}")
+    if s.retention is not None:
+        low, what = kafka_min_retention(s)
+        if s.retention < low:
+            # Kafka's store materializers throw IllegalArgumentException here
+            raise SettingError("retention", f"retention {format_duration(s.retention)} is too small: Kafka Streams "
+                               f"refuses a window store retention below {what} ({format_duration(low)}; "
+                               "IllegalArgumentException when the topology is built); leave it unset for that default")
+
+
+def kafka_min_retention(s: Setting) -> tuple[int, str]:
+    """The smallest window store retention Kafka Streams accepts for a ``semantics="kafka_streams"``
+    setting (also its default): ``WindowStoreMaterializer`` size + grace (TimeWindows),
+    ``SlidingWindowStoreMaterializer`` 2 * timeDifference + grace, ``SessionStoreMaterializer``
+    inactivityGap + grace. Returns (ms, the rule in words)."""
+    w, g = s.window, s.grace or 0
+    if isinstance(w, KafkaSliding):
+        return 2 * w.time_difference + g, "2 x time difference + grace"
+    if isinstance(w, Session):
+        return w.gap + g, "inactivity gap + grace"
+    return w.size + g, "window size + grace"
 
 
 def _owner(param: str) -> str:
@@ -1252,7 +1276,7 @@ def _isna(v: Any) -> bool:
 
 
 _DURATIONS = ("lateness", "delay", "interval", "idleness", "step", "min_delay", "max_delay", "second_lateness",
-              "trigger_interval", "grace")
+              "trigger_interval", "grace", "retention")
 
 
 def _text(name: str, v: Any) -> str:
@@ -1348,6 +1372,9 @@ def _normalize(given: dict) -> dict:
                                                      "kstreams": "kafka_streams"})
         elif name == "grace":  # Kafka Streams
             out[name] = None if v is None else _duration(v, name)
+        elif name == "retention":
+            out[name] = None if v is None or (isinstance(v, str) and v.strip().lower() in ("", "none", "default")) \
+                else _duration(v, name)
         elif name == "tasks":
             out[name] = None if v is None or (isinstance(v, str) and v.strip().lower() in ("", "none", "auto")) else _int(v, name, minimum=1)
         elif name == "repartition":
@@ -1471,7 +1498,7 @@ def describe_setting(setting: Setting) -> dict:
 __all__ = [
     "ACCUMULATIONS", "ALIASES", "KAFKA_EMITS", "KAFKA_SETTINGS", "KafkaSliding", "OUTPUT_MODES", "SEMANTICS", "SPARK_SETTINGS", "WATERMARK_POLICIES", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
     "STRATEGIES", "STAGGERS", "Session", "DynamicSession", "SESSION_WINDOWS", "EVENT_TIME_WINDOWS", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling", "WindowSpec",
-    "cli_option", "describe_setting", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
+    "cli_option", "describe_setting", "kafka_min_retention", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
     "STAGE_FIELDS", "Stage", "parse_stage", "parse_stages",
     "parse_window",
 ]

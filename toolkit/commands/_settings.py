@@ -58,6 +58,8 @@ SETTING_OPTIONS: list[tuple[str, str, str, bool]] = [
      "log is co-partitioned by key, task = log partition", False),
     ("emit", "MODE", "kafka_streams: update (every update, cache off) | final (EmitStrategy.onWindowClose) | "
      "suppress (suppress(untilWindowCloses)) (default update)", False),
+    ("retention", "DURATION", "kafka_streams: the window store's retention, Materialized.withRetention (default "
+     "and minimum: size + grace; kafka_sliding 2 x difference + grace; session gap + grace)", False),
 ]
 
 

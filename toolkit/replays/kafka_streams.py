@@ -87,15 +87,18 @@ __all__ = ["kafka_windows", "shard_key", "evaluate_task", "combine", "sweep_figu
 def kafka_windows(s: Setting, grace: int | None = None) -> TimeWindows | SlidingWindows | SessionWindows:
     """The engine's window specification of a ``semantics="kafka_streams"`` setting."""
     g = s.grace if grace is None else grace
+    # the window store's retention (Materialized.withRetention); the batch answer's unlimited
+    # grace keeps everything, so it keeps the default (the smallest Kafka accepts)
+    r = s.retention if grace is None else None
     w = s.window
     if isinstance(w, Tumbling):
-        return TimeWindows(w.size, w.size, g)
+        return TimeWindows(w.size, w.size, g, r)
     if isinstance(w, Sliding):
-        return TimeWindows(w.size, w.slide, g)
+        return TimeWindows(w.size, w.slide, g, r)
     if isinstance(w, KafkaSliding):
-        return SlidingWindows(w.time_difference, g)
+        return SlidingWindows(w.time_difference, g, r)
     if isinstance(w, Session):
-        return SessionWindows(w.gap, g)
+        return SessionWindows(w.gap, g, r)
     raise SettingError("window", f"window {w} has no Kafka Streams form")
 
 

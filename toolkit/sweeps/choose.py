@@ -338,6 +338,9 @@ def _kafka_words(row: Any, results: pd.DataFrame | None) -> str:
         parts.append(f"{int(tasks)} task{'s' if int(tasks) != 1 else ''}")
     if str(row.get("repartition", "true")) == "false":
         parts.append("co-partitioned input (task = partition)")
+    retention = row.get("retention_ms", None)
+    if retention is not None and not pd.isna(retention):
+        parts.append(f"a {readable(int(retention))} window store retention")
     window = row.get("window", None)
     extra = f" ({window} windows)" if window is not None and (_varying(results, "window") or str(window) != "tumbling:1s") else ""
     return "Kafka Streams with " + _join(parts) + extra
@@ -353,11 +356,14 @@ def differences(row: Any, other: Any, results: pd.DataFrame | None = None) -> st
         if na and nb or (not na and not nb and int(a) == int(b)):
             continue
         out.append(f"no {word}" if na or int(a) == 0 else f"{readable(int(a))} {word}")
-    for col in ("semantics", "grace_ms", "emit", "tasks", "repartition"):  # the engine and Kafka Streams' own
+    for col in ("semantics", "grace_ms", "emit", "tasks", "repartition", "retention_ms"):  # the engine and Kafka Streams' own
         a, b = row.get(col, None), other.get(col, None)
         if a is not None and b is not None and not (pd.isna(a) and pd.isna(b)) and str(a) != str(b):
             if col == "grace_ms":
                 out.append("no grace" if pd.isna(a) or int(a) == 0 else f"{readable(int(a))} grace")
+            elif col == "retention_ms":
+                out.append("the default window store retention" if pd.isna(a) else
+                           f"{readable(int(a))} window store retention")
             else:
                 out.append(f"{col} {a}")
     for col in ("window", "stagger", "strategy", "source_parallelism", "partitions_as_sources", "trigger", "evictor",
