@@ -1476,9 +1476,27 @@ def _fit(values: dict) -> dict | None:
     return values
 
 
+#: the note :func:`result_notes` gives a Kafka Streams setting with ``emit="update"``
+KAFKA_UPDATE_FIRST_RESULT_NOTE = (
+    "emit=update: Kafka Streams forwards a window's first result at the window's first record, so "
+    "completeness_first (and exact_windows) are low by design; read completeness_final (the last update), "
+    "or use emit=final or suppress for complete first results")
+
+
+def result_notes(setting: Setting) -> list[str]:
+    """What a reader of this setting's figures should know, in words (empty when nothing):
+    ``semantics="kafka_streams"`` with ``emit="update"``: a window's first result is partial by
+    design (:data:`KAFKA_UPDATE_FIRST_RESULT_NOTE`). ``describe_setting`` and the replay summary
+    carry them as ``notes``; charts may show them."""
+    if setting.semantics == "kafka_streams" and (setting.emit or KAFKA_DEFAULTS["emit"]) == "update":
+        return [KAFKA_UPDATE_FIRST_RESULT_NOTE]
+    return []
+
+
 def describe_setting(setting: Setting) -> dict:
     """A plain dict of the setting (JSON-ready): durations as integer ms, flags as booleans,
-    windows, triggers, evictors, functions and strategies in their spelling."""
+    windows, triggers, evictors, functions and strategies in their spelling; ``notes``
+    (:func:`result_notes`) when the figures need one."""
     out: dict[str, Any] = {}
     for f in fields(setting):
         v = getattr(setting, f.name)
@@ -1492,13 +1510,16 @@ def describe_setting(setting: Setting) -> dict:
             out[f.name] = str(v)
     out["strategy"] = setting.strategy_name
     out["text"] = str(setting)
+    notes = result_notes(setting)
+    if notes:
+        out["notes"] = notes
     return out
 
 
 __all__ = [
     "ACCUMULATIONS", "ALIASES", "KAFKA_EMITS", "KAFKA_SETTINGS", "KafkaSliding", "OUTPUT_MODES", "SEMANTICS", "SPARK_SETTINGS", "WATERMARK_POLICIES", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
     "STRATEGIES", "STAGGERS", "Session", "DynamicSession", "SESSION_WINDOWS", "EVENT_TIME_WINDOWS", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling", "WindowSpec",
-    "cli_option", "describe_setting", "kafka_min_retention", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
+    "cli_option", "describe_setting", "kafka_min_retention", "result_notes", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
     "STAGE_FIELDS", "Stage", "parse_stage", "parse_stages",
     "parse_window",
 ]

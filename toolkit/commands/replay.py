@@ -194,6 +194,8 @@ def summary_text(summary: dict, setting, *, source: str = "") -> str:
                      f"largest record lateness {duration(summary.get('record_lateness_max_ms', 0))}; "
                      f"{number(summary.get('updates', 0))} updates, {number(summary.get('tombstones', 0))} tombstones, "
                      f"{number(summary.get('finals', 0))} final results")
+    for note in summary.get("notes") or ():
+        lines.append(f"  note: {note}")
     return "\n".join(lines)
 
 

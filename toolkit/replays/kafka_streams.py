@@ -74,7 +74,7 @@ from toolkit.engine.kafka_streams.time_window_columnar import task_stream_time
 from toolkit.errors import UserError
 from toolkit.metrics.fates import DROPPED, FATE_NAMES, LATE_ACCEPTED, ON_TIME
 from toolkit.metrics.summary import SUMMARY_COLUMNS, nearest_rank
-from toolkit.settings import KafkaSliding, Session, Setting, SettingError, Sliding, Tumbling, describe_setting
+from toolkit.settings import KafkaSliding, Session, Setting, SettingError, Sliding, Tumbling, describe_setting, result_notes
 
 #: the engine's emit strategy of each ``emit=`` value
 ENGINE_EMIT = {"update": "on_window_update", "final": "on_window_close", "suppress": "suppress"}
@@ -442,5 +442,6 @@ def kafka_parts(log: Any, s: Setting, a: dict) -> dict:
     summary["tasks"] = n_tasks
     summary["deployable"] = res.description["deployable"]
     summary["settings"] = settings_d
+    summary["notes"] = result_notes(s)  # e.g. emit=update: a window's first result is partial by design
     return {"emissions": emissions, "fates": fates, "late": late, "watermarks": watermarks, "state": state,
             "settings": settings_d, "setting": s, "_summary": summary}
