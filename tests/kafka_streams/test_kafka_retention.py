@@ -6,8 +6,9 @@ Kafka's rules (``WindowStoreMaterializer``, ``SlidingWindowStoreMaterializer``,
 (SessionWindows); below it building the topology throws ``IllegalArgumentException``. The store
 forgets windows that lie ``retention`` behind its newest window; an on-close aggregation emits
 from the store, so a closed window the once-a-second emission did not reach before the store
-forgot it is never emitted: a longer retention keeps it. Re-expressed Kafka tests are named
-``test_<KafkaTestClass>_<method>``.
+forgot it is never emitted: a longer retention keeps it. Kafka's own retention tests are
+re-expressed on the engine in ``test_kafka_windowed_streams.py`` and ``test_kafka_window_aggregate.py``;
+these check the ``retention`` setting end to end.
 """
 from __future__ import annotations
 
@@ -24,25 +25,16 @@ from toolkit.settings import Setting, SettingError, kafka_min_retention
 BASE = 1_700_000_000_000  # a multiple of 10 s: Kafka's TimeWindows start at multiples of the advance from 0
 
 
-def test_SlidingWindowedKStreamImplTest_shouldThrowIllegalArgumentWhenRetentionIsTooSmall():
-    # SlidingWindows.ofTimeDifferenceAndGrace(100 ms, 1000 ms) materialized .withRetention(1 ms)
+def test_setting_refuses_a_retention_kafka_throws_on():
+    """``SlidingWindowedKStreamImplTest.shouldThrowIllegalArgumentWhenRetentionIsTooSmall`` (the
+    engine's form: ``tests/kafka_streams/test_kafka_windowed_streams.py``) as a setting: the
+    option is named."""
     with pytest.raises(UserError, match="retention"):
         SlidingWindows.of_time_difference_and_grace(100, 1000).with_retention(1)
     with pytest.raises(SettingError, match="too small") as e:
         Setting.parse(semantics="kafka_streams", window="kafka_sliding:100ms", grace="1s", retention="1ms")
     assert e.value.setting == "retention"
     assert "2 x time difference + grace" in str(e.value)
-
-
-def test_SlidingWindowedKStreamImplTest_shouldDropWindowsOutsideOfRetention():
-    """Store retention 1200 ms (``Stores.inMemoryWindowStore("aggregated", 1200, 100)``), windows of
-    100 ms with grace 1000 ms, cache off: after key "1" at 100, 500, 799, 1000, 2000 the store
-    returns only [900, 1000] (value 4) and [1900, 2000] (value 5)."""
-    w = SlidingWindows.of_time_difference_and_grace(100, 1000).with_retention(1200)
-    r = run_windowed_aggregation(["1"] * 5, [100, 500, 799, 1000, 2000], [2, 3, 4, 4, 5], windows=w, flush_at_end=False,
-                                 reference=True)
-    assert [(k, s, e, c, total, t) for k, s, e, c, total, t in r.state[0]] == [
-        ("1", 900, 1000, 1, 4.0, 1000), ("1", 1900, 2000, 1, 5.0, 2000)]
 
 
 @pytest.mark.parametrize("window, low, rule", [
