@@ -376,7 +376,8 @@ def _inputs(log: Any, configs: list[Setting] = ()) -> tuple[pd.DataFrame | None,
 def run_local(
     table: pd.DataFrame, configs: list[Setting], paths: list[str], *, invalid: int, shards: int = 1, progress: bool | None = None
 ) -> pd.DataFrame:
-    """In-process execution (``shards > 1`` splits keys as Spark would, to test the merge)."""
+    """In-process execution (``shards > 1`` splits the log as Spark would, to test the merge: by
+    key, or by whole groups of keys such as Kafka Streams' tasks, ``toolkit.sweeps.semantics``)."""
     from tqdm.auto import tqdm
 
     src = local_sources(table)
