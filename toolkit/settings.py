@@ -1632,7 +1632,10 @@ class Limits:
                 continue
             why = {
                 "interval": f"strategy {s.strategy} moves the watermark at every {format_duration(s.interval)} call "
-                            f"over {span_ms / 86_400_000:,.1f} days of arrivals; use a longer interval",
+                            f"over {span_ms / 86_400_000:,.1f} days of arrivals, and every call is run because this "
+                            f"setting's event-time timers cannot be listed ahead (a processing-time or continuous "
+                            f"trigger, a window, trigger or function object, a staggered window, a dynamic session "
+                            f"in a sweep, or several stages); use a longer interval",
                 "window": f"window {s.window} assigns each of {records:,} records to "
                           f"{windows_per_record(s.window):,} windows; use a larger slide",
                 "max_memory": f"{records:,} records; use fewer records or a Spark sweep",
