@@ -206,3 +206,15 @@ def test_timer_targets_of_windows() -> None:
     sess = window_timer_targets(ts, gaps=np.array([10, 20, 30, 40]))
     assert [sess.next_above(x) for x in (-1, 9, 269, 1028, 5039)] == [9, 269, 1028, 5039, None]
     assert TimerTargets().next_above(0) is None
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(hst.lists(hst.integers(0, 2**40), min_size=1, max_size=60),
+       hst.one_of(hst.sampled_from([0.0, 0.25, 0.5, 0.9, 0.99, 1.0]), hst.floats(0, 1)))
+def test_adaptive_quantile_is_numpys_bit_for_bit(sample, q) -> None:
+    """The adaptive generator's quantile (run on every periodic call, so without np.quantile's
+    overhead) is np.quantile's linear method exactly."""
+    from toolkit.engine.watermarks import linear_quantile
+
+    x = np.array(sample, np.int64)
+    assert linear_quantile(x, q) == float(np.quantile(x, q))

@@ -373,6 +373,7 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
     lo = 0
     t = r_k[0] if r_k else None
     then: int | None = None  # a call to run right after this one (a jump's target)
+    jumping = targets is not None and interval > 0 and needs_pt
     while t is not None:
         T = int(arr[t]) if interval == 0 else first + t * interval
         has_rec = ri < len(r_k) and r_k[ri] == t
@@ -411,22 +412,25 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
             t = None
         elif then is not None:
             t, then = then, None
-        elif has_rec or (nxt is not None and nxt == t + 1):
+        elif nxt is not None and nxt == t + 1:
+            t = t + 1
+        elif jumping and not all(g.quiescent() for g in all_gens) and _can_jump(all_gens, valve):
+            k = _next_jump(subtasks, valve, targets, rec.op_wm, t, nxt, k_last, first, interval)
+            if k > t + 1 and len(subtasks) > 1:
+                # run the call before it too: the valve then holds what every skipped call
+                # left (with several channels, a call's intermediate minima depend on it)
+                for g in all_gens:
+                    g.skip_calls(t, k - 1, first, interval)
+                t, then = k - 1, k
+            else:
+                for g in all_gens:
+                    g.skip_calls(t, k, first, interval)
+                t = k
+        elif has_rec:
             t = t + 1
         elif needs_pt and not all(g.quiescent() for g in all_gens):
-            if targets is not None and interval > 0 and _can_jump(all_gens, valve):
-                k = _next_jump(subtasks, valve, targets, rec.op_wm, t, nxt, k_last, first, interval)
-                if k > t + 1:
-                    # run the call before it too: the multiplexers and the valve then hold what
-                    # every skipped call left (a call's intermediate minima depend on it)
-                    for g in all_gens:
-                        g.skip_calls(t, k - 1, first, interval)
-                    t, then = k - 1, k
-                else:
-                    t = k
-            else:
-                w = _next_wakeup(all_gens, t, first, interval)
-                t = w if nxt is None else min(w, nxt)
+            w = _next_wakeup(all_gens, t, first, interval)
+            t = w if nxt is None else min(w, nxt)
         else:
             t = nxt
     return (np.asarray(t_list, dtype=I64), np.asarray(pos_list, dtype=I64), np.asarray(wm_list, dtype=I64),

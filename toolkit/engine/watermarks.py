@@ -445,12 +445,30 @@ class IdleAdvanceGenerator(WatermarkGenerator):
         return max(k, t + 1)
 
 
+def linear_quantile(sample: np.ndarray, q: float) -> float:
+    """``np.quantile(sample, q)`` (its default ``linear`` method), bit for bit, for a 1-d
+    integer sample: two order statistics by ``np.partition`` and numpy's own interpolation
+    (``_lerp``), without ``np.quantile``'s generic overhead (it runs once per periodic call)."""
+    n = len(sample)
+    v = (n - 1) * float(q)  # numpy's virtual index for "linear"
+    lo = int(np.floor(v))
+    if lo >= n - 1:
+        return float(np.max(sample))
+    lo = max(lo, 0)
+    part = np.partition(sample, (lo, lo + 1))
+    a, b = part[lo], part[lo + 1]
+    t = np.float64(v - lo)
+    diff = b - a
+    return float(b - diff * (1 - t)) if t >= 0.5 else float(a + diff * t)
+
+
 class AdaptiveGenerator(WatermarkGenerator):
     def __init__(self, cfg: Adaptive) -> None:
         self.cfg = cfg
         self.max_ts: int | None = None
         self.buf = np.zeros(cfg.window, dtype=np.int64)
         self.n = 0  # total lateness samples written
+        self._delay: int | None = None
 
     def _push(self, late: np.ndarray) -> None:
         w = self.cfg.window
@@ -463,6 +481,7 @@ class AdaptiveGenerator(WatermarkGenerator):
         if first < k:
             self.buf[: k - first] = late[first:]
         self.n += k
+        self._delay = None
 
     def on_event(self, ts: int, pt: int, output: WatermarkOutput, marker: bool = False) -> None:
         self.on_events(np.array([ts], dtype=np.int64), np.array([pt], dtype=np.int64), output)
@@ -485,15 +504,19 @@ class AdaptiveGenerator(WatermarkGenerator):
             self.max_ts = m
 
     def current_delay(self) -> int:
+        """The clamped ``ceil`` of the lateness quantile (cached until the next samples)."""
+        if self._delay is not None:
+            return self._delay
         cfg = self.cfg
         if self.n == 0:
             d = cfg.initial_delay
         else:
             sample = self.buf[: min(self.n, cfg.window)]
-            d = int(np.ceil(np.quantile(sample, cfg.quantile)))
+            d = int(np.ceil(linear_quantile(sample, cfg.quantile)))
         d = max(d, cfg.min_delay)
         if cfg.max_delay is not None:
             d = min(d, cfg.max_delay)
+        self._delay = d
         return d
 
     def on_periodic_emit(self, pt: int, output: WatermarkOutput) -> None:
