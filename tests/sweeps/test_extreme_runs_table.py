@@ -210,3 +210,18 @@ def test_commands(case: Case, command: str, tmp_path, capsys) -> None:
             assert (printed[k] is None) if v != v else printed[k] == v, k
     else:
         assert "at_end_firings" in out.splitlines()[0]
+
+
+@pytest.mark.parametrize("command, option, hint", [
+    ("report", "--output", "--out"),   # argparse would have read it as --output-mode
+    ("replay", "--del", "--delay"),    # ... and this as --delay, without a word
+    ("sweep", "--late", "--lateness"),
+])
+def test_an_abbreviated_option_is_refused_with_the_closest_one(command, option, hint, tmp_path, capsys) -> None:
+    path = tmp_path / "log.csv"
+    path.write_text("event_time,arrival_time\n0,0\n")
+    with pytest.raises(SystemExit) as e:
+        main([command, str(path), option, "1s"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "Traceback" not in err
+    assert err.splitlines()[-1].endswith(f"error: unrecognized option {option} (did you mean {hint}?)")
