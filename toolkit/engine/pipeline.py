@@ -9,7 +9,9 @@ for the operator ``key``, ``value``, ``record_id``). Model (DESIGN.md "Time and 
 - periodic ticks at ``first_arrival + k * interval`` (k >= 1) up to the first tick at or after
   the last arrival; records with arrival ``<= T`` are processed before the tick at ``T``;
   only the ticks that can change something are run (:func:`tick_schedule`, idleness
-  countdowns followed to their expiry), so cost follows the records, not the time span;
+  countdowns followed to their expiry; for a watermark that moves with processing time, the
+  calls that reach one of the operator's timers, :func:`window_timer_targets`, found in
+  closed form), so cost follows the records, not the time span;
   at a tick every subtask asks its partitions' generators (partition order) and combines them;
   ``interval == 0`` = a periodic call after every record, at its arrival time;
 - end of input: the operator gets the MAX watermark; what fires then is flagged ``at_end``.

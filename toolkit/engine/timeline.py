@@ -25,7 +25,8 @@ each level (``log``).
 Size rule: nothing here grows with the log's time span divided by the interval. The
 periodic calls are a grid ``first + k * interval`` described by three numbers; only the
 calls that can change something (those after new records, and while an idleness countdown
-runs) are run and stored, every other call emits nothing new.
+runs; for a processing-time watermark, those that reach a :class:`TimerTargets` value or
+precede a record) are run and stored.
 """
 from __future__ import annotations
 
@@ -56,7 +57,11 @@ class PeriodicTicks:
     ``interval > 0``: the calls sit at ``first + k * interval`` for ``k = 1..count``; only
     the calls in ``time`` were run (``watermark``: the operator watermark after each). Any
     other call had no new record and no idleness change since the previous one, so it emits
-    nothing new: its watermark is the one after the last run call before it.
+    nothing new: its watermark is the one after the last run call before it. (A watermark
+    that moves with processing time, replayed with timer targets, also moves at the calls
+    that were not run, where no timer fires and no record is processed: there
+    :meth:`watermark_at` is the last run call's, a lower bound, and only the run calls are
+    exact.)
     ``interval == 0``: one call after every record; ``time``/``watermark`` list all of them.
     """
 
