@@ -146,6 +146,8 @@ def test_processing_time_watermark_sparse_equals_every_call(case) -> None:
     sparse = watermark_timeline(ts, arr, part, strat, interval=iv, parallelism=par, targets=setting.timer_targets(ts))
     n = len(ts)
     assert sparse.record_watermark(n).tolist() == dense.record_watermark(n).tolist()
+    records_only = watermark_timeline(ts, arr, part, strat, interval=iv, parallelism=par, targets=TimerTargets())
+    assert records_only.record_watermark(n).tolist() == dense.record_watermark(n).tolist()
     assert _run(sparse, keys, ts, arr, setting) == _run(dense, keys, ts, arr, setting)
     # every sparse change carries the dense watermark at its time (after that whole call)
     d_end = {t: w for t, w in _changes(dense)}
