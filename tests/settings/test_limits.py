@@ -53,6 +53,9 @@ def test_memory_estimate_names_what_dominates() -> None:
     # a processing-time watermark runs only the calls that reach a timer: it costs what the records do
     L.check_cost([Setting.parse(strategy="time_lag", delay="1s", interval=1)], 1_000_000, day30)
     L.check_cost([Setting.parse(strategy="idle_advance", delay="1s", step="1s", interval=1)], 1_000_000, day30)
+    # (its calls follow the records: about 2.4 a record, counted in the estimate)
+    assert L.estimate(Setting.parse(strategy="time_lag", delay="1s", interval=1), 1_000_000, day30)[0] == \
+        L.estimate(Setting.parse(), 1_000_000, day30)[0] + 3_600_000_000
     # ... unless its timers cannot be listed ahead (a continuous trigger fires on an event-time grid)
     with pytest.raises(SettingError, match=r"strategy time_lag moves the watermark at every 1ms call over 30.0 days"
                        r" of arrivals, and every call is run because") as e:
