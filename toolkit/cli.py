@@ -19,7 +19,13 @@ from toolkit.errors import SetupError, UserError  # UserError is re-exported as 
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with "did you mean" for a misspelled option (Python 3.11 has none)."""
+    """argparse with "did you mean" for a misspelled option (Python 3.11 has none), and no
+    abbreviated options: ``--output`` must not silently mean ``--output-mode`` (nor ``--del``
+    ``--delay``); an unknown option is an error that suggests the closest one."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
         ns, extras = super().parse_known_args(args, namespace)

@@ -91,3 +91,132 @@ def test_year_9999_arrival_times_a_few_calls() -> None:
     assert _changes(tl) == [(1, -1), (1000, 899), (YEAR_9999, 1999)]
     times, wms = tl.ticks.sample(4)
     assert times.tolist()[:2] == [1, 1 + 63350575200000] and wms.tolist() == [-1, 899, 899, 899]
+
+
+# ----------------------------------------------------------------------------------------
+# processing-time watermarks (time_lag, idle_advance): only the calls that reach a timer
+# ----------------------------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as hst  # noqa: E402
+
+from toolkit.engine.config import build_operator  # noqa: E402
+from toolkit.engine.pipeline import run_pipeline, window_timer_targets  # noqa: E402
+from toolkit.engine.timeline import TimerTargets  # noqa: E402
+from toolkit.engine.watermarks import IdleAdvance, TimeLag  # noqa: E402
+from toolkit.settings import Setting  # noqa: E402
+
+
+@hst.composite
+def _pt_cases(draw):
+    n = draw(hst.integers(1, 25))
+    bursts = draw(hst.lists(hst.integers(0, 4), min_size=n, max_size=n))
+    jitter = draw(hst.lists(hst.integers(0, 500), min_size=n, max_size=n))
+    arr = np.sort(np.array(bursts, np.int64) * 3000 + np.array(jitter, np.int64))
+    late = np.array(draw(hst.lists(hst.integers(-200, 600), min_size=n, max_size=n)), np.int64)
+    part = np.array(draw(hst.lists(hst.integers(0, 2), min_size=n, max_size=n)), np.int64)
+    keys = draw(hst.lists(hst.integers(0, 1), min_size=n, max_size=n))
+    if draw(hst.booleans()):
+        strat = TimeLag(draw(hst.integers(0, 500)))
+    else:
+        strat = IdleAdvance(draw(hst.integers(0, 300)), draw(hst.sampled_from([1, 7, 40, 300])))
+    if draw(hst.booleans()):
+        strat = strat.with_idleness(draw(hst.sampled_from([1, 100, 1000])))
+    setting = Setting.parse(window=draw(hst.sampled_from(["tumbling:500ms", "tumbling:700ms,100ms", "sliding:1s/300ms",
+                                                         "session:400ms"])),
+                            lateness=draw(hst.sampled_from([0, 300])))
+    return (arr - late, arr, part, keys, strat, draw(hst.sampled_from([1, 7, 50, 200])), draw(hst.integers(1, 3)), setting)
+
+
+def _run(tl, keys, ts, arr, setting):
+    kw = setting.operator_kwargs()
+    n = len(ts)
+    r = run_pipeline(tl, keys, ts, arr, np.ones(n, np.int64), np.arange(n),
+                     [lambda: build_operator(**kw, track_records=True)])
+    return r.outputs, r.state
+
+
+@hsettings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_pt_cases())
+def test_processing_time_watermark_sparse_equals_every_call(case) -> None:
+    """Dense (every periodic call) and sparse (the calls that reach a timer, precede a record,
+    end a countdown or reactivate a source) give the same firings (time, watermark, contents),
+    the same state over time and the same watermark at every record."""
+    ts, arr, part, keys, strat, iv, par, setting = case
+    dense = watermark_timeline(ts, arr, part, strat, interval=iv, parallelism=par)
+    sparse = watermark_timeline(ts, arr, part, strat, interval=iv, parallelism=par, targets=setting.timer_targets(ts))
+    n = len(ts)
+    assert sparse.record_watermark(n).tolist() == dense.record_watermark(n).tolist()
+    records_only = watermark_timeline(ts, arr, part, strat, interval=iv, parallelism=par, targets=TimerTargets())
+    assert records_only.record_watermark(n).tolist() == dense.record_watermark(n).tolist()
+    assert _run(sparse, keys, ts, arr, setting) == _run(dense, keys, ts, arr, setting)
+    # every sparse change carries the dense watermark at its time (after that whole call)
+    d_end = {t: w for t, w in _changes(dense)}
+    s_end = {t: w for t, w in _changes(sparse)}
+    assert all(d_end.get(t) == w for t, w in s_end.items())
+    assert len(sparse.ticks.time) <= len(dense.ticks.time)
+
+
+def test_time_lag_over_thirty_days_at_one_ms_runs_a_few_calls_per_record() -> None:
+    day = 86_400_000
+    arr = np.array([0, 1, 10 * day, 30 * day])
+    ts = arr - 500
+    s = Setting.parse(window="tumbling:1min", strategy="time_lag", delay="1s", interval="1ms")
+    t0 = time.perf_counter()
+    tl = watermark_timeline(ts, arr, None, s.watermark_strategy(), interval=1, targets=s.sparse_targets(ts))
+    assert time.perf_counter() - t0 < 5
+    assert len(tl.ticks) == 30 * day and len(tl.ticks.time) < 40
+    # the watermark reaches each window's end (maxTimestamp -1 for the first two records, 10 days
+    # - 1 for the third) at the first call with T - 1000 >= it; every record sees T_before - 1000
+    assert (999, -1) in _changes(tl) and (10 * day + 999, 10 * day - 1) in _changes(tl)
+    assert tl.record_watermark(4).tolist() == [MIN_WATERMARK, MIN_WATERMARK, 10 * day - 1001, 30 * day - 1001]
+
+
+def test_idle_advance_reaches_a_target_in_closed_form() -> None:
+    """max moves by ``step`` per call without records, capped at processing time (call k at
+    ``first + k * interval``): the call reaching a target is the one a call-by-call run finds."""
+    for step, interval in [(1, 1), (40, 7), (7, 40), (300, 200)]:
+        g = IdleAdvance(5, step).create()
+        g.on_event(100, 100, None)
+        out = []
+
+        class O:
+            def emit_watermark(self, w):
+                out.append(w)
+        g.on_periodic_emit(100 + interval, O())
+        for x in (200, 1000, 5000):
+            k = g.first_call_reaching(x, 1, 100, interval)
+            h = IdleAdvance(5, step).create()
+            h.max_ts, h.last = g.max_ts, g.last
+            for j in range(2, k + 1):
+                out.clear()
+                h.on_periodic_emit(100 + j * interval, O())
+                assert (out[-1] >= x) == (j == k), (step, interval, x, j, k)
+
+
+def test_timer_targets_of_windows() -> None:
+    ts = np.array([0, 250, 999, 5000])
+    t = window_timer_targets(ts, size=1000, slide=500)  # windows [-500,500), [0,1000), [500,1500), [4500,5500), [5000,6000)
+    got, w = [], -10**9
+    while (w := t.next_above(w)) is not None:
+        got.append(w)
+    assert got == [499, 999, 1499, 5499, 5999]
+    lat = window_timer_targets(ts, size=1000, lateness=100)
+    got, w = [], -10**9
+    while (w := lat.next_above(w)) is not None:
+        got.append(w)
+    assert got == [999, 1099, 5999, 6099]
+    sess = window_timer_targets(ts, gaps=np.array([10, 20, 30, 40]))
+    assert [sess.next_above(x) for x in (-1, 9, 269, 1028, 5039)] == [9, 269, 1028, 5039, None]
+    assert TimerTargets().next_above(0) is None
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(hst.lists(hst.integers(0, 2**40), min_size=1, max_size=60),
+       hst.one_of(hst.sampled_from([0.0, 0.25, 0.5, 0.9, 0.99, 1.0]), hst.floats(0, 1)))
+def test_adaptive_quantile_is_numpys_bit_for_bit(sample, q) -> None:
+    """The adaptive generator's quantile (run on every periodic call, so without np.quantile's
+    overhead) is np.quantile's linear method exactly."""
+    from toolkit.engine.watermarks import linear_quantile
+
+    x = np.array(sample, np.int64)
+    assert linear_quantile(x, q) == float(np.quantile(x, q))

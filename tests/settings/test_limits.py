@@ -50,8 +50,16 @@ def test_memory_estimate_names_what_dominates() -> None:
     L = Limits.of(max_memory="10GB")
     day30 = 30 * 86_400_000
     L.check_cost([Setting.parse()], 1_000_000, day30)  # 1 M records, tumbling: about 1.5 GB
-    with pytest.raises(SettingError, match=r"strategy time_lag moves the watermark at every 1ms call over 30.0 days") as e:
-        L.check_cost([Setting.parse(strategy="time_lag", delay="1s", interval=1)], 1_000_000, day30)
+    # a processing-time watermark runs only the calls that reach a timer: it costs what the records do
+    L.check_cost([Setting.parse(strategy="time_lag", delay="1s", interval=1)], 1_000_000, day30)
+    L.check_cost([Setting.parse(strategy="idle_advance", delay="1s", step="1s", interval=1)], 1_000_000, day30)
+    # (its calls follow the records: about 2.4 a record, counted in the estimate)
+    assert L.estimate(Setting.parse(strategy="time_lag", delay="1s", interval=1), 1_000_000, day30)[0] == \
+        L.estimate(Setting.parse(), 1_000_000, day30)[0] + 3_600_000_000
+    # ... unless its timers cannot be listed ahead (a continuous trigger fires on an event-time grid)
+    with pytest.raises(SettingError, match=r"strategy time_lag moves the watermark at every 1ms call over 30.0 days"
+                       r" of arrivals, and every call is run because") as e:
+        L.check_cost([Setting.parse(strategy="time_lag", delay="1s", interval=1, trigger="continuous:1s")], 1_000_000, day30)
     assert e.value.setting == "interval"
     with pytest.raises(SettingError, match="assigns each of 1,000,000 records to 3,600 windows") as e:
         L.check_cost([Setting.parse(window="sliding:1h/1s")], 1_000_000, day30, "sweep")

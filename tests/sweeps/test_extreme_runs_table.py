@@ -111,11 +111,25 @@ CASES = [
          Error(SettingError, FANOUT.replace("window sliding", "second_window sliding")), sweep=False),
     Case("sliding-fan-out-raised", ONE, {"window": "sliding:1s/1ms", "max_windows_per_record": 1000},
          Runs({"records": 1, "windows": 1000, "firings": 1000, "at_end_firings": 1000})),
-    Case("time-lag-1ms-over-30-days-memory", arrays([0, 30 * DAY], [0, 30 * DAY]),
+    # a processing-time watermark is replayed at the calls that reach a window end (T - 1 s >= 999)
+    Case("time-lag-1ms-over-30-days", arrays([0, 30 * DAY], [0, 30 * DAY]),
          {"strategy": "time_lag", "delay": "1s", "interval": "1ms", "max_memory": "8GB"},
+         Runs({"records": 2, "on_time": 2, "firings": 2, "at_end_firings": 1, "latency_p50_ms": 999.0,
+               "latency_max_ms": 999.0})),
+    # idle_advance (step 1 s, capped at processing time): T - 1001 >= 999
+    Case("idle-advance-1ms-over-30-days", arrays([0, 30 * DAY], [0, 30 * DAY]),
+         {"strategy": "idle_advance", "delay": "1s", "step": "1s", "interval": "1ms", "max_memory": "8GB"},
+         Runs({"records": 2, "on_time": 2, "firings": 2, "at_end_firings": 1, "latency_p50_ms": 1000.0,
+               "latency_max_ms": 1000.0})),
+    # a continuous trigger's timers sit on an event-time grid that is not listed: every call would run
+    Case("time-lag-1ms-over-30-days-memory", arrays([0, 30 * DAY], [0, 30 * DAY]),
+         {"strategy": "time_lag", "delay": "1s", "interval": "1ms", "trigger": "continuous:1s", "max_memory": "8GB"},
          Error(SettingError, "this {what} would need about 311.0 GB of memory, more than the limit's 8.0 GB: strategy "
-               "time_lag moves the watermark at every 1ms call over 30.0 days of arrivals; use a longer interval, "
-               "or raise max_memory (--max-memory) if the estimate is too cautious")),
+               "time_lag moves the watermark at every 1ms call over 30.0 days of arrivals, and every call is run "
+               "because this setting's event-time timers cannot be listed ahead (a processing-time or continuous "
+               "trigger, a window, trigger or function object, a staggered window, a dynamic session in a sweep, "
+               "or several stages); use a longer interval, or raise max_memory (--max-memory) if the estimate is "
+               "too cautious")),
     Case("hundred-year-delay", ONE, {"delay": "36500d"}, Error(SettingError, ABSURD)),
     Case("hundred-year-lateness", ONE, {"lateness": "36500d"},
          Error(SettingError, "lateness of '36500d' is absurd (more than 10 years); check the unit")),
@@ -167,7 +181,8 @@ def test_replay_and_sweep(case: Case) -> None:
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.id in (
     "year-9999-arrival", "one-record-latency-fired-at-end", "sliding-fan-out-86-million", "hundred-year-delay",
-    "time-lag-1ms-over-30-days-memory")], ids=lambda c: c.id)
+    "time-lag-1ms-over-30-days-memory", "time-lag-1ms-over-30-days", "idle-advance-1ms-over-30-days")],
+    ids=lambda c: c.id)
 @pytest.mark.parametrize("command", ["replay", "sweep"])
 def test_commands(case: Case, command: str, tmp_path, capsys) -> None:
     log = case.log()
@@ -195,3 +210,18 @@ def test_commands(case: Case, command: str, tmp_path, capsys) -> None:
             assert (printed[k] is None) if v != v else printed[k] == v, k
     else:
         assert "at_end_firings" in out.splitlines()[0]
+
+
+@pytest.mark.parametrize("command, option, hint", [
+    ("report", "--output", "--out"),   # argparse would have read it as --output-mode
+    ("replay", "--del", "--delay"),    # ... and this as --delay, without a word
+    ("sweep", "--late", "--lateness"),
+])
+def test_an_abbreviated_option_is_refused_with_the_closest_one(command, option, hint, tmp_path, capsys) -> None:
+    path = tmp_path / "log.csv"
+    path.write_text("event_time,arrival_time\n0,0\n")
+    with pytest.raises(SystemExit) as e:
+        main([command, str(path), option, "1s"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "Traceback" not in err
+    assert err.splitlines()[-1].endswith(f"error: unrecognized option {option} (did you mean {hint}?)")

@@ -18,6 +18,7 @@ BENCHMARKS: dict[str, str] = {
     "microbatch": "toolkit.bench.microbatch",
     "sessions": "toolkit.bench.sessions",
     "kafka_streams": "toolkit.bench.kafka_streams",
+    "span": "toolkit.bench.span",
 }
 
 

@@ -9,7 +9,9 @@ for the operator ``key``, ``value``, ``record_id``). Model (DESIGN.md "Time and 
 - periodic ticks at ``first_arrival + k * interval`` (k >= 1) up to the first tick at or after
   the last arrival; records with arrival ``<= T`` are processed before the tick at ``T``;
   only the ticks that can change something are run (:func:`tick_schedule`, idleness
-  countdowns followed to their expiry), so cost follows the records, not the time span;
+  countdowns followed to their expiry; for a watermark that moves with processing time, the
+  calls that reach one of the operator's timers, :func:`window_timer_targets`, found in
+  closed form), so cost follows the records, not the time span;
   at a tick every subtask asks its partitions' generators (partition order) and combines them;
   ``interval == 0`` = a periodic call after every record, at its arrival time;
 - end of input: the operator gets the MAX watermark; what fires then is flagged ``at_end``.
@@ -37,7 +39,7 @@ from typing import Any, Callable
 import numpy as np
 
 from toolkit.engine.sources import SourceSubtask, subtask_partitions
-from toolkit.engine.timeline import PeriodicTicks, WatermarkTimeline, empty_timeline, from_changes
+from toolkit.engine.timeline import PeriodicTicks, TimerTargets, WatermarkTimeline, empty_timeline, from_changes
 from toolkit.engine.valve import StatusWatermarkValve
 from toolkit.engine.watermarks import (
     MAX_WATERMARK,
@@ -135,13 +137,23 @@ def watermark_timeline(
     with_log: bool = True,
     rows: np.ndarray | None = None,
     last_arrival: int | None = None,
+    targets: TimerTargets | None = None,
 ) -> WatermarkTimeline:
     """Compute the operator's input watermark over processing time (see module doc).
 
     Inputs in arrival order; ``rows`` (default ``0..n-1``) are the records' row ids, which
     place a change that comes right after a record (``toolkit.engine.timeline``).
     ``last_arrival``: when the arrays hold only the records that can move a watermark (a
-    sweep's candidates), the true last arrival, which sets the end of input."""
+    sweep's candidates), the true last arrival, which sets the end of input.
+
+    ``targets``: for a watermark that moves with processing time (``time_lag``,
+    ``idle_advance``, with or without idleness), the operator's event-time timers
+    (:func:`window_timer_targets`). Given, the calls between records are run only where they
+    can change something (:func:`_next_jump`): the first call at which the watermark reaches
+    the next target, the call just before the next record, an idleness expiry, the last
+    call; so the timeline lists the changes that fire a timer or that a record sees, and
+    grows with the records, not with the span. Without it every call is run (the timeline
+    then lists every advance, one per call)."""
     ts = np.ascontiguousarray(event_time, dtype=I64)
     arr = np.ascontiguousarray(arrival_time, dtype=I64)
     part = np.zeros(len(ts), I64) if partition is None else np.ascontiguousarray(partition, dtype=I64)
@@ -153,7 +165,7 @@ def watermark_timeline(
     if sub is not None and not force_general:
         got = _bounded_fast(ts, arr, part, sub, ticks, pos, interval, parallelism, with_log)
     else:
-        got = _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log)
+        got = _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log, targets)
     ticks, pos, tick_wm, c_pos, c_time, c_wm, log = got
     n = len(arr)
     if n == 0:
@@ -298,7 +310,7 @@ class _Recorder:
             )
 
 
-def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log) -> tuple:
+def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log, targets=None) -> tuple:
     parts = _partition_ids(part)
     groups = subtask_partitions(parts, parallelism)
     rec = _Recorder(with_log)
@@ -362,6 +374,8 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
     ri = 0  # next call with records
     lo = 0
     t = r_k[0] if r_k else None
+    then: int | None = None  # a call to run right after this one (a jump's target)
+    jumping = targets is not None and interval > 0 and needs_pt
     while t is not None:
         T = int(arr[t]) if interval == 0 else first + t * interval
         has_rec = ri < len(r_k) and r_k[ri] == t
@@ -398,7 +412,23 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
         nxt = r_k[ri] if ri < len(r_k) else None
         if t >= k_last:
             t = None
-        elif has_rec or (nxt is not None and nxt == t + 1):
+        elif then is not None:
+            t, then = then, None
+        elif nxt is not None and nxt == t + 1:
+            t = t + 1
+        elif jumping and not all(g.quiescent() for g in all_gens) and _can_jump(all_gens, valve):
+            k = _next_jump(subtasks, valve, targets, rec.op_wm, t, nxt, k_last, first, interval)
+            if k > t + 1 and len(subtasks) > 1:
+                # run the call before it too: the valve then holds what every skipped call
+                # left (with several channels, a call's intermediate minima depend on it)
+                for g in all_gens:
+                    g.skip_calls(t, k - 1, first, interval)
+                t, then = k - 1, k
+            else:
+                for g in all_gens:
+                    g.skip_calls(t, k, first, interval)
+                t = k
+        elif has_rec:
             t = t + 1
         elif needs_pt and not all(g.quiescent() for g in all_gens):
             w = _next_wakeup(all_gens, t, first, interval)
@@ -408,6 +438,128 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
     return (np.asarray(t_list, dtype=I64), np.asarray(pos_list, dtype=I64), np.asarray(wm_list, dtype=I64),
             np.asarray(rec.pos_l, dtype=I64), np.asarray(rec.time_l, dtype=I64), np.asarray(rec.wm_l, dtype=I64),
             rec.log)
+
+
+def _can_jump(gens: list, valve: StatusWatermarkValve) -> bool:
+    """Calls without records can be jumped over in closed form: every generator that may still
+    emit has a closed form and no idleness countdown to start or reset, and no unaligned
+    channel chases an operator watermark that other channels move meanwhile (where it aligns
+    has no closed form: those calls are run one by one until it has aligned)."""
+    for g in gens:
+        if g.quiescent():
+            continue
+        if not g.closed_form or (isinstance(g, WithIdlenessGenerator) and not g.settled()):
+            return False
+    live = [ac for ac in valve.active]
+    unaligned = any(ac and not al for ac, al in zip(live, valve.aligned))
+    return not (unaligned and any(ac and al for ac, al in zip(live, valve.aligned)))
+
+
+def _subtask_reach(st: SourceSubtask, x: int, t: int, first: int, interval: int) -> int | None:
+    """The first call after ``t`` (no records) at which subtask ``st`` has forwarded a watermark
+    ``>= x``: now if it has, else once every split that still emits is there (the
+    multiplexer's min over the active splits); None = never."""
+    if st.emitter.current >= x:
+        return t + 1
+    best = None
+    for p, g in st.generators.items():
+        if g.quiescent():
+            continue
+        if st.states[p].watermark >= x:
+            best = t + 1 if best is None else best
+            continue
+        k = g.first_call_reaching(x, t, first, interval)
+        if k is None:
+            return None
+        best = k if best is None else max(best, k)
+    return best
+
+
+def _reach(subtasks: list[SourceSubtask], valve: StatusWatermarkValve, x: int, t: int, first: int,
+           interval: int) -> int | None:
+    """The first call after ``t`` (no records, no status or alignment change before it) at
+    which the operator watermark is ``>= x``.
+
+    Every watermark below is non-decreasing over such calls, so the operator (the min over
+    the active aligned channels) is ``>= x`` exactly when each of those channels is: the
+    latest of their :func:`_subtask_reach` (None: never)."""
+    best = None
+    for c, st in enumerate(subtasks):
+        if not (valve.active[c] and valve.aligned[c]):
+            continue
+        k = t + 1 if valve.watermarks[c] >= x else _subtask_reach(st, x, t, first, interval)
+        if k is None:
+            return None
+        best = k if best is None else max(best, k)
+    return best
+
+
+def _next_jump(subtasks, valve, targets: TimerTargets, op_wm: int, t: int, nxt: int | None, k_last: int,
+               first: int, interval: int) -> int:
+    """The next call after ``t`` that can change something when no record comes before it:
+    the call just before the next records' call (they see its watermark), the last call (its
+    firings are not at the end of input), the last call before an idleness expiry (its
+    emission is the last before the split goes idle; the expiry call is then the next one
+    after it), the call at which an idle subtask becomes active again (its watermark passes
+    the one it forwarded) or an unaligned channel aligns (passes the operator's), and the
+    first call at which the operator watermark reaches the next timer target above ``op_wm``."""
+    cands = [k_last if nxt is None else max(nxt - 1, t + 1)]
+    for c, st in enumerate(subtasks):
+        for g in st.generators.values():
+            if isinstance(g, WithIdlenessGenerator) and not g.quiescent():
+                cands.append(max(t + 1, g.expiry_call(first, interval) - 1))
+        k = None
+        if not valve.active[c]:
+            k = _subtask_reach(st, st.emitter.current + 1, t, first, interval)
+        elif not valve.aligned[c]:  # the only active channels are unaligned: the output stands still
+            k = _subtask_reach(st, valve.last_output, t, first, interval)
+        if k is not None:
+            cands.append(k)
+    x = targets.next_above(op_wm)
+    if x is not None:
+        k = _reach(subtasks, valve, x, t, first, interval)
+        if k is not None:
+            cands.append(k)
+    return min(cands)
+
+
+def window_timer_targets(
+    event_time: np.ndarray,
+    *,
+    size: int | None = None,
+    slide: int | None = None,
+    offset: int = 0,
+    gaps: np.ndarray | int | None = None,
+    lateness: int = 0,
+) -> TimerTargets:
+    """The event-time timers a window operator can set for these records (Flink's rules):
+    ``maxTimestamp = end - 1`` of every window a record is assigned to, and the cleanup time
+    ``maxTimestamp + lateness`` (``lateness > 0``).
+
+    Tumbling (``size``, ``offset``) or sliding (``size``, ``slide``, ``offset``) windows: a
+    record's windows start at ``lastStart - j * slide`` for ``lastStart = ts - (ts - offset
+    + slide) % slide`` and ``start > ts - size``, runs on the slide grid (never one entry per
+    window). Session windows (``gaps``: one gap, or one per record): a merged session's end
+    is ``max ts + gap`` of one of its records, so the candidates are ``ts + gap - 1``."""
+    ts = np.asarray(event_time, dtype=np.int64)
+    out = TimerTargets()
+    if gaps is not None:
+        g = np.broadcast_to(np.asarray(gaps, dtype=np.int64), ts.shape)
+        base = out.add_values(ts + g - 1)
+    else:
+        if size is None:
+            raise ValueError("window_timer_targets needs a window size or session gaps")
+        sl = size if slide is None else int(slide)
+        # Flink TimeWindow.getWindowStartWithOffset: ts - (ts - offset + slide) % slide
+        last_start = ts - (ts - offset + sl) % sl
+        n_win = -(-size // sl)  # windows per record at most; the oldest may not cover ts
+        j_hi = (last_start - offset) // sl
+        first_start = last_start - (n_win - 1) * sl
+        j_lo = j_hi - (n_win - 1) + (first_start <= ts - size).astype(np.int64)
+        base = out.add_grid(offset + size - 1, sl, j_lo, j_hi)
+    if lateness > 0:
+        base = base.union(base.shifted(lateness))
+    return base
 
 
 def _next_wakeup(gens: list, t: int, first: int, interval: int) -> int:

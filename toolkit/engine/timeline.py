@@ -25,7 +25,8 @@ each level (``log``).
 Size rule: nothing here grows with the log's time span divided by the interval. The
 periodic calls are a grid ``first + k * interval`` described by three numbers; only the
 calls that can change something (those after new records, and while an idleness countdown
-runs) are run and stored, every other call emits nothing new.
+runs; for a processing-time watermark, those that reach a :class:`TimerTargets` value or
+precede a record) are run and stored.
 """
 from __future__ import annotations
 
@@ -56,7 +57,11 @@ class PeriodicTicks:
     ``interval > 0``: the calls sit at ``first + k * interval`` for ``k = 1..count``; only
     the calls in ``time`` were run (``watermark``: the operator watermark after each). Any
     other call had no new record and no idleness change since the previous one, so it emits
-    nothing new: its watermark is the one after the last run call before it.
+    nothing new: its watermark is the one after the last run call before it. (A watermark
+    that moves with processing time, replayed with timer targets, also moves at the calls
+    that were not run, where no timer fires and no record is processed: there
+    :meth:`watermark_at` is the last run call's, a lower bound, and only the run calls are
+    exact.)
     ``interval == 0``: one call after every record; ``time``/``watermark`` list all of them.
     """
 
@@ -229,3 +234,63 @@ def from_changes(
 
 def empty_timeline() -> WatermarkTimeline:
     return WatermarkTimeline(TickShape(_EMPTY, _EMPTY), _EMPTY, 0, 0)
+
+
+class TimerTargets:
+    """The watermark values at which a window operator can do something (its event-time
+    timers: window ends ``maxTimestamp`` and cleanup times ``maxTimestamp + lateness``), for
+    replaying a processing-time watermark sparsely: between two records only the periodic
+    calls at which the watermark first reaches one of them can change a result.
+
+    Stored as runs on arithmetic grids, never one value per window: a run ``(base, step,
+    lo, hi)`` holds ``base + j * step`` for ``lo <= j <= hi``; a component is a base and step
+    with sorted, disjoint ``[lo, hi]`` index intervals."""
+
+    def __init__(self) -> None:
+        self._parts: list[tuple[int, int, np.ndarray, np.ndarray]] = []
+
+    def add_grid(self, base: int, step: int, lo: np.ndarray, hi: np.ndarray) -> "TimerTargets":
+        """Add ``base + j * step`` for every ``j`` in any ``[lo[i], hi[i]]`` (intervals merged here)."""
+        lo = np.asarray(lo, dtype=np.int64)
+        hi = np.asarray(hi, dtype=np.int64)
+        if len(lo):
+            order = np.argsort(lo, kind="stable")
+            lo, hi = lo[order], np.maximum.accumulate(hi[order])
+            new = np.r_[True, lo[1:] > hi[:-1] + 1]
+            starts = np.flatnonzero(new)
+            ends = np.r_[starts[1:], len(lo)] - 1
+            self._parts.append((int(base), int(step), lo[starts], hi[ends]))
+        return self
+
+    def add_values(self, values: np.ndarray) -> "TimerTargets":
+        """Add explicit values (e.g. a session window's ``maxTimestamp`` per record)."""
+        v = np.unique(np.asarray(values, dtype=np.int64))
+        return self.add_grid(0, 1, v, v)
+
+    def shifted(self, delta: int) -> "TimerTargets":
+        """The same targets plus ``delta`` (cleanup times: ``maxTimestamp + lateness``)."""
+        out = TimerTargets()
+        out._parts = [(b + int(delta), s, lo, hi) for b, s, lo, hi in self._parts]
+        return out
+
+    def union(self, other: "TimerTargets") -> "TimerTargets":
+        out = TimerTargets()
+        out._parts = self._parts + other._parts
+        return out
+
+    def next_above(self, w: int) -> int | None:
+        """The smallest target strictly above ``w`` (None: there is none)."""
+        best: int | None = None
+        for base, step, lo, hi in self._parts:
+            j = (int(w) - base) // step + 1  # first grid index with base + j*step > w
+            if j > int(hi[-1]):
+                continue
+            j = max(j, int(lo[0]))
+            i = int(np.searchsorted(hi, j, side="left"))
+            v = base + max(j, int(lo[i])) * step
+            if best is None or v < best:
+                best = v
+        return best
+
+    def __len__(self) -> int:
+        return int(sum(int((hi - lo + 1).sum()) for _, _, lo, hi in self._parts))

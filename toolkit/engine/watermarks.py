@@ -305,6 +305,21 @@ class WatermarkGenerator:
         """True when, without new events, no later periodic call can emit anything new."""
         return False
 
+    # closed form of the periodic calls with no record in between (sparse replay of a
+    # processing-time watermark, ``toolkit.engine.pipeline``); calls sit at
+    # ``first + k * interval``, ``t`` is the last call that was run
+
+    #: True when :meth:`skip_calls` and :meth:`first_call_reaching` are implemented
+    closed_form: bool = False
+
+    def skip_calls(self, t: int, k: int, first: int, interval: int) -> None:
+        """Bring the state to what the calls ``t+1 .. k-1`` (no records) would leave."""
+        raise NotImplementedError
+
+    def first_call_reaching(self, x: int, t: int, first: int, interval: int) -> int | None:
+        """The first call ``k > t`` (no records) whose emitted watermark is ``>= x``; None = never."""
+        raise NotImplementedError
+
 
 class BoundedOutOfOrdernessGenerator(WatermarkGenerator):
     """Emits ``max_ts - subtract`` periodically (``subtract`` = delay + 1, or delay for legacy)."""
@@ -330,8 +345,19 @@ class BoundedOutOfOrdernessGenerator(WatermarkGenerator):
 
 
 class TimeLagGenerator(WatermarkGenerator):
+    """Emits ``pt - lag`` on every periodic call: call ``k`` emits ``first + k*interval - lag``."""
+
+    closed_form = True
+
     def __init__(self, lag: int) -> None:
         self.lag = lag
+
+    def skip_calls(self, t: int, k: int, first: int, interval: int) -> None:
+        pass  # stateless
+
+    def first_call_reaching(self, x: int, t: int, first: int, interval: int) -> int | None:
+        # first + k*interval - lag >= x
+        return max(t + 1, -(-(x + self.lag - first) // interval))
 
     def on_events(self, ts: np.ndarray, pt: np.ndarray, output: WatermarkOutput) -> None:
         pass
@@ -352,6 +378,17 @@ class PunctuatedGenerator(WatermarkGenerator):
 
 
 class IdleAdvanceGenerator(WatermarkGenerator):
+    """Bounded out-of-orderness whose max moves on by ``step`` (capped at ``pt``) on a call
+    that would not raise the watermark.
+
+    Closed form over calls without records (after a call, ``last == max_ts - delay - 1``, so
+    every such call may advance): with ``m`` the max after call ``t`` and ``a`` the first call
+    with ``T_a > m`` (no advance before, ``max_ts < pt`` is false), ``m_a = min(m + step,
+    T_a)`` and ``m_j = min(m_a + (j - a) * step, T_j)`` for ``j >= a`` (the cap binds from
+    the start and for good when ``step >= interval``; never again after ``a`` otherwise)."""
+
+    closed_form = True
+
     def __init__(self, delay: int, step: int) -> None:
         self.delay = delay
         self.step = step
@@ -377,6 +414,53 @@ class IdleAdvanceGenerator(WatermarkGenerator):
             self.last = wm
         output.emit_watermark(wm)
 
+    def _first_advance(self, t: int, first: int, interval: int) -> tuple[int, int]:
+        """``(a, m_a)``: the first call after ``t`` that advances the max, and the max after it."""
+        m = self.max_ts
+        a = max(t + 1, (m - first) // interval + 1)  # first call with T_a > m
+        return a, min(m + self.step, first + a * interval)
+
+    def _max_at(self, j: int, t: int, first: int, interval: int) -> int:
+        a, m_a = self._first_advance(t, first, interval)
+        if j < a:
+            return self.max_ts
+        return min(m_a + (j - a) * self.step, first + j * interval)
+
+    def skip_calls(self, t: int, k: int, first: int, interval: int) -> None:
+        if self.max_ts is None or k <= t + 1:
+            return
+        if self.max_ts - self.delay - 1 > self.last:
+            raise ValueError("skip_calls needs a generator that ran a call since its last record")
+        self.max_ts = self._max_at(k - 1, t, first, interval)
+        self.last = max(self.last, self.max_ts - self.delay - 1)
+
+    def first_call_reaching(self, x: int, t: int, first: int, interval: int) -> int | None:
+        if self.max_ts is None:
+            return None  # emits MIN until a record comes
+        y = x + self.delay + 1  # the max the watermark x needs
+        if self.max_ts >= y:
+            return t + 1
+        a, m_a = self._first_advance(t, first, interval)
+        k = max(a, a + -(-(y - m_a) // self.step), -(-(y - first) // interval))
+        return max(k, t + 1)
+
+
+def linear_quantile(sample: np.ndarray, q: float) -> float:
+    """``np.quantile(sample, q)`` (its default ``linear`` method), bit for bit, for a 1-d
+    integer sample: two order statistics by ``np.partition`` and numpy's own interpolation
+    (``_lerp``), without ``np.quantile``'s generic overhead (it runs once per periodic call)."""
+    n = len(sample)
+    v = (n - 1) * float(q)  # numpy's virtual index for "linear"
+    lo = int(np.floor(v))
+    if lo >= n - 1:
+        return float(np.max(sample))
+    lo = max(lo, 0)
+    part = np.partition(sample, (lo, lo + 1))
+    a, b = part[lo], part[lo + 1]
+    t = np.float64(v - lo)
+    diff = b - a
+    return float(b - diff * (1 - t)) if t >= 0.5 else float(a + diff * t)
+
 
 class AdaptiveGenerator(WatermarkGenerator):
     def __init__(self, cfg: Adaptive) -> None:
@@ -384,6 +468,7 @@ class AdaptiveGenerator(WatermarkGenerator):
         self.max_ts: int | None = None
         self.buf = np.zeros(cfg.window, dtype=np.int64)
         self.n = 0  # total lateness samples written
+        self._delay: int | None = None
 
     def _push(self, late: np.ndarray) -> None:
         w = self.cfg.window
@@ -396,6 +481,7 @@ class AdaptiveGenerator(WatermarkGenerator):
         if first < k:
             self.buf[: k - first] = late[first:]
         self.n += k
+        self._delay = None
 
     def on_event(self, ts: int, pt: int, output: WatermarkOutput, marker: bool = False) -> None:
         self.on_events(np.array([ts], dtype=np.int64), np.array([pt], dtype=np.int64), output)
@@ -418,15 +504,19 @@ class AdaptiveGenerator(WatermarkGenerator):
             self.max_ts = m
 
     def current_delay(self) -> int:
+        """The clamped ``ceil`` of the lateness quantile (cached until the next samples)."""
+        if self._delay is not None:
+            return self._delay
         cfg = self.cfg
         if self.n == 0:
             d = cfg.initial_delay
         else:
             sample = self.buf[: min(self.n, cfg.window)]
-            d = int(np.ceil(np.quantile(sample, cfg.quantile)))
+            d = int(np.ceil(linear_quantile(sample, cfg.quantile)))
         d = max(d, cfg.min_delay)
         if cfg.max_delay is not None:
             d = min(d, cfg.max_delay)
+        self._delay = d
         return d
 
     def on_periodic_emit(self, pt: int, output: WatermarkOutput) -> None:
@@ -462,6 +552,33 @@ class WithIdlenessGenerator(WatermarkGenerator):
 
     def quiescent(self) -> bool:
         return self.idle_now
+
+    @property
+    def closed_form(self) -> bool:  # type: ignore[override]
+        return self.inner.closed_form
+
+    def settled(self) -> bool:
+        """True when calls without records only run the inner generator until the countdown
+        expires (no reset, the countdown started): what :meth:`skip_calls` assumes."""
+        return self.idle_now or (self.counter == self.last_counter and self.start_nanos != 0)
+
+    def expiry_call(self, first: int, interval: int) -> int:
+        """The first call at which a running countdown finds the partition idle
+        (``now - start > timeout``)."""
+        t_min = (self.start_nanos + self.max_idle_nanos - self.offset) // 1_000_000 + 1
+        return -(-(t_min - first) // interval)
+
+    def skip_calls(self, t: int, k: int, first: int, interval: int) -> None:
+        if self.idle_now:
+            return
+        if not self.settled() or k - 1 >= self.expiry_call(first, interval):
+            raise ValueError("skip_calls would cross an idleness change")
+        self.inner.skip_calls(t, k, first, interval)
+
+    def first_call_reaching(self, x: int, t: int, first: int, interval: int) -> int | None:
+        if self.idle_now:
+            return None
+        return self.inner.first_call_reaching(x, t, first, interval)
 
     def check_if_idle(self, pt: int) -> bool:
         if self.counter != self.last_counter:

@@ -44,7 +44,7 @@ import pandas as pd
 
 from toolkit.durations import readable
 from toolkit.engine.pipeline import watermark_timeline
-from toolkit.engine.timeline import INT64_MIN
+from toolkit.engine.timeline import INT64_MIN, TimerTargets
 from toolkit.fast.evaluate import FixedWindows, cleanup_time
 from toolkit.settings import Custom, DynamicSession, Session, Setting, SettingError, Sliding, Tumbling, staggered_offset
 
@@ -221,6 +221,12 @@ def _idle_candidates(lv: _Levels, at: np.ndarray, tl: Any, interval: int, cleanu
     return out
 
 
+def _records_only(s: Setting) -> TimerTargets | None:
+    """Only the watermark at each record is read here: a processing-time watermark then needs
+    no timer targets to be replayed sparsely (the call before each record is always run)."""
+    return TimerTargets() if s.sparse_targets([]) is not None else None
+
+
 def _watermark_with(a: dict, s: Setting, pos: np.ndarray) -> np.ndarray:
     """Operator watermark at the records ``pos`` (arrival order) under setting ``s`` (only the
     records up to the last of them are needed: a watermark depends on the past only)."""
@@ -229,7 +235,8 @@ def _watermark_with(a: dict, s: Setting, pos: np.ndarray) -> np.ndarray:
         return np.zeros(0, np.int64)
     mk = a["marker"][:k] if a["marker"] is not None else None
     tl = watermark_timeline(a["ts"][:k], a["arr"][:k], a["part"][:k], s.watermark_strategy(), interval=s.interval,
-                            parallelism=s.source_parallelism, marker=mk, rows=a["rows"][:k], with_log=False)
+                            parallelism=s.source_parallelism, marker=mk, rows=a["rows"][:k], with_log=False,
+                            targets=_records_only(s))
     return tl.record_watermark(k)[pos]
 
 
@@ -594,6 +601,7 @@ def _idle_keeps_all(result: Any, sub: pd.DataFrame, timeout: int) -> bool:
     a = _arrays(result)
     s = result.setting.replace(idleness=timeout)
     tl = watermark_timeline(a["ts"], a["arr"], a["part"], s.watermark_strategy(), interval=s.interval,
-                            parallelism=s.source_parallelism, marker=a["marker"], rows=a["rows"], with_log=False)
+                            parallelism=s.source_parallelism, marker=a["marker"], rows=a["rows"], with_log=False,
+                            targets=_records_only(s))
     pos = pd.Index(a["rows"]).get_indexer(sub["row"].to_numpy())
     return bool((sub["cleanup_time"].to_numpy() > tl.record_watermark(len(a["ts"]))[pos]).all())

@@ -97,13 +97,24 @@ def timeline_from_records(
     no other record can move any watermark; ``last_arrival`` then gives the true end."""
     n = len(arrival)
     part = np.asarray(partition, dtype=np.int64) if config.partitions_as_sources else np.zeros(n, dtype=np.int64)
+    ts = np.asarray(event_time, dtype=np.int64)
     tl = watermark_timeline(
-        np.asarray(event_time, dtype=np.int64), np.asarray(arrival, dtype=np.int64), part, strategy_for(config),
+        ts, np.asarray(arrival, dtype=np.int64), part, strategy_for(config),
         interval=config.interval, parallelism=config.source_parallelism, with_log=False, marker=marker,
-        rows=np.asarray(row, dtype=np.int64), last_arrival=last_arrival,
+        rows=np.asarray(row, dtype=np.int64), last_arrival=last_arrival, targets=config.sparse_targets(ts),
     )
     # keep what the sweep needs (Spark broadcasts it): not the per-tick arrays or positions
     return WatermarkTimeline(tl.shape, tl.watermark, tl.start_time, tl.end_time)
+
+
+def timeline_key(config: Setting) -> tuple:
+    """What determines a configuration's timeline: the watermark settings, and for a
+    processing-time watermark replayed sparsely the windows whose timers it reaches."""
+    key = config.timeline_key()
+    if config.strategy in ("time_lag", "idle_advance") and config.interval > 0:
+        key = key + (str(config.window), config.lateness, str(config.trigger), str(config.function),
+                     config.stagger, tuple(map(str, config.pipeline_stages)))
+    return key
 
 
 # ----------------------------------------------------------------------------------------
@@ -187,7 +198,7 @@ def build_timelines(configs: list[Setting], sources) -> dict[int, WatermarkTimel
     cache: dict[tuple, WatermarkTimeline] = {}
     tables: dict[int, pd.DataFrame] = {}
     for i, c in enumerate(configs):
-        key = c.timeline_key()
+        key = timeline_key(c)
         if key not in cache:
             if c.tick_table_timeline:
                 if c.interval not in tables:
