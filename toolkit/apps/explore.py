@@ -377,6 +377,13 @@ def explore(log: Any, **options: Any) -> Explorer:
     return Explorer(log, **options)
 
 
+def description_style(descriptions: list[str]) -> dict[str, str]:
+    """A widget ``style`` whose description column fits the longest of ``descriptions`` (never cut
+    to "source parallel..."): about one ``ch`` per character, plus room for the colon-less gap."""
+    longest = max((len(d) for d in descriptions), default=8)
+    return {"description_width": f"{longest + 2}ch"}
+
+
 class SweepExplorer(_App):
     """Browse a finished sweep (see :func:`explore_sweep`)."""
 
@@ -394,7 +401,8 @@ class SweepExplorer(_App):
         axes = varying + [c for c in self.metrics]
         x0 = "delay_ms" if "delay_ms" in varying else axes[0]
         y0 = "lateness_ms" if "lateness_ms" in varying else (varying[1] if len(varying) > 1 else self.metrics[0])
-        style = {"description_width": "90px"}
+        names = ["x axis", "y axis", "metric"] + [viz.sweep.name_of(c) for c in varying]
+        style = description_style(names)
         named = [(viz.sweep.name_of(c), c) for c in axes]
         self.controls: dict[str, w.ValueWidget] = {
             "x": w.Dropdown(options=named, value=x0, description="x axis", style=style),
@@ -442,25 +450,7 @@ class SweepExplorer(_App):
             chart = viz.sweep_heatmap(df, metric, x=x, y=y)
             self.kind = "heatmap"
         else:
-            import altair as alt
-
-            label = [c for c in viz.sweep.varying(df, self.cfg)]
-            name = viz.sweep.name_of
-            data = df[[x, y, metric] + [c for c in label if c not in (x, y, metric)]].copy()
-            data["setting"] = viz.sweep._setting_label(data, [c for c in label if c not in (x, y)]).to_numpy()
-            tips = [alt.Tooltip("setting:N", title="setting")]
-            for c in dict.fromkeys([x, y, metric]):
-                data[f"{c}_text"] = [viz.sweep.value_text(c, v) for v in data[c]]
-                tips.append(alt.Tooltip(f"{c}_text:N", title=name(c)))
-            def axis(c: str) -> dict:
-                return {"axis": alt.Axis(format=".1%")} if c in fmt.SHARE_NAMES else {}
-            unit = lambda c: " (ms)" if fmt.is_duration(c) else ""  # noqa: E731
-            chart = alt.Chart(data).mark_point(filled=True, size=70).encode(
-                x=alt.X(f"{x}:Q", title=name(x) + unit(x), **axis(x)),
-                y=alt.Y(f"{y}:Q", title=name(y) + unit(y), scale=alt.Scale(zero=False), **axis(y)),
-                color=alt.Color(f"{metric}:Q", title=name(metric), scale=alt.Scale(scheme="viridis")),
-                tooltip=tips,
-            ).properties(width=480, height=320, title=f"{name(y)} against {name(x)}")
+            chart = viz.sweep_scatter(df, metric, x=x, y=y)
             self.kind = "scatter"
         self.chart = chart
         self.output.outputs = (self._charts.entry("chart", chart),)
