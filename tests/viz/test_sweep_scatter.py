@@ -42,7 +42,7 @@ def test_tooltips_list_all_settings_at_a_point():
     at = [r for r in rows if r["delay_ms"] == 2000]
     assert len({r["here_list"] for r in at}) == 1
     assert at[0]["here_list"] == ("3 settings: allowed lateness 0 ms (dropped 600); allowed lateness 1 s "
-                                  "(dropped 550); allowed lateness 5 s (dropped 450)")
+                                  "(dropped 550); allowed lateness 5 s (dropped 350)")
     titles = [t["title"] for t in spec["encoding"]["tooltip"]]
     assert titles == ["setting", "p99 result latency", "first-result completeness", "dropped",
                       "settings at this point"]
