@@ -4,7 +4,7 @@ For each notebook: open it, run all cells, and for every chart output (an Altair
 Vega mime bundle, an SVG, or HTML that embeds Vega) check that an SVG or a canvas was drawn,
 and that no "Error loading script", "Error displaying widget", JavaScript error or traceback
 shows anywhere in the notebook. In a notebook that creates ``toolkit.explore(...)`` one
-control is moved and the drawn chart must change. Every chart must be an interactive Vega view,
+control is moved and the drawn chart must change. No widget description may be cut off. Every chart must be an interactive Vega view,
 and in the quickstart hovering must show a Vega tooltip. Screenshots of the notebook and of
 each chart output are written under the pytest tmp dir; a failure prints their folder.
 
@@ -131,6 +131,24 @@ for (const box of node.querySelectorAll('.widget-slider')) {
 return null;
 """
 EXPLORER_SLIDER = "allowed lateness"
+
+
+# widget descriptions ("source parallelism") cut by their description width: clipped text or an
+# ellipsis shows as a label whose content is wider than its box
+CUT_LABELS = """
+const out = [];
+for (const lab of document.querySelectorAll('.jp-OutputArea .widget-label, .jp-OutputArea .widget-label-basic')) {
+  if (!lab.offsetParent) continue;  // hidden (another engine's control)
+  if (lab.scrollWidth > lab.clientWidth + 1) out.push(lab.innerText.trim());
+}
+// a column of controls wider than its box (cut controls, a scrollbar under them)
+for (const box of document.querySelectorAll('.jp-OutputArea .widget-vbox')) {
+  if (!box.offsetParent || !box.querySelector(':scope > .widget-inline-hbox')) continue;
+  if (box.scrollWidth > box.clientWidth + 1) out.push('a column of controls (' + box.scrollWidth + ' px in '
+                                                     + box.clientWidth + ' px)');
+}
+return out;
+"""
 
 
 def _wait(predicate, timeout: float, step: float = 0.5):
@@ -279,6 +297,9 @@ def test_notebook_charts_draw_in_jupyterlab(notebook: Path, jupyterlab, chrome, 
             problems.append("no chart output at all")
         if notebook.stem == TOOLTIP_NOTEBOOK and not problems and not _tooltip_shows(driver, charts):
             problems.append("hovering over the charts never showed a Vega tooltip")
+        cut = driver.execute_script(CUT_LABELS)
+        if cut:
+            problems.append(f"widgets cut off: {', '.join(map(repr, cut))}")
         if "toolkit.explore(" in _code(notebook):
             problems += _move_explorer_control(driver, rows, folder)
         elapsed = time.monotonic() - t0

@@ -32,7 +32,7 @@ INTERVALS = ["0ms", "50ms", "100ms", "200ms", "500ms", "1s"]
 ALL = "\u2217all"  # filter value meaning "no filter"
 IDLENESS = ["off", "500ms", "1s", "2s", "5s", "10s", "30s", "1min"]
 TRIGGER_INTERVALS = ["100ms", "200ms", "500ms", "1s", "2s", "5s", "10s"]
-STAGES_HINT = "e.g. window=tumbling:5s lateness=1s | window=tumbling:1min"
+STAGES_HINT = "e.g. window=tumbling:5s"
 
 ENGINE_CONTROLS: dict[str, tuple[str, ...]] = {
     "flink": ("lateness", "interval", "idleness", "source_parallelism", "stagger", "stages"),
@@ -43,6 +43,9 @@ ENGINE_CONTROLS: dict[str, tuple[str, ...]] = {
 the others (window, size, slide, gap column, delay) are every engine's. An engine of
 ``toolkit.settings.SEMANTICS`` not listed here (one added later) gets the engine-specific
 controls its settings accept (:func:`engine_controls`)."""
+
+CONTROL_WIDTH_PX = 380
+"""The width of each control (its description and its box) in the explorer's left column."""
 
 COMMON_CONTROLS = ("semantics", "window", "size", "slide", "gap_column", "delay")
 """The controls every engine has."""
@@ -215,10 +218,9 @@ class Explorer(_App):
         if stagger not in staggers:
             staggers.append(str(stagger))
         windows = [t for t in WINDOW_TYPES if t != "dynamic_session" or self.gap_columns]
-        full = "100%"
 
-        def lay() -> w.Layout:
-            return w.Layout(width=full)
+        def lay() -> w.Layout:  # the column's width less the widgets' margins: nothing overflows it
+            return w.Layout(width=f"{CONTROL_WIDTH_PX}px")
 
         controls: dict[str, w.ValueWidget] = {
             "semantics": w.Dropdown(options=[(engine_name(s), s) for s in SEMANTICS], value=semantics,
@@ -241,8 +243,8 @@ class Explorer(_App):
             "stagger": w.Dropdown(options=staggers, value=str(stagger), description="stagger"),
             "stages": w.Text(value=str(stages or ""), placeholder=STAGES_HINT, description="next stages",
                              continuous_update=False,
-                             tooltip="windowed stages after the first, each fed by the previous one's results; "
-                                     "separate stages with |"),
+                             tooltip="windowed stages after the first, each fed by the previous one's results: "
+                                     "window=tumbling:5s lateness=1s | window=tumbling:1min"),
             "trigger_interval": w.SelectionSlider(options=_with_option(TRIGGER_INTERVALS, trigger_interval),
                                                   value=str(trigger_interval), description="trigger interval",
                                                   continuous_update=False),
@@ -276,7 +278,8 @@ class Explorer(_App):
         for name, control in self.controls.items():
             control.observe(self._on_change, names="value")
         left = w.VBox(list(self.controls.values()) + [self.busy],
-                      layout=w.Layout(width="400px", min_width="400px", flex="0 0 400px"))
+                      layout=w.Layout(width=f"{CONTROL_WIDTH_PX + 20}px", min_width=f"{CONTROL_WIDTH_PX + 20}px",
+                                      flex=f"0 0 {CONTROL_WIDTH_PX + 20}px"))
         self.widget = w.VBox([w.HBox([left, self.summary]), tabs])
         self.refresh()
 
