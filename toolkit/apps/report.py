@@ -298,12 +298,20 @@ def engines_section(log: Any, sweep: pd.DataFrame, per_engine: dict, engines: li
         "compare_title": f"{choose.engine_name(engines[0])}'s recommended setting in every engine",
         "settings": [{"engine": choose.engine_name(e), "setting": str(t.setting), "notes": list(t.notes)}
                      for e, t in c.translations.items()],
-        "figures_table": fmt.table(head, rows, inline=False),
+        "figures_table": fmt.table(head, rows, inline=False, caption=_kafka_caption(c)),
         "kept_table": fmt.table(["kept by", "dropped by", "records", "share of the log"], kd_rows, inline=False),
         "examples": c.examples(3),
         "compare_charts": [chart(viz.engine_fates(c)), chart(viz.disagreements(c, max_points=max_points))],
     })
     return out
+
+
+def _kafka_caption(comparison: Any) -> str:
+    """The note next to a figures table whose Kafka Streams column has ``emit=update`` (a
+    window's first result is partial there: :data:`toolkit.viz.engines.KAFKA_UPDATE_NOTE`)."""
+    t = comparison.translations.get("kafka_streams")
+    emit = getattr(getattr(t, "setting", None), "emit", None)
+    return viz.engines.KAFKA_UPDATE_NOTE if t is not None and emit in (None, "update") else ""
 
 
 def _and(words: list[str]) -> str:

@@ -19,8 +19,9 @@ import pandas as pd
 from toolkit.replays.translate import delay_setting, intent_delay
 from toolkit.settings import Setting
 from toolkit.sweeps.choose import engine_name
-from toolkit.viz._common import FATE_COLORS, FATE_LABELS, MAX_POINTS, duration_axis_scale, is_epoch, time_x, with_note
-from toolkit.viz.sweep import config_columns, name_of, value_text, varying
+from toolkit.viz._common import (FATE_COLORS, FATE_LABELS, MAX_POINTS, duration_axis_scale, is_epoch, time_x,
+                                 with_note, wrap)
+from toolkit.viz.sweep import KAFKA_UPDATE_NOTE, config_columns, kafka_update_rows, name_of, value_text, varying
 
 ENGINE_METRICS = ("dropped", "completeness_first", "latency_p99_ms", "peak_state_records")
 """The figures :func:`engines_by_delay` shows by default."""
@@ -70,6 +71,7 @@ def engines_by_delay(results: pd.DataFrame, metrics: Sequence[str] = ENGINE_METR
         if c not in results.columns:
             raise ValueError(f"results have no column {c!r}: sweep with semantics=[...] and delay=[...]")
     data = results.copy()
+    kafka_note = KAFKA_UPDATE_NOTE if kafka_update_rows(results) else ""
     data["engine"] = [engine_name(s) for s in data["semantics"]]
     data["variant"] = engine_labels(results)
     data["line"] = data["engine"] + np.where(data["variant"] != "", ", " + data["variant"], "")
@@ -96,11 +98,15 @@ def engines_by_delay(results: pd.DataFrame, metrics: Sequence[str] = ENGINE_METR
             d["metric_value"] = d[m].astype("float64") / mdiv
             y = alt.Y("metric_value:Q", title=f"{name_of(m)} ({munit})", scale=alt.Scale(zero=False))
         better = "higher is better" if m.startswith("completeness") else "lower is better"
+        panel_title: Any = f"{name_of(m)} ({better})"
+        if m == "completeness_first" and kafka_note:
+            panel_title = alt.TitleParams(panel_title, subtitle=wrap(kafka_note, max(40, width // 6)),
+                                          subtitleColor="#b35900", subtitleFontSize=10)
         charts.append(alt.Chart(d).mark_line(point=True).encode(
             x=alt.X("delay_value:Q", title=x_title), y=y, color=color, strokeDash=dash,
             tooltip=[alt.Tooltip("line:N", title="engine"), alt.Tooltip("delay_text:N", title="delay"),
                      alt.Tooltip("metric_text:N", title=name_of(m))],
-        ).properties(width=width, height=height, title=f"{name_of(m)} ({better})"))
+        ).properties(width=width, height=height, title=panel_title))
     return alt.concat(*charts, columns=2).properties(title=title)
 
 
@@ -171,4 +177,5 @@ def disagreements(comparison: Any, *, max_points: int = MAX_POINTS, width: int =
     return with_note(chart, f"Records one engine keeps and another drops ({n_words})", note)
 
 
-__all__ = ["ENGINE_METRICS", "disagreements", "engine_fates", "engine_labels", "engines_by_delay"]
+__all__ = ["ENGINE_METRICS", "KAFKA_UPDATE_NOTE", "disagreements", "engine_fates", "engine_labels", "engines_by_delay",
+           "kafka_update_rows"]
