@@ -26,7 +26,7 @@ def test_the_figures_table_and_chart_carry_the_kafka_update_note():
     sec = next(s for s in context["sections"] if s["anchor"] == "engines")
     # the sweep's Kafka rows have the default emit=update: the by-delay chart says so
     page = render(context)
-    assert "emit=update: every update of a window is a result" in page
+    assert "emit=update: each update is a result" in page
     # Flink's setting translates to emit=final (Flink's one result per window): no note by that table
     assert "kafka_streams" in sec["settings"][1]["setting"] and "emit=final" in sec["settings"][1]["setting"]
     assert "<caption>" not in sec["figures_table"]
@@ -50,3 +50,19 @@ def test_no_note_without_kafka():
     sweep = toolkit.sweep(log, semantics=["flink", "spark"], window="tumbling:1s", delay=["0", "1s"])
     sec = next(s for s in build(log, sweep=sweep, completeness=0.95)["sections"] if s["anchor"] == "engines")
     assert "<caption>" not in sec["figures_table"] and "emit=update" not in render(build(log, sweep=sweep))
+
+
+def test_several_engines_the_sweep_views_are_the_leading_engines():
+    log = _log()
+    sweep = toolkit.sweep(log, semantics=["flink", "kafka_streams"], window="tumbling:1s", delay=["0", "1s"],
+                          lateness=["0", "1s"], grace=["0", "1s"])
+    context = build(log, sweep=sweep, completeness=0.95)
+    by = {s["anchor"]: s for s in context["sections"]}
+    assert by["heatmaps"]["title"] == "Sweep heatmaps (Flink)" and by["tradeoff"]["title"] == "Latency vs completeness (Flink)"
+    import json
+
+    for anchor in ("heatmaps", "tradeoff", "explore"):
+        for ch in by[anchor]["charts"]:
+            assert "Kafka" not in ch["spec_json"], anchor  # no facet or point of another engine
+    spec = json.loads(by["heatmaps"]["charts"][0]["spec_json"])
+    assert "facet" not in spec  # Flink's rows vary only in delay and lateness here: one panel

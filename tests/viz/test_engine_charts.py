@@ -63,7 +63,7 @@ def test_kafka_update_first_result_completeness_is_explained_next_to_the_figure(
     spec = viz.engines_by_delay(res).to_dict()
     panels = {(p["title"]["text"] if isinstance(p["title"], dict) else p["title"]): p for p in spec["concat"]}
     first = panels["first-result completeness (higher is better)"]["title"]
-    assert " ".join(first["subtitle"]) == viz.engines.KAFKA_UPDATE_NOTE
+    assert " ".join(first["subtitle"]) == viz.engines.KAFKA_UPDATE_SHORT
     assert all(isinstance(p["title"], str) for t, p in panels.items() if not t.startswith("first-result"))
     scatter = viz.sweep_scatter(res, "dropped").to_dict()
     assert "emit=update" in " ".join(scatter["title"]["subtitle"])
@@ -73,3 +73,18 @@ def test_kafka_update_first_result_completeness_is_explained_next_to_the_figure(
     spec = viz.engines_by_delay(only_suppress).to_dict()
     assert all(isinstance(p["title"], str) for p in spec["concat"])  # no note: every Kafka row waits for the close
     assert not viz.sweep.kafka_update_rows(res[res["semantics"] == "flink"])
+
+
+def test_disagreements_draw_each_record_once(log):
+    c = toolkit.compare_engines(log, window="tumbling:1s", delay="500ms", lateness="1s",
+                                semantics=["flink", "spark", "kafka_streams"])
+    datasets, spec = _data(viz.disagreements(c))
+    d = next(iter(datasets.values()))
+    assert d["row"].is_unique  # a record two engines drop is one point, not two on one spot
+    kept = {s: c.kept(s).to_numpy() for s in c.semantics}
+    some = np.any(list(kept.values()), axis=0) & ~np.all(list(kept.values()), axis=0)
+    assert len(d) == int(some.sum())
+    for r in d.itertuples(index=False):
+        i = int(np.flatnonzero(c.fates["row"].to_numpy() == r.row)[0])
+        by = [toolkit.sweeps.choose.engine_name(s) for s in c.semantics if kept[s][i]]
+        assert r.who.startswith("kept by " + (by[0] if len(by) == 1 else f"{by[0]} and {by[1]}") + ", dropped by ")

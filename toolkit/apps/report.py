@@ -107,21 +107,27 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         sections.append(engines_section(log, sweep, per_engine, engines, chart, completeness, metric,
                                         local=not spark_backed, max_points=max_points))
     x, y = "delay_ms", "lateness_ms"
-    if len(sweep) and x in sweep.columns and y in sweep.columns:
+    # several engines: these views are the leading engine's (delay x allowed lateness is its grid; the
+    # others' own settings, Kafka Streams' grace ..., would leave empty panels): the section above compares them
+    own = sweep[sweep["semantics"].astype(str) == engines[0]] if per_engine else sweep
+    whose = f" ({choose.engine_name(engines[0])})" if per_engine else ""
+    only = (f" These are {choose.engine_name(engines[0])}'s configurations; \"The engines side by side\" "
+            "compares the engines.") if per_engine else ""
+    if len(own) and x in own.columns and y in own.columns:
         initial = {c: rec_row[c] for c in cfg_cols} if rec_row is not None else None
-        sections.append({"anchor": "explore", "title": "Explore the sweep",
+        sections.append({"anchor": "explore", "title": "Explore the sweep" + whose,
                          "text": "Move the sliders to step through the swept watermark delays and allowed "
                                  "lateness values; pick the heatmap's metric. The figures on the left are the "
-                                 "selected configuration's (computed in advance for every configuration).",
-                         "charts": [chart(viz.sweep_sliders(sweep, x=x, y=y, latency=metric, initial=initial))]})
-        sections.append({"anchor": "tradeoff", "title": "Latency vs completeness",
+                                 "selected configuration's (computed in advance for every configuration)." + only,
+                         "charts": [chart(viz.sweep_sliders(own, x=x, y=y, latency=metric, initial=initial))]})
+        sections.append({"anchor": "tradeoff", "title": "Latency vs completeness" + whose,
                          "text": "Each point is one configuration; the blue line is the Pareto frontier, the "
-                                 "diamond the recommended setting, the dashed line the completeness target.",
-                         "charts": [chart(viz.latency_completeness(sweep, latency=metric, recommendation=rec,
+                                 "diamond the recommended setting, the dashed line the completeness target." + only,
+                         "charts": [chart(viz.latency_completeness(own, latency=metric, recommendation=rec,
                                                                    completeness_target=completeness))]})
-        sections.append({"anchor": "heatmaps", "title": "Sweep heatmaps",
-                         "charts": [chart(viz.sweep_heatmap(sweep, m, x=x, y=y, width=300, height=200))
-                                    for m in HEATMAP_METRICS if m in sweep.columns]})
+        sections.append({"anchor": "heatmaps", "title": "Sweep heatmaps" + whose,
+                         "charts": [chart(viz.sweep_heatmap(own, m, x=x, y=y, width=300, height=200))
+                                    for m in HEATMAP_METRICS if m in own.columns]})
     if spark_backed:
         sections.append({"anchor": "records", "title": "Record-level charts",
                          "text": f"This log is Spark-backed: its {fmt.number(getattr(log, 'n_records', 0))} records stay "

@@ -34,6 +34,10 @@ KAFKA_UPDATE_NOTE = ("Kafka Streams with emit=update: every update of a window i
                      "completeness, or emit=suppress / final, tells whether records are kept.")
 """The note next to any first-result completeness of a Kafka Streams row with ``emit=update``."""
 
+KAFKA_UPDATE_SHORT = ("Kafka Streams, emit=update: each update is a result, so a window's first result is "
+                      "partial; its low first-result completeness is by design.")
+"""The same note, short enough for a small chart panel."""
+
 
 def kafka_update_rows(results: pd.DataFrame) -> bool:
     """Whether ``results`` has Kafka Streams rows with ``emit=update`` (the default when no
