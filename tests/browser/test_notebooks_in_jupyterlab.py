@@ -96,7 +96,13 @@ panel.content.widgets.forEach((cell, ci) => {
       if (r.width >= 40 && r.height >= 40) drawn++;
     }
     const views = node ? node.querySelectorAll('.vega-embed').length : 0;
-    rows.push({cell: ci, output: j, type: o.output_type, keys, chart, drawn, views,
+    // a chart wider than the notebook is cut, behind a scrollbar
+    let wide = 0;
+    if (node) for (const el of node.querySelectorAll('.vega-embed')) {
+      const box = node.getBoundingClientRect(), r = el.getBoundingClientRect();
+      if (r.right > box.right + 2) wide = Math.max(wide, Math.round(r.right - box.right));
+    }
+    rows.push({cell: ci, output: j, type: o.output_type, keys, chart, drawn, views, wide,
                text: node ? node.innerText.slice(0, 1500) : '', node});
   }
 });
@@ -166,7 +172,7 @@ def _tall_viewport(driver):
     that the whole notebook and every output fit in one screenshot each."""
     height = driver.execute_script(
         "const nb = window.__panel.content; return (nb.viewportNode || nb.node).scrollHeight;") or 1000
-    metrics = {"width": 1400, "height": min(int(height) + 200, 16000), "deviceScaleFactor": 1, "mobile": False}
+    metrics = {"width": 1400, "height": min(int(height) + 600, 16000), "deviceScaleFactor": 1, "mobile": False}
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
     try:
         driver.execute_script("const nb = window.__panel.content; (nb.outerNode || nb.node).scrollTop = 0;")
@@ -201,6 +207,8 @@ def _problems(rows) -> list[str]:
                 out.append(f"{where}: shows {err!r}: {r['text'][:500]}")
         if r["chart"] and r["drawn"] and not r["views"] and "image/svg+xml" not in r["keys"]:
             out.append(f"{where}: a chart drawn without an interactive Vega view (.vega-embed)")
+        if r["chart"] and r.get("wide"):
+            out.append(f"{where}: a chart {r['wide']} px wider than the notebook (cut off, behind a scrollbar)")
         if r["chart"] and r["drawn"] == 0:
             out.append(f"{where}: a chart output ({', '.join(r['keys'])}) with no SVG or canvas drawn: "
                        f"{r['text'][:300]!r}")
