@@ -66,3 +66,13 @@ def test_several_engines_the_sweep_views_are_the_leading_engines():
             assert "Kafka" not in ch["spec_json"], anchor  # no facet or point of another engine
     spec = json.loads(by["heatmaps"]["charts"][0]["spec_json"])
     assert "facet" not in spec  # Flink's rows vary only in delay and lateness here: one panel
+
+
+def test_the_sweep_table_names_engines_and_leaves_other_engines_settings_empty():
+    from toolkit.apps.report import sortable_table
+
+    frame = pd.DataFrame({"semantics": ["flink", "kafka_streams"], "delay_ms": [500, 0], "emit": ["none", "update"],
+                          "dropped": [3, 4]})
+    html = sortable_table(frame, list(frame.columns))
+    assert ">Flink<" in html and ">Kafka Streams<" in html and ">flink<" not in html
+    assert ">none<" not in html and ">update<" in html

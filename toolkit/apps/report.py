@@ -372,6 +372,10 @@ def sortable_table(frame: pd.DataFrame, columns: list[str], *, highlight: Any = 
                 raw = "-1"  # no idleness sorts first
             num = fmt.is_number(v) or c == "idleness_ms"
             text = viz.sweep.value_text(c, v)
+            if c == "semantics":
+                text = choose.engine_name(v)
+            elif isinstance(v, str) and v == "none":
+                text = ""  # a setting this row's engine does not have (Spark's output mode on a Flink row ...)
             cls = ' class="num"' if num else ""
             cells.append(f'<td{cls} data-v="{_html.escape(raw)}">{_html.escape(text)}</td>')
         mark = ' class="recommended" title="the recommended setting"' if highlight is not None and idx == highlight else ""
