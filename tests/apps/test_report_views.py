@@ -1,4 +1,4 @@
-"""The report says, next to the figures, why Kafka Streams' first-result completeness is low with
+"""What the report shows: next to the figures, why Kafka Streams' first-result completeness is low with
 ``emit=update`` (each update is a result: a window's first one is partial)."""
 from __future__ import annotations
 
