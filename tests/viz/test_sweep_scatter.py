@@ -85,3 +85,11 @@ def test_duration_labels_in_vega():
     svg = vl_convert.vegalite_to_svg(spec)
     for text in ("0", "250 ms", "1.5 s", "45 s", "2.5 min", "1.5 h"):
         assert f">{text}<" in svg, text
+
+
+def test_the_slider_views_scatter_lists_the_settings_at_each_point():
+    spec = viz.sweep_sliders(coinciding_sweep()).to_dict()
+    rows = [r for name, rs in spec["datasets"].items() for r in rs if "here_list" in r]
+    at = {r["here_list"] for r in rows if r["x_step"] == 5}
+    assert at == {"3 settings: delay 2 s, allowed lateness 0 ms; delay 2 s, allowed lateness 1 s; "
+                  "delay 2 s, allowed lateness 5 s"}

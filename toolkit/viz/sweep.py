@@ -527,6 +527,11 @@ def sweep_sliders(results: pd.DataFrame, *, x: str = "delay_ms", y: str = "laten
                      for i, j in zip(sc["x_step"], sc["y_step"])]
     sc["latency_text"] = [value_text(latency, v) for v in sc[latency]]
     sc["completeness_text"] = [value_text(completeness, v) for v in sc[completeness]]
+    # settings that land on one point (allowed lateness moves neither figure): every tooltip lists them
+    at = sc["other"].astype(str) + "|" + sc[latency].astype(str) + "|" + sc[completeness].astype(str)
+    listing = sc["setting"].groupby(at).agg(lambda s: "; ".join(s))
+    counts = at.map(at.value_counts())
+    sc["here_list"] = [f"{n} settings: {listing[a]}" if n > 1 else "this one only" for n, a in zip(counts, at)]
     scatter = alt.Chart(sc).transform_filter(other_filter).mark_point(filled=True).encode(
         x=alt.X("x_value:Q", title=f"{name_of(latency)} ({unit})"),
         y=alt.Y(f"{completeness}:Q", title=name_of(completeness), scale=alt.Scale(zero=False),
@@ -534,7 +539,8 @@ def sweep_sliders(results: pd.DataFrame, *, x: str = "delay_ms", y: str = "laten
         color=alt.condition(selected, alt.value("#e45756"), alt.value("#9d9d9d")),
         size=alt.condition(selected, alt.value(220), alt.value(40)),
         tooltip=[alt.Tooltip("setting:N", title="setting"), alt.Tooltip("latency_text:N", title=name_of(latency)),
-                 alt.Tooltip("completeness_text:N", title=name_of(completeness))],
+                 alt.Tooltip("completeness_text:N", title=name_of(completeness)),
+                 alt.Tooltip("here_list:N", title="settings at this point")],
     ).properties(width=420, height=200, title="latency vs completeness (the selected setting in red)")
     chart = alt.vconcat(header, alt.hconcat(figures, heat, spacing=30), scatter).add_params(*params)
     return chart.properties(title=title)
