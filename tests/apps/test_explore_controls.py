@@ -109,3 +109,4 @@ def test_no_description_is_cut(log):
     sw = sweep.controls["x"].style.description_width
     for c in list(sweep.controls.values()) + list(sweep.filters.values()):
         assert len(c.description) + 1 <= int(c.style.description_width[:-2]) == int(sw[:-2])
+        assert c.layout.width == f"{ex.CONTROL_WIDTH_PX}px"

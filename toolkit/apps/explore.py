@@ -510,6 +510,8 @@ class SweepExplorer(_App):
             values = viz.sweep._ordered(results[c])
             self.filters[c] = w.Dropdown(options=[("all", ALL)] + [(viz.sweep.value_text(c, v), v) for v in values],
                                          value=ALL, description=viz.sweep.name_of(c), style=style)
+        for control in list(self.controls.values()) + list(self.filters.values()):
+            control.layout = w.Layout(width=f"{CONTROL_WIDTH_PX}px")  # "first-result completeness" fits
         self.output = w.Output()
         self.table = w.HTML()
         self.message = w.HTML()

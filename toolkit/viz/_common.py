@@ -83,6 +83,8 @@ def duration_axis(**kwargs: Any) -> alt.Axis:
     """An axis over a duration field in ms whose labels carry their unit (``500 ms``, ``45 s``,
     ``2 min``): never raw milliseconds such as ``45,000``."""
     kwargs.setdefault("labelOverlap", True)
+    kwargs.setdefault("labelSeparation", 6)
+    kwargs.setdefault("labelFlush", False)  # a flushed last label overlapped its neighbour ("43 s43.5 s")
     return alt.Axis(labelExpr=duration_expr(), **kwargs)
 
 
