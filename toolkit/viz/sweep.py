@@ -533,8 +533,9 @@ def sweep_sliders(results: pd.DataFrame, *, x: str = "delay_ms", y: str = "laten
     counts = at.map(at.value_counts())
     sc["here_list"] = [f"{n} settings: {listing[a]}" if n > 1 else "this one only" for n, a in zip(counts, at)]
     scatter = alt.Chart(sc).transform_filter(other_filter).mark_point(filled=True).encode(
-        x=alt.X("x_value:Q", title=f"{name_of(latency)} ({unit})"),
-        y=alt.Y(f"{completeness}:Q", title=name_of(completeness), scale=alt.Scale(zero=False),
+        # the points' own range, padded so that the enlarged selected point is never cut at an edge
+        x=alt.X("x_value:Q", title=f"{name_of(latency)} ({unit})", scale=alt.Scale(zero=False, padding=12)),
+        y=alt.Y(f"{completeness}:Q", title=name_of(completeness), scale=alt.Scale(zero=False, padding=12),
                 axis=alt.Axis(format=".1%")),
         color=alt.condition(selected, alt.value("#e45756"), alt.value("#9d9d9d")),
         size=alt.condition(selected, alt.value(220), alt.value(40)),
