@@ -4,7 +4,7 @@ For each notebook: open it, run all cells, and for every chart output (an Altair
 Vega mime bundle, an SVG, or HTML that embeds Vega) check that an SVG or a canvas was drawn,
 and that no "Error loading script", "Error displaying widget", JavaScript error or traceback
 shows anywhere in the notebook. In a notebook that creates ``toolkit.explore(...)`` one
-control is moved and the drawn chart must change. Every chart must be an interactive Vega view,
+control is moved and the drawn chart must change. No widget description may be cut off. Every chart must be an interactive Vega view,
 and in the quickstart hovering must show a Vega tooltip. Screenshots of the notebook and of
 each chart output are written under the pytest tmp dir; a failure prints their folder.
 
@@ -96,7 +96,13 @@ panel.content.widgets.forEach((cell, ci) => {
       if (r.width >= 40 && r.height >= 40) drawn++;
     }
     const views = node ? node.querySelectorAll('.vega-embed').length : 0;
-    rows.push({cell: ci, output: j, type: o.output_type, keys, chart, drawn, views,
+    // a chart wider than the notebook is cut, behind a scrollbar
+    let wide = 0;
+    if (node) for (const el of node.querySelectorAll('.vega-embed')) {
+      const box = node.getBoundingClientRect(), r = el.getBoundingClientRect();
+      if (r.right > box.right + 2) wide = Math.max(wide, Math.round(r.right - box.right));
+    }
+    rows.push({cell: ci, output: j, type: o.output_type, keys, chart, drawn, views, wide,
                text: node ? node.innerText.slice(0, 1500) : '', node});
   }
 });
@@ -133,6 +139,24 @@ return null;
 EXPLORER_SLIDER = "allowed lateness"
 
 
+# widget descriptions ("source parallelism") cut by their description width: clipped text or an
+# ellipsis shows as a label whose content is wider than its box
+CUT_LABELS = """
+const out = [];
+for (const lab of document.querySelectorAll('.jp-OutputArea .widget-label, .jp-OutputArea .widget-label-basic')) {
+  if (!lab.offsetParent) continue;  // hidden (another engine's control)
+  if (lab.scrollWidth > lab.clientWidth + 1) out.push(lab.innerText.trim());
+}
+// a column of controls wider than its box (cut controls, a scrollbar under them)
+for (const box of document.querySelectorAll('.jp-OutputArea .widget-vbox')) {
+  if (!box.offsetParent || !box.querySelector(':scope > .widget-inline-hbox')) continue;
+  if (box.scrollWidth > box.clientWidth + 1) out.push('a column of controls (' + box.scrollWidth + ' px in '
+                                                     + box.clientWidth + ' px)');
+}
+return out;
+"""
+
+
 def _wait(predicate, timeout: float, step: float = 0.5):
     deadline = time.monotonic() + timeout
     while True:
@@ -148,7 +172,7 @@ def _tall_viewport(driver):
     that the whole notebook and every output fit in one screenshot each."""
     height = driver.execute_script(
         "const nb = window.__panel.content; return (nb.viewportNode || nb.node).scrollHeight;") or 1000
-    metrics = {"width": 1400, "height": min(int(height) + 200, 16000), "deviceScaleFactor": 1, "mobile": False}
+    metrics = {"width": 1400, "height": min(int(height) + 600, 16000), "deviceScaleFactor": 1, "mobile": False}
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
     try:
         driver.execute_script("const nb = window.__panel.content; (nb.outerNode || nb.node).scrollTop = 0;")
@@ -183,6 +207,8 @@ def _problems(rows) -> list[str]:
                 out.append(f"{where}: shows {err!r}: {r['text'][:500]}")
         if r["chart"] and r["drawn"] and not r["views"] and "image/svg+xml" not in r["keys"]:
             out.append(f"{where}: a chart drawn without an interactive Vega view (.vega-embed)")
+        if r["chart"] and r.get("wide"):
+            out.append(f"{where}: a chart {r['wide']} px wider than the notebook (cut off, behind a scrollbar)")
         if r["chart"] and r["drawn"] == 0:
             out.append(f"{where}: a chart output ({', '.join(r['keys'])}) with no SVG or canvas drawn: "
                        f"{r['text'][:300]!r}")
@@ -279,6 +305,9 @@ def test_notebook_charts_draw_in_jupyterlab(notebook: Path, jupyterlab, chrome, 
             problems.append("no chart output at all")
         if notebook.stem == TOOLTIP_NOTEBOOK and not problems and not _tooltip_shows(driver, charts):
             problems.append("hovering over the charts never showed a Vega tooltip")
+        cut = driver.execute_script(CUT_LABELS)
+        if cut:
+            problems.append(f"widgets cut off: {', '.join(map(repr, cut))}")
         if "toolkit.explore(" in _code(notebook):
             problems += _move_explorer_control(driver, rows, folder)
         elapsed = time.monotonic() - t0

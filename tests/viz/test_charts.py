@@ -340,7 +340,7 @@ def test_latency_completeness_marks_frontier_and_recommendation():
     assert sum(r["on_frontier"] for r in rows) == 5
     (diamond,) = [ly for ly in find_layers(spec, "point") if ly["mark"].get("shape") == "diamond"]
     (rec_row,) = layer_rows(spec, diamond)
-    assert rec_row["x_value"] == 650 and rec_row["completeness_first"] == pytest.approx(0.925)
+    assert rec_row["x_value"] == 0.65 and rec_row["completeness_first"] == pytest.approx(0.925)
     assert rec_row["label"] == "recommended: delay 250 ms, allowed lateness 0 ms"
     assert spec["layer"][2]["encoding"]["y"]["axis"]["format"] == ".1%"
     assert spec["title"]["subtitle"] == ["lowest latency_p99_ms with completeness >= 0.92"]

@@ -50,3 +50,41 @@ def test_fates_and_disagreements_charts(log):
     datasets, spec = _data(viz.disagreements(c, max_points=3))
     assert len(next(iter(datasets.values()))) == 3
     assert f"showing 3 of {total:,} records" in " ".join(spec["title"]["subtitle"])
+
+
+def test_kafka_update_first_result_completeness_is_explained_next_to_the_figure(log):
+    res = toolkit.sweep(log, semantics=["flink", "kafka_streams"], window="tumbling:1s", delay=["0", "1s"],
+                        emit=["update", "suppress"])
+    kafka = res[res["semantics"] == "kafka_streams"]
+    assert set(kafka["emit"]) == {"update", "suppress"}
+    upd = kafka[kafka["emit"] == "update"]["completeness_first"]
+    sup = kafka[kafka["emit"] == "suppress"]["completeness_first"]
+    assert upd.max() < sup.min()  # the partial first result: why the note is there
+    spec = viz.engines_by_delay(res).to_dict()
+    panels = {(p["title"]["text"] if isinstance(p["title"], dict) else p["title"]): p for p in spec["concat"]}
+    first = panels["first-result completeness (higher is better)"]["title"]
+    assert " ".join(first["subtitle"]) == viz.engines.KAFKA_UPDATE_SHORT
+    assert all(isinstance(p["title"], str) for t, p in panels.items() if not t.startswith("first-result"))
+    scatter = viz.sweep_scatter(res, "dropped").to_dict()
+    assert "emit=update" in " ".join(scatter["title"]["subtitle"])
+    assert "emit=update" in " ".join(viz.latency_completeness(res, recommendation=None).to_dict()["title"]["subtitle"])
+
+    only_suppress = res[(res["semantics"] != "kafka_streams") | (res["emit"] == "suppress")]
+    spec = viz.engines_by_delay(only_suppress).to_dict()
+    assert all(isinstance(p["title"], str) for p in spec["concat"])  # no note: every Kafka row waits for the close
+    assert not viz.sweep.kafka_update_rows(res[res["semantics"] == "flink"])
+
+
+def test_disagreements_draw_each_record_once(log):
+    c = toolkit.compare_engines(log, window="tumbling:1s", delay="500ms", lateness="1s",
+                                semantics=["flink", "spark", "kafka_streams"])
+    datasets, spec = _data(viz.disagreements(c))
+    d = next(iter(datasets.values()))
+    assert d["row"].is_unique  # a record two engines drop is one point, not two on one spot
+    kept = {s: c.kept(s).to_numpy() for s in c.semantics}
+    some = np.any(list(kept.values()), axis=0) & ~np.all(list(kept.values()), axis=0)
+    assert len(d) == int(some.sum())
+    for r in d.itertuples(index=False):
+        i = int(np.flatnonzero(c.fates["row"].to_numpy() == r.row)[0])
+        by = [toolkit.sweeps.choose.engine_name(s) for s in c.semantics if kept[s][i]]
+        assert r.who.startswith("kept by " + (by[0] if len(by) == 1 else f"{by[0]} and {by[1]}") + ", dropped by ")

@@ -25,24 +25,73 @@ import toolkit.viz as viz
 from toolkit.durations import parse_duration
 from toolkit.viz import _format as fmt
 
-WINDOW_TYPES = ["tumbling", "sliding", "session"]
+WINDOW_TYPES = ["tumbling", "sliding", "session", "dynamic_session"]
 DELAYS = ["0ms", "50ms", "100ms", "200ms", "500ms", "1s", "2s", "5s", "10s"]
 LATENESS = ["0ms", "100ms", "500ms", "1s", "2s", "5s", "10s", "30s"]
 INTERVALS = ["0ms", "50ms", "100ms", "200ms", "500ms", "1s"]
 ALL = "\u2217all"  # filter value meaning "no filter"
 IDLENESS = ["off", "500ms", "1s", "2s", "5s", "10s", "30s", "1min"]
 TRIGGER_INTERVALS = ["100ms", "200ms", "500ms", "1s", "2s", "5s", "10s"]
+STAGES_HINT = "e.g. window=tumbling:5s"
 
 ENGINE_CONTROLS: dict[str, tuple[str, ...]] = {
-    "flink": ("lateness", "interval", "idleness", "source_parallelism"),
+    "flink": ("lateness", "interval", "idleness", "source_parallelism", "stagger", "stages"),
     "spark": ("trigger_interval", "output_mode", "multiple_watermark_policy"),
     "kafka_streams": ("grace", "emit", "tasks"),
 }
 """The controls only one engine has, shown only while that engine (``semantics``) is chosen;
-the others (window, size, slide, delay) are every engine's. An engine not listed shows only those."""
+the others (window, size, slide, gap column, delay) are every engine's. An engine of
+``toolkit.settings.SEMANTICS`` not listed here (one added later) gets the engine-specific
+controls its settings accept (:func:`engine_controls`)."""
+
+CONTROL_WIDTH_PX = 380
+"""The width of each control (its description and its box) in the explorer's left column."""
+
+COMMON_CONTROLS = ("semantics", "window", "size", "slide", "gap_column", "delay")
+"""The controls every engine has."""
 
 NO_DELAY = ("kafka_streams",)
 """Engines without a watermark delay (Kafka Streams closes windows by stream time and grace)."""
+
+CANONICAL_COLUMNS = ("event_time", "arrival_time", "key", "partition", "row")
+"""Log columns that are not a per-record session gap (the value column may be one)."""
+
+
+def engine_controls(semantics: str, names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The engine-specific controls of ``semantics``: :data:`ENGINE_CONTROLS`, or, for an engine
+    not listed there, those of ``names`` that ``toolkit.settings`` accepts for it (asked, not guessed)."""
+    if semantics in ENGINE_CONTROLS:
+        return ENGINE_CONTROLS[semantics]
+    from toolkit.settings import Setting, SettingError
+
+    probe = {"lateness": "1s", "interval": "200ms", "idleness": "1s", "source_parallelism": 2, "stagger": "natural",
+             "stages": "window=tumbling:5s", "trigger_interval": "1s", "output_mode": "update",
+             "multiple_watermark_policy": "max", "grace": "1s", "emit": "final", "tasks": 2}
+    out = []
+    for name in names:
+        if name in COMMON_CONTROLS or name not in probe:
+            continue
+        try:
+            Setting.parse(semantics=semantics, window="tumbling:1s", **{name: probe[name]})
+        except (SettingError, ValueError, TypeError):
+            continue
+        out.append(name)
+    return tuple(out)
+
+
+def gap_columns(log: Any) -> list[str]:
+    """The log's numeric columns that can hold a per-record session gap (``dynamic_session:COLUMN``):
+    every numeric column but the canonical times, partition and row."""
+    if getattr(log, "is_spark", False) and getattr(log, "spark_df", None) is not None:
+        numeric = ("int", "bigint", "smallint", "tinyint", "double", "float", "decimal")
+        cols = [c for c, t in log.spark_df.dtypes if t.split("(")[0] in numeric]
+    else:
+        table = getattr(log, "table", None)
+        if table is None:
+            return []
+        cols = [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c])
+                and not pd.api.types.is_bool_dtype(table[c])]
+    return [c for c in cols if c not in CANONICAL_COLUMNS]
 
 
 def _ms(text: Any) -> int:
@@ -120,8 +169,10 @@ class Explorer(_App):
                  interval: Any = "200ms", idleness: Any = None, source_parallelism: int = 1,
                  replay_fn: Callable[..., Any] | None = None, parallelism: int | None = None,
                  semantics: str = "flink", trigger_interval: Any = "1s", output_mode: str = "append",
-                 multiple_watermark_policy: str = "min"):
+                 multiple_watermark_policy: str = "min", stagger: str = "aligned", stages: Any = "",
+                 grace: Any = "0ms", emit: str = "update", tasks: int = 0):
         import toolkit
+        from toolkit import settings as _settings
         from toolkit.settings import OUTPUT_MODES, SEMANTICS, WATERMARK_POLICIES, SettingError
         from toolkit.sweeps.choose import engine_name
 
@@ -148,49 +199,71 @@ class Explorer(_App):
             interval = "0ms"  # no processing time: a watermark after every record (row order)
         kind, _, rest = str(window).partition(":")
         if kind not in WINDOW_TYPES:
-            raise ValueError(f"window type must be one of {', '.join(WINDOW_TYPES)}, got {window!r}")
+            raise SettingError("window", f"window type must be one of {', '.join(WINDOW_TYPES)}, got {window!r}")
+        self.gap_columns = gap_columns(log)
+        column = ""
+        if kind == "dynamic_session":
+            column, rest = rest, "1s"
+            if column not in self.gap_columns:
+                raise SettingError("window", f"window {window!r}: the log has no numeric column {column!r}; "
+                                   f"its numeric columns: {', '.join(self.gap_columns) or 'none'} "
+                                   "(load the log with keep=[COLUMN])")
         size, _, slide = rest.partition("/")
         size = size or "1s"
         slide = slide or (size if kind != "sliding" else "500ms")
         n_parts = max(1, len(getattr(log, "partitions", [0])))
-        style = {"description_width": "110px"}
         if semantics not in SEMANTICS:
             raise SettingError("semantics", f"semantics {semantics!r}: choose one of {', '.join(SEMANTICS)}")
-        self.controls: dict[str, w.ValueWidget] = {
+        staggers = list(getattr(_settings, "STAGGERS", ("aligned", "natural", "random")))
+        if stagger not in staggers:
+            staggers.append(str(stagger))
+        windows = [t for t in WINDOW_TYPES if t != "dynamic_session" or self.gap_columns]
+
+        def lay() -> w.Layout:  # the column's width less the widgets' margins: nothing overflows it
+            return w.Layout(width=f"{CONTROL_WIDTH_PX}px")
+
+        controls: dict[str, w.ValueWidget] = {
             "semantics": w.Dropdown(options=[(engine_name(s), s) for s in SEMANTICS], value=semantics,
-                                    description="engine", style=style),
-            "window": w.Dropdown(options=WINDOW_TYPES, value=kind, description="window", style=style),
-            "size": w.Text(value=size, description="size / gap", style=style, continuous_update=False),
-            "slide": w.Text(value=slide, description="slide", style=style, continuous_update=False),
+                                    description="engine"),
+            "window": w.Dropdown(options=windows, value=kind, description="window"),
+            "size": w.Text(value=size, description="size / gap", continuous_update=False),
+            "slide": w.Text(value=slide, description="slide", continuous_update=False),
+            "gap_column": w.Dropdown(options=self.gap_columns or [""], value=column or (self.gap_columns or [""])[0],
+                                     description="gap column"),
             "delay": w.SelectionSlider(options=_with_option(DELAYS, delay), value=str(delay), description="delay",
-                                       style=style, continuous_update=False),
+                                       continuous_update=False),
             "lateness": w.SelectionSlider(options=_with_option(LATENESS, lateness), value=str(lateness),
-                                          description="allowed lateness", style=style, continuous_update=False),
+                                          description="allowed lateness", continuous_update=False),
             "interval": w.SelectionSlider(options=_with_option(INTERVALS, interval), value=str(interval),
-                                          description="interval", style=style, continuous_update=False),
+                                          description="interval", continuous_update=False),
             "idleness": w.Dropdown(options=_with_option(IDLENESS, idleness or "off"), value=str(idleness or "off"),
-                                   description="idleness", style=style),
+                                   description="idleness"),
             "source_parallelism": w.BoundedIntText(value=int(source_parallelism), min=1, max=max(64, n_parts),
-                                                   description="source parallelism", style=style),
+                                                   description="source parallelism"),
+            "stagger": w.Dropdown(options=staggers, value=str(stagger), description="stagger"),
+            "stages": w.Text(value=str(stages or ""), placeholder=STAGES_HINT, description="next stages",
+                             continuous_update=False,
+                             tooltip="windowed stages after the first, each fed by the previous one's results: "
+                                     "window=tumbling:5s lateness=1s | window=tumbling:1min"),
             "trigger_interval": w.SelectionSlider(options=_with_option(TRIGGER_INTERVALS, trigger_interval),
                                                   value=str(trigger_interval), description="trigger interval",
-                                                  style=style, continuous_update=False),
-            "output_mode": w.Dropdown(options=list(OUTPUT_MODES), value=output_mode, description="output mode",
-                                      style=style),
+                                                  continuous_update=False),
+            "output_mode": w.Dropdown(options=list(OUTPUT_MODES), value=output_mode, description="output mode"),
             "multiple_watermark_policy": w.Dropdown(options=list(WATERMARK_POLICIES), value=multiple_watermark_policy,
-                                                    description="watermark policy", style=style),
+                                                    description="watermark policy"),
+            "grace": w.SelectionSlider(options=_with_option(DELAYS, grace), value=str(grace), description="grace",
+                                       continuous_update=False),
+            "emit": w.Dropdown(options=list(getattr(_settings, "KAFKA_EMITS", ("update", "final"))), value=emit,
+                               description="emit"),
+            "tasks": w.Dropdown(options=[("as partitions", 0)] + [(str(n), n) for n in (1, 2, 4, 8)], value=int(tasks),
+                                description="tasks"),
         }
-        if "kafka_streams" in SEMANTICS:  # Kafka Streams' own settings (toolkit.settings)
-            from toolkit import settings as _settings
-
-            self.controls["grace"] = w.SelectionSlider(options=_with_option(DELAYS, "0ms"), value="0ms",
-                                                       description="grace", style=style, continuous_update=False)
-            self.controls["emit"] = w.Dropdown(options=list(getattr(_settings, "KAFKA_EMITS", ("update", "final"))),
-                                               value="update", description="emit", style=style)
-            self.controls["tasks"] = w.Dropdown(options=[("as partitions", 0)] + [(str(n), n) for n in (1, 2, 4, 8)],
-                                                value=0, description="tasks", style=style)
-        self.controls["slide"].layout.display = "" if kind == "sliding" else "none"
-        self._show_engine_controls(semantics)
+        style = description_style([c.description for c in controls.values()])
+        for c in controls.values():
+            c.style.description_width = style["description_width"]
+            c.layout = lay()
+        self.controls = controls
+        self._show_controls()
         self.busy = w.HTML(value="")
         # the figures take the room the controls leave, and scroll inside themselves if they must:
         # the controls keep their full width (a flex item shrinks by default, which cut them off)
@@ -205,19 +278,31 @@ class Explorer(_App):
         for name, control in self.controls.items():
             control.observe(self._on_change, names="value")
         left = w.VBox(list(self.controls.values()) + [self.busy],
-                      layout=w.Layout(width="380px", min_width="380px", flex="0 0 380px"))
+                      layout=w.Layout(width=f"{CONTROL_WIDTH_PX + 20}px", min_width=f"{CONTROL_WIDTH_PX + 20}px",
+                                      flex=f"0 0 {CONTROL_WIDTH_PX + 20}px"))
         self.widget = w.VBox([w.HBox([left, self.summary]), tabs])
         self.refresh()
 
     # ------------------------------------------------------------------ settings
-    def _show_engine_controls(self, semantics: str) -> None:
-        """Show the chosen engine's own controls, hide the other engines'."""
-        own = set(ENGINE_CONTROLS.get(semantics, ()))
-        for engine, names in ENGINE_CONTROLS.items():
-            for name in names:
-                if name in self.controls:
-                    self.controls[name].layout.display = "" if name in own else "none"
-        self.controls["delay"].layout.display = "none" if semantics in NO_DELAY else ""
+    def _show_controls(self) -> None:
+        """Show the chosen engine's own controls and those the chosen window has; hide the rest."""
+        c = self.controls
+        semantics, kind = c["semantics"].value, c["window"].value
+        all_own = {n for names in ENGINE_CONTROLS.values() for n in names} | (set(c) - set(COMMON_CONTROLS))
+        own = set(engine_controls(semantics, list(c)))
+        for name in all_own:
+            if name in c:
+                c[name].layout.display = "" if name in own else "none"
+        c["delay"].layout.display = "none" if semantics in NO_DELAY else ""
+        c["slide"].layout.display = "" if kind == "sliding" else "none"
+        c["size"].layout.display = "none" if kind == "dynamic_session" else ""
+        c["size"].description = "gap" if kind == "session" else "size"
+        c["gap_column"].layout.display = "" if kind == "dynamic_session" else "none"
+        if kind != "tumbling":
+            c["stagger"].layout.display = "none"
+
+    def _show_engine_controls(self, semantics: str) -> None:  # the old name
+        self._show_controls()
 
     def settings(self) -> dict[str, Any]:
         """The replay settings the controls describe (what ``toolkit.replay`` receives): the
@@ -225,6 +310,8 @@ class Explorer(_App):
         c = {k: v.value for k, v in self.controls.items()}
         if c["window"] == "sliding":
             window = f"sliding:{c['size']}/{c['slide']}"
+        elif c["window"] == "dynamic_session":
+            window = f"dynamic_session:{c['gap_column']}"
         else:
             window = f"{c['window']}:{c['size']}"
         out: dict[str, Any] = {"window": window}
@@ -232,18 +319,21 @@ class Explorer(_App):
             out["delay"] = c["delay"]
         if c["semantics"] != "flink":
             out["semantics"] = c["semantics"]
-        for name in ENGINE_CONTROLS.get(c["semantics"], ()):
-            if name not in c or (name == "idleness" and c[name] == "off") or (name == "tasks" and not c[name]):
+        for name in engine_controls(c["semantics"], list(c)):
+            if name not in c:
                 continue
-            out[name] = int(c[name]) if name in ("source_parallelism", "tasks") else c[name]
+            v = c[name]
+            if ((name == "idleness" and v == "off") or (name == "tasks" and not v)
+                    or (name == "stagger" and (v == "aligned" or c["window"] != "tumbling"))
+                    or (name == "stages" and not str(v).strip())):
+                continue
+            out[name] = int(v) if name in ("source_parallelism", "tasks") else v
         return out
 
     # ------------------------------------------------------------------ running
     def _on_change(self, change: dict) -> None:
-        if change.get("owner") is self.controls["window"]:
-            self.controls["slide"].layout.display = "" if change["new"] == "sliding" else "none"
-        if change.get("owner") is self.controls["semantics"]:
-            self._show_engine_controls(change["new"])
+        if change.get("owner") in (self.controls["window"], self.controls["semantics"]):
+            self._show_controls()
         self.schedule()
 
     def schedule(self) -> None:
@@ -356,25 +446,36 @@ class Explorer(_App):
             rows.append((shown, text))
         flink = settings.get("semantics", "flink") == "flink"
         caption = "replay: " + fmt.settings_text(settings) + ("" if "idleness" in settings or not flink else ", no idleness")
-        return fmt.kv_grid(rows, columns=3, caption=caption)
+        return fmt.kv_grid(rows, columns=2, caption=caption)
 
 
 def explore(log: Any, **options: Any) -> Explorer:
-    """An ipywidgets app over ``log``: the engine (``semantics``: Flink, Spark Structured
-    Streaming ...), window type and size, delay, and the chosen engine's own controls (Flink:
-    allowed lateness, interval, idleness, source parallelism; Spark: trigger interval, output
-    mode, watermark policy; Kafka Streams, when wired: grace, emit, tasks, and no delay;
-    :data:`ENGINE_CONTROLS`), in ``toolkit.settings``' names. Flip the
-    engine to see the same log under another engine's rules. The replay reruns on change
-    (debounced by ``debounce_ms``, default 400, with a busy indicator) and the charts and
-    summary table follow.
+    """An ipywidgets app over ``log``: the engine (``semantics``: every value of
+    ``toolkit.settings.SEMANTICS``), window type (tumbling, sliding, session, and
+    ``dynamic_session`` with a picker of the log's numeric columns for the per-record gap) and
+    size, delay, and the chosen engine's own controls (Flink: allowed lateness, interval,
+    idleness, source parallelism, stagger for tumbling windows, next stages; Spark: trigger
+    interval, output mode, watermark policy; Kafka Streams: grace, emit, tasks, and no delay;
+    :data:`ENGINE_CONTROLS`), in ``toolkit.settings``' names. Flip the engine to see the same
+    log under another engine's rules. The replay reruns on change (debounced by
+    ``debounce_ms``, default 400, with a busy indicator) and the charts and summary follow; a
+    setting an engine refuses is shown as its error, and the last good replay stays.
 
-    Options: ``debounce_ms``, ``renderer`` ("altair" or "svg"; default "altair" in a notebook), ``max_points`` and the initial
-    ``semantics``, ``window`` ("tumbling:1s", "sliding:10s/5s", "session:30s"), ``delay``, ``lateness``,
-    ``interval``, ``idleness``, ``source_parallelism``, ``trigger_interval``, ``output_mode``,
-    ``multiple_watermark_policy``. The app's ``result`` is the latest replay.
+    Options: ``debounce_ms``, ``renderer`` ("altair" or "svg"; default "altair" in a notebook),
+    ``max_points`` and the initial ``semantics``, ``window`` ("tumbling:1s", "sliding:10s/5s",
+    "session:30s", "dynamic_session:gap_ms"), ``delay``, ``lateness``, ``interval``, ``idleness``,
+    ``source_parallelism``, ``stagger``, ``stages`` ("window=tumbling:5s lateness=1s | ..."),
+    ``trigger_interval``, ``output_mode``, ``multiple_watermark_policy``, ``grace``, ``emit``,
+    ``tasks``. The app's ``result`` is the latest replay.
     """
     return Explorer(log, **options)
+
+
+def description_style(descriptions: list[str]) -> dict[str, str]:
+    """A widget ``style`` whose description column fits the longest of ``descriptions`` (never cut
+    to "source parallel..."): about one ``ch`` per character, plus room for the colon-less gap."""
+    longest = max((len(d) for d in descriptions), default=8)
+    return {"description_width": f"{longest + 2}ch"}
 
 
 class SweepExplorer(_App):
@@ -394,7 +495,8 @@ class SweepExplorer(_App):
         axes = varying + [c for c in self.metrics]
         x0 = "delay_ms" if "delay_ms" in varying else axes[0]
         y0 = "lateness_ms" if "lateness_ms" in varying else (varying[1] if len(varying) > 1 else self.metrics[0])
-        style = {"description_width": "90px"}
+        names = ["x axis", "y axis", "metric"] + [viz.sweep.name_of(c) for c in varying]
+        style = description_style(names)
         named = [(viz.sweep.name_of(c), c) for c in axes]
         self.controls: dict[str, w.ValueWidget] = {
             "x": w.Dropdown(options=named, value=x0, description="x axis", style=style),
@@ -408,6 +510,8 @@ class SweepExplorer(_App):
             values = viz.sweep._ordered(results[c])
             self.filters[c] = w.Dropdown(options=[("all", ALL)] + [(viz.sweep.value_text(c, v), v) for v in values],
                                          value=ALL, description=viz.sweep.name_of(c), style=style)
+        for control in list(self.controls.values()) + list(self.filters.values()):
+            control.layout = w.Layout(width=f"{CONTROL_WIDTH_PX}px")  # "first-result completeness" fits
         self.output = w.Output()
         self.table = w.HTML()
         self.message = w.HTML()
@@ -442,25 +546,7 @@ class SweepExplorer(_App):
             chart = viz.sweep_heatmap(df, metric, x=x, y=y)
             self.kind = "heatmap"
         else:
-            import altair as alt
-
-            label = [c for c in viz.sweep.varying(df, self.cfg)]
-            name = viz.sweep.name_of
-            data = df[[x, y, metric] + [c for c in label if c not in (x, y, metric)]].copy()
-            data["setting"] = viz.sweep._setting_label(data, [c for c in label if c not in (x, y)]).to_numpy()
-            tips = [alt.Tooltip("setting:N", title="setting")]
-            for c in dict.fromkeys([x, y, metric]):
-                data[f"{c}_text"] = [viz.sweep.value_text(c, v) for v in data[c]]
-                tips.append(alt.Tooltip(f"{c}_text:N", title=name(c)))
-            def axis(c: str) -> dict:
-                return {"axis": alt.Axis(format=".1%")} if c in fmt.SHARE_NAMES else {}
-            unit = lambda c: " (ms)" if fmt.is_duration(c) else ""  # noqa: E731
-            chart = alt.Chart(data).mark_point(filled=True, size=70).encode(
-                x=alt.X(f"{x}:Q", title=name(x) + unit(x), **axis(x)),
-                y=alt.Y(f"{y}:Q", title=name(y) + unit(y), scale=alt.Scale(zero=False), **axis(y)),
-                color=alt.Color(f"{metric}:Q", title=name(metric), scale=alt.Scale(scheme="viridis")),
-                tooltip=tips,
-            ).properties(width=480, height=320, title=f"{name(y)} against {name(x)}")
+            chart = viz.sweep_scatter(df, metric, x=x, y=y)
             self.kind = "scatter"
         self.chart = chart
         self.output.outputs = (self._charts.entry("chart", chart),)

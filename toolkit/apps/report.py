@@ -107,21 +107,27 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         sections.append(engines_section(log, sweep, per_engine, engines, chart, completeness, metric,
                                         local=not spark_backed, max_points=max_points))
     x, y = "delay_ms", "lateness_ms"
-    if len(sweep) and x in sweep.columns and y in sweep.columns:
+    # several engines: these views are the leading engine's (delay x allowed lateness is its grid; the
+    # others' own settings, Kafka Streams' grace ..., would leave empty panels): the section above compares them
+    own = sweep[sweep["semantics"].astype(str) == engines[0]] if per_engine else sweep
+    whose = f" ({choose.engine_name(engines[0])})" if per_engine else ""
+    only = (f" These are {choose.engine_name(engines[0])}'s configurations; \"The engines side by side\" "
+            "compares the engines.") if per_engine else ""
+    if len(own) and x in own.columns and y in own.columns:
         initial = {c: rec_row[c] for c in cfg_cols} if rec_row is not None else None
-        sections.append({"anchor": "explore", "title": "Explore the sweep",
+        sections.append({"anchor": "explore", "title": "Explore the sweep" + whose,
                          "text": "Move the sliders to step through the swept watermark delays and allowed "
                                  "lateness values; pick the heatmap's metric. The figures on the left are the "
-                                 "selected configuration's (computed in advance for every configuration).",
-                         "charts": [chart(viz.sweep_sliders(sweep, x=x, y=y, latency=metric, initial=initial))]})
-        sections.append({"anchor": "tradeoff", "title": "Latency vs completeness",
+                                 "selected configuration's (computed in advance for every configuration)." + only,
+                         "charts": [chart(viz.sweep_sliders(own, x=x, y=y, latency=metric, initial=initial))]})
+        sections.append({"anchor": "tradeoff", "title": "Latency vs completeness" + whose,
                          "text": "Each point is one configuration; the blue line is the Pareto frontier, the "
-                                 "diamond the recommended setting, the dashed line the completeness target.",
-                         "charts": [chart(viz.latency_completeness(sweep, latency=metric, recommendation=rec,
+                                 "diamond the recommended setting, the dashed line the completeness target." + only,
+                         "charts": [chart(viz.latency_completeness(own, latency=metric, recommendation=rec,
                                                                    completeness_target=completeness))]})
-        sections.append({"anchor": "heatmaps", "title": "Sweep heatmaps",
-                         "charts": [chart(viz.sweep_heatmap(sweep, m, x=x, y=y, width=300, height=200))
-                                    for m in HEATMAP_METRICS if m in sweep.columns]})
+        sections.append({"anchor": "heatmaps", "title": "Sweep heatmaps" + whose,
+                         "charts": [chart(viz.sweep_heatmap(own, m, x=x, y=y, width=300, height=200))
+                                    for m in HEATMAP_METRICS if m in own.columns]})
     if spark_backed:
         sections.append({"anchor": "records", "title": "Record-level charts",
                          "text": f"This log is Spark-backed: its {fmt.number(getattr(log, 'n_records', 0))} records stay "
@@ -298,12 +304,20 @@ def engines_section(log: Any, sweep: pd.DataFrame, per_engine: dict, engines: li
         "compare_title": f"{choose.engine_name(engines[0])}'s recommended setting in every engine",
         "settings": [{"engine": choose.engine_name(e), "setting": str(t.setting), "notes": list(t.notes)}
                      for e, t in c.translations.items()],
-        "figures_table": fmt.table(head, rows, inline=False),
+        "figures_table": fmt.table(head, rows, inline=False, caption=_kafka_caption(c)),
         "kept_table": fmt.table(["kept by", "dropped by", "records", "share of the log"], kd_rows, inline=False),
         "examples": c.examples(3),
         "compare_charts": [chart(viz.engine_fates(c)), chart(viz.disagreements(c, max_points=max_points))],
     })
     return out
+
+
+def _kafka_caption(comparison: Any) -> str:
+    """The note next to a figures table whose Kafka Streams column has ``emit=update`` (a
+    window's first result is partial there: :data:`toolkit.viz.engines.KAFKA_UPDATE_NOTE`)."""
+    t = comparison.translations.get("kafka_streams")
+    emit = getattr(getattr(t, "setting", None), "emit", None)
+    return viz.engines.KAFKA_UPDATE_NOTE if t is not None and emit in (None, "update") else ""
 
 
 def _and(words: list[str]) -> str:
@@ -358,6 +372,10 @@ def sortable_table(frame: pd.DataFrame, columns: list[str], *, highlight: Any = 
                 raw = "-1"  # no idleness sorts first
             num = fmt.is_number(v) or c == "idleness_ms"
             text = viz.sweep.value_text(c, v)
+            if c == "semantics":
+                text = choose.engine_name(v)
+            elif isinstance(v, str) and v == "none":
+                text = ""  # a setting this row's engine does not have (Spark's output mode on a Flink row ...)
             cls = ' class="num"' if num else ""
             cells.append(f'<td{cls} data-v="{_html.escape(raw)}">{_html.escape(text)}</td>')
         mark = ' class="recommended" title="the recommended setting"' if highlight is not None and idx == highlight else ""

@@ -25,6 +25,7 @@ from toolkit.viz.sweep import (
     pareto,
     recommended_row,
     sweep_heatmap,
+    sweep_scatter,
     sweep_sliders,
 )
 from toolkit.viz.timeline import firing_timeline, state_over_time, watermark_lag
@@ -37,6 +38,6 @@ __all__ = [
     "event_time_scatter", "lateness_histogram", "drops_by_partition", "drops_by_key", "fate_counts_by",
     "drops_over_time", "engines_by_delay", "engine_fates", "disagreements",
     "watermark_lag", "firing_timeline", "state_over_time",
-    "sweep_heatmap", "latency_completeness", "sweep_sliders", "pareto", "recommended_row",
+    "sweep_heatmap", "sweep_scatter", "latency_completeness", "sweep_sliders", "pareto", "recommended_row",
     "config_columns", "metric_columns", "lateness_of", "stratified_sample",
 ]

@@ -68,17 +68,44 @@ def _time_axis(**kwargs: Any) -> alt.Axis:
     return alt.Axis(format=TIME_FORMAT, labelOverlap=True, labelSeparation=6, **kwargs)
 
 
+def duration_expr(value: str = "datum.value") -> str:
+    """A Vega expression that writes a duration in ms (``value``) as a person reads it, in the
+    units of :func:`toolkit.durations.readable`: ``250 ms``, ``1.5 s``, ``45 s``, ``2.5 min``, ``1.5 h``."""
+    v, a = value, f"abs({value})"
+    return (f"!isValid({v}) ? '' : {v} == 0 ? '0' : "
+            f"{a} >= 86400000 ? format({v} / 86400000, ',.3~r') + ' d' : "
+            f"{a} >= 3600000 ? format({v} / 3600000, ',.3~r') + ' h' : "
+            f"{a} >= 60000 ? format({v} / 60000, ',.3~r') + ' min' : "
+            f"{a} >= 1000 ? format({v} / 1000, ',.3~r') + ' s' : format({v}, ',.3~r') + ' ms'")
+
+
+def duration_axis(**kwargs: Any) -> alt.Axis:
+    """An axis over a duration field in ms whose labels carry their unit (``500 ms``, ``45 s``,
+    ``2 min``): never raw milliseconds such as ``45,000``."""
+    kwargs.setdefault("labelOverlap", True)
+    kwargs.setdefault("labelSeparation", 6)
+    kwargs.setdefault("labelFlush", False)  # a flushed last label overlapped its neighbour ("43 s43.5 s")
+    return alt.Axis(labelExpr=duration_expr(), **kwargs)
+
+
+def _plain_time_axis(**kwargs: Any) -> alt.Axis:
+    """An axis of plain (not epoch) instants in ms, as in the engines' worked examples: ``t=1.5 s``."""
+    kwargs.setdefault("labelOverlap", True)
+    return alt.Axis(labelExpr=f"'t=' + ({duration_expr()})", **kwargs)
+
+
 def time_x(field: str, title: str, epoch: bool, **kwargs: Any) -> alt.X:
+    """An x channel of instants: UTC timestamps, or plain ms (worked examples) labelled ``t=1.5 s``."""
     if epoch:
         return alt.X(f"{field}:T", title=f"{title} (UTC)", scale=alt.Scale(type="utc"), axis=_time_axis(), **kwargs)
-    return alt.X(f"{field}:Q", title=f"{title} (ms)", scale=alt.Scale(zero=False), axis=alt.Axis(labelOverlap=True),
-                 **kwargs)
+    return alt.X(f"{field}:Q", title=title, scale=alt.Scale(zero=False), axis=_plain_time_axis(), **kwargs)
 
 
 def time_y(field: str, title: str, epoch: bool, **kwargs: Any) -> alt.Y:
+    """A y channel of instants, as :func:`time_x`."""
     if epoch:
         return alt.Y(f"{field}:T", title=f"{title} (UTC)", scale=alt.Scale(type="utc"), axis=_time_axis(), **kwargs)
-    return alt.Y(f"{field}:Q", title=f"{title} (ms)", scale=alt.Scale(zero=False), **kwargs)
+    return alt.Y(f"{field}:Q", title=title, scale=alt.Scale(zero=False), axis=_plain_time_axis(), **kwargs)
 
 
 def time_tooltip(field: str, title: str, epoch: bool) -> alt.Tooltip:
@@ -89,11 +116,14 @@ def time_tooltip(field: str, title: str, epoch: bool) -> alt.Tooltip:
 
 
 def duration_axis_scale(values: np.ndarray) -> tuple[float, str]:
-    """(divisor, unit) to show durations in ms: seconds from 10 s up, else ms."""
+    """(divisor, unit) to show durations in ms on an axis: minutes from 10 min up, seconds from
+    1 s up, else ms (an axis never reads ``1,000 ... 9,000 ms``)."""
     arr = np.asarray(values, dtype="float64")
     arr = arr[np.isfinite(arr)]
     top = float(np.max(np.abs(arr))) if arr.size else 0.0
-    return (1000.0, "s") if top >= 10_000 else (1.0, "ms")
+    if top >= 600_000:
+        return 60_000.0, "min"
+    return (1000.0, "s") if top >= 1000 else (1.0, "ms")
 
 
 @dataclass(frozen=True)

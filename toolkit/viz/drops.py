@@ -15,7 +15,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from toolkit.viz._common import FATE_LABELS, FATES, fate_codes, is_epoch, log_table
+from toolkit.viz._common import FATE_LABELS, FATES, _plain_time_axis, fate_codes, is_epoch, log_table
 from toolkit.viz._format import duration, number, share
 
 #: bin widths tried, smallest first (ms)
@@ -137,8 +137,8 @@ def drops_over_time(log: Any, result: Any, *, fate: str = "dropped", bin_ms: int
                   axis=alt.Axis(format=_time_format(w), labelOverlap=True))
         x2 = alt.X2("bin_end:T")
     else:
-        x = alt.X("bin_start:Q", title=f"{axis} (ms)" if axis.startswith("processing") else axis,
-                  scale=alt.Scale(zero=False))
+        x = alt.X("bin_start:Q", title=axis, scale=alt.Scale(zero=False),
+                  axis=_plain_time_axis() if axis.startswith("processing") else alt.Axis())
         x2 = alt.X2("bin_end:Q")
     chart = alt.Chart(data).mark_bar(binSpacing=0).encode(
         x=x, x2=x2,

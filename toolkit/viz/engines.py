@@ -9,7 +9,6 @@
 """
 from __future__ import annotations
 
-import itertools
 from typing import Any, Sequence
 
 import altair as alt
@@ -19,8 +18,9 @@ import pandas as pd
 from toolkit.replays.translate import delay_setting, intent_delay
 from toolkit.settings import Setting
 from toolkit.sweeps.choose import engine_name
-from toolkit.viz._common import FATE_COLORS, FATE_LABELS, MAX_POINTS, duration_axis_scale, is_epoch, time_x, with_note
-from toolkit.viz.sweep import config_columns, name_of, value_text, varying
+from toolkit.viz._common import (FATE_COLORS, FATE_LABELS, MAX_POINTS, duration_axis_scale, is_epoch, time_x,
+                                 with_note, wrap)
+from toolkit.viz.sweep import KAFKA_UPDATE_NOTE, KAFKA_UPDATE_SHORT, config_columns, kafka_update_rows, name_of, value_text, varying
 
 ENGINE_METRICS = ("dropped", "completeness_first", "latency_p99_ms", "peak_state_records")
 """The figures :func:`engines_by_delay` shows by default."""
@@ -70,6 +70,7 @@ def engines_by_delay(results: pd.DataFrame, metrics: Sequence[str] = ENGINE_METR
         if c not in results.columns:
             raise ValueError(f"results have no column {c!r}: sweep with semantics=[...] and delay=[...]")
     data = results.copy()
+    kafka_note = kafka_update_rows(results)
     data["engine"] = [engine_name(s) for s in data["semantics"]]
     data["variant"] = engine_labels(results)
     data["line"] = data["engine"] + np.where(data["variant"] != "", ", " + data["variant"], "")
@@ -96,11 +97,15 @@ def engines_by_delay(results: pd.DataFrame, metrics: Sequence[str] = ENGINE_METR
             d["metric_value"] = d[m].astype("float64") / mdiv
             y = alt.Y("metric_value:Q", title=f"{name_of(m)} ({munit})", scale=alt.Scale(zero=False))
         better = "higher is better" if m.startswith("completeness") else "lower is better"
+        panel_title: Any = f"{name_of(m)} ({better})"
+        if m == "completeness_first" and kafka_note:
+            panel_title = alt.TitleParams(panel_title, subtitle=wrap(KAFKA_UPDATE_SHORT, max(40, width // 5)),
+                                          subtitleColor="#b35900", subtitleFontSize=10)
         charts.append(alt.Chart(d).mark_line(point=True).encode(
             x=alt.X("delay_value:Q", title=x_title), y=y, color=color, strokeDash=dash,
             tooltip=[alt.Tooltip("line:N", title="engine"), alt.Tooltip("delay_text:N", title="delay"),
                      alt.Tooltip("metric_text:N", title=name_of(m))],
-        ).properties(width=width, height=height, title=f"{name_of(m)} ({better})"))
+        ).properties(width=width, height=height, title=panel_title))
     return alt.concat(*charts, columns=2).properties(title=title)
 
 
@@ -139,14 +144,21 @@ def engine_fates(comparison: Any, *, width: int = 420) -> alt.Chart:
 def disagreements(comparison: Any, *, max_points: int = MAX_POINTS, width: int = 620,
                   height: int = 260) -> alt.LayerChart | alt.Chart:
     """The records one engine keeps and another drops: arrival time (x) against how late they
-    arrived (arrival - event time, y), coloured by who keeps them. At most ``max_points``
+    arrived (arrival - event time, y), coloured by who keeps and who drops them (one point per
+    record: a record two engines drop is one point "dropped by A and B", not two on one spot). At most ``max_points``
     points (evenly spaced in arrival order beyond that; the subtitle says so)."""
     f = comparison.fates
-    parts = []
-    for a, b in itertools.permutations(comparison.semantics, 2):
-        sel = f[comparison.kept(a) & ~comparison.kept(b)]
-        parts.append(sel.assign(who=f"kept by {engine_name(a)}, dropped by {engine_name(b)}"))
-    d = pd.concat(parts, ignore_index=True) if parts else f.head(0).assign(who="")
+    sems = list(comparison.semantics)
+    kept = np.column_stack([np.asarray(comparison.kept(s), dtype=bool) for s in sems]) if sems else np.zeros((len(f), 0), bool)
+    some = kept.any(axis=1) & ~kept.all(axis=1)  # one engine keeps it, another drops it: one point per record
+
+    def words(mask: np.ndarray) -> str:
+        names = [engine_name(s) for s, m in zip(sems, mask) if m]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+    patterns, codes = np.unique(kept[some], axis=0, return_inverse=True) if some.any() else (np.zeros((0, len(sems))), [])
+    labels = [f"kept by {words(p)}, dropped by {words(~p)}" for p in patterns.astype(bool)]
+    d = f[some].assign(who=np.asarray(labels, dtype=object)[np.asarray(codes, dtype=int).ravel()] if labels else "")
     total = len(d)
     note = ""
     if total > max_points:
@@ -171,4 +183,5 @@ def disagreements(comparison: Any, *, max_points: int = MAX_POINTS, width: int =
     return with_note(chart, f"Records one engine keeps and another drops ({n_words})", note)
 
 
-__all__ = ["ENGINE_METRICS", "disagreements", "engine_fates", "engine_labels", "engines_by_delay"]
+__all__ = ["ENGINE_METRICS", "KAFKA_UPDATE_NOTE", "KAFKA_UPDATE_SHORT", "disagreements", "engine_fates", "engine_labels", "engines_by_delay",
+           "kafka_update_rows"]

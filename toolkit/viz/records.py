@@ -173,8 +173,9 @@ def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = 
     })
     if lag_mode:
         delay = (x[idx] - et[idx]).astype("float64")
-        div, unit = (1000.0, "s") if delay.size and float(np.max(np.abs(delay))) >= 1000 else (1.0, "ms")
+        div, unit = duration_axis_scale(delay)
         data["delay"] = delay / div
+        data["delay_text"] = [duration(v) for v in delay]
         y_enc = alt.Y("delay:Q", title=f"record delay: arrival - event time ({unit})")
     else:
         div, unit = 1.0, "ms"
@@ -183,7 +184,7 @@ def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = 
     tooltip.append(time_tooltip("arrival", "arrival", x_epoch) if (x_epoch or not epoch) and has_arrival
                    else alt.Tooltip("arrival:Q", title="arrival #"))
     if lag_mode:
-        tooltip.append(alt.Tooltip("delay:Q", title=f"delay ({unit})", format=",.3~f"))
+        tooltip.append(alt.Tooltip("delay_text:N", title="delay"))
     if result is not None:
         color = alt.Color("fate:N", scale=fate_scale(), title="fate",
                           legend=alt.Legend(labelExpr=_fate_label_expr(), labelLimit=200))
@@ -209,9 +210,9 @@ def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = 
                 wm = lag_frame(wm, end=float(np.max(x)) if len(x) else None, max_points=max_points)
                 if len(wm) < 2 * full:
                     note = (note + " " if note else "") + "Watermark lines reduced to per-bin extremes."
-                wm = wm.assign(y=wm["lag"] / div)
+                wm = wm.assign(y=wm["lag"] / div, lag_text=[duration(v) for v in wm["lag"]])
                 wy = alt.Y("y:Q", title=f"record delay: arrival - event time ({unit})")
-                what = alt.Tooltip("lag:Q", title="watermark lag (ms)", format=",")
+                what = alt.Tooltip("lag_text:N", title="watermark lag")
             else:
                 wy = time_y("watermark", "event time", epoch)
                 what = time_tooltip("watermark", "watermark", epoch)
@@ -281,7 +282,7 @@ def lateness_histogram(log: Any, result: Any = None, *, bins: int = 40, delay_ms
     data = pd.DataFrame(rows, columns=["fate", "fate_label", "lateness_start", "lateness_end", "from", "to", "count"])
     qs = [("p50", 0.5), ("p95", 0.95), ("p99", 0.99), ("max", 1.0)]
     qv = np.quantile(late, [q for _, q in qs]) if n else np.zeros(len(qs))
-    rules = pd.DataFrame({"quantile": [q for q, _ in qs], "lateness": qv.astype(float) / div,
+    rules = pd.DataFrame({"quantile": [q for q, _ in qs], "at_value": qv.astype(float) / div,
                           "label": [f"{q} {duration(round(float(v)))}" for (q, _), v in zip(qs, qv)]})
     x = alt.X("lateness_start:Q", bin="binned", title=f"lateness ({unit})", scale=alt.Scale(domain=[0, max(hi, 1) / div]))
     tooltip = [alt.Tooltip("from:N", title="from"), alt.Tooltip("to:N", title="to"),
@@ -297,11 +298,11 @@ def lateness_histogram(log: Any, result: Any = None, *, bins: int = 40, delay_ms
         bars = alt.Chart(frame).mark_bar(color=colour).encode(
             x=x, x2="lateness_end:Q", y=alt.Y("count:Q", title=f"{name} records"), tooltip=tooltip)
         layers = [bars, alt.Chart(rules).mark_rule(color="#333333", strokeDash=[4, 3]).encode(
-            x="lateness:Q", tooltip=[alt.Tooltip("label:N", title="lateness")])]
+            x="at_value:Q", tooltip=[alt.Tooltip("label:N", title="lateness")])]
         if delay_ms is not None:
-            dl = pd.DataFrame({"delay": [float(delay_ms) / div], "label": [f"delay {duration(delay_ms)}"]})
+            dl = pd.DataFrame({"at_value": [float(delay_ms) / div], "label": [f"delay {duration(delay_ms)}"]})
             layers.append(alt.Chart(dl).mark_rule(color=FATE_COLORS["dropped"], strokeWidth=2).encode(
-                x="delay:Q", tooltip=[alt.Tooltip("label:N", title="delay")]))
+                x="at_value:Q", tooltip=[alt.Tooltip("label:N", title="delay")]))
         return alt.layer(*layers)
 
     if result is None:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from toolkit.sweeps.choose import engine_name
 from toolkit.viz import _format as fmt
-from toolkit.viz._common import duration_axis_scale, wrap
+from toolkit.viz._common import duration_axis, duration_axis_scale, duration_expr, wrap
 
 METRICS = [
     "records", "on_time", "late_accepted", "dropped", "invalid", "completeness_first", "completeness_final",
@@ -27,6 +27,30 @@ EXECUTION_COLUMNS = {"path"}
 HIGHER_IS_BETTER = {"completeness_first", "completeness_final", "exact_windows", "on_time"}
 
 METRIC_FORMATS = {"completeness_first": ".2%", "completeness_final": ".2%", "exact_windows": ".2%"}
+
+
+KAFKA_UPDATE_NOTE = ("Kafka Streams with emit=update: every update of a window is a result, so a window's first "
+                     "result is a partial one and its first-result completeness is low by design; its final "
+                     "completeness, or emit=suppress / final, tells whether records are kept.")
+"""The note next to any first-result completeness of a Kafka Streams row with ``emit=update``."""
+
+KAFKA_UPDATE_SHORT = ("Kafka Streams, emit=update: each update is a result, so a window's first result is "
+                      "partial; its low first-result completeness is by design.")
+"""The same note, short enough for a small chart panel."""
+
+
+def kafka_update_rows(results: pd.DataFrame) -> bool:
+    """Whether ``results`` has Kafka Streams rows with ``emit=update`` (the default when no
+    ``emit`` column says otherwise)."""
+    if "semantics" not in results.columns:
+        return False
+    kafka = results["semantics"].astype(str) == "kafka_streams"
+    if not kafka.any():
+        return False
+    if "emit" not in results.columns:
+        return True
+    emit = results.loc[kafka, "emit"]
+    return bool((emit.isna() | (emit.astype(str) == "update")).any())
 
 
 def metric_columns(results: pd.DataFrame) -> list[str]:
@@ -316,8 +340,94 @@ def latency_completeness(results: pd.DataFrame, *, latency: str = "latency_p99_m
             x=x, y=y, text="label:N"))
         if reason:
             subtitle.extend(textwrap.wrap(reason, 95))
+    if completeness == "completeness_first" and kafka_update_rows(results):
+        subtitle.extend(textwrap.wrap(KAFKA_UPDATE_NOTE, 95))
     chart = alt.layer(*layers).properties(width=width, height=height)
     return chart.properties(title=alt.TitleParams(title, subtitle=subtitle) if subtitle else title)
+
+
+def _axis_channel(kind: Any, c: str, values: pd.Series, **kwargs: Any) -> Any:
+    """An x or y channel over column ``c`` of a sweep: durations labelled with their unit
+    (``500 ms``, ``45 s``), shares as percentages; the scale does not start at zero. A column
+    that is not numeric (a window, a strategy) is an ordinal axis of its readable values."""
+    if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        return kind(f"{c}_text:O", title=name_of(c), sort=[value_text(c, v) for v in _ordered(values)], **kwargs)
+    if c in fmt.SHARE_NAMES:
+        kwargs["axis"] = alt.Axis(format=".3~%")  # 97.45%: a close range never reads 97.5%, 97.5%
+    elif fmt.is_duration(c):
+        kwargs["axis"] = duration_axis()
+    return kind(f"{c}:Q", title=name_of(c), scale=alt.Scale(zero=False), **kwargs)
+
+
+def _legend(c: str) -> Any:
+    """A colour legend over column ``c`` in readable units."""
+    if c in fmt.SHARE_NAMES:
+        return alt.Legend(format=".1%")
+    if fmt.is_duration(c):
+        return alt.Legend(labelExpr=duration_expr())
+    return alt.Legend()
+
+
+def sweep_scatter(results: pd.DataFrame, metric: str = "dropped", *, x: str = "latency_p99_ms",
+                  y: str = "completeness_first", width: int = 480, height: int = 320) -> alt.Chart:
+    """Sweep rows at (``x``, ``y``) (figures or configuration columns), coloured by ``metric``.
+
+    Rows whose settings differ only in columns that move neither axis (allowed lateness changes
+    neither first-result completeness nor p99 latency) land on one point: those columns get the
+    size channel, so the settings at one point are drawn as nested rings, the largest first, each
+    with its own colour and tooltip; every tooltip also lists all the settings at its point.
+    """
+    name = name_of
+    for c in (x, y, metric):
+        if c not in results.columns:
+            raise ValueError(f"sweep results have no column {c!r}; columns: {', '.join(map(str, results.columns))}")
+    label = varying(results, config_columns(results))
+    data = results[list(dict.fromkeys([x, y, metric] + label))].copy().reset_index(drop=True)
+    point = data[x].astype(str) + "|" + data[y].astype(str)
+    # the columns that differ between rows at one point: the axes cannot show them
+    hidden = [c for c in label if c not in (x, y) and (data[c].astype(str).groupby(point).nunique() > 1).any()]
+    data["setting"] = _setting_label(data, label).to_numpy()
+    data["hidden"] = _setting_label(data, hidden).to_numpy()
+    tips = [alt.Tooltip("setting:N", title="setting")]
+    for c in dict.fromkeys([x, y, metric]):
+        data[f"{c}_text"] = [value_text(c, v) for v in data[c]]
+        tips.append(alt.Tooltip(f"{c}_text:N", title=name(c)))
+    data["here"] = point.map(point.value_counts()).astype(int)
+    each = [f"{h} ({name(metric)} {t})" if h != "all" else t for h, t in zip(data["hidden"], data[f"{metric}_text"])]
+    listing = pd.Series(each, index=data.index).groupby(point).agg("; ".join)
+    data["here_list"] = [f"{n} settings: {listing[p]}" if n > 1 else "this one only"
+                         for n, p in zip(data["here"], point)]
+    tips.append(alt.Tooltip("here_list:N", title="settings at this point"))
+    shared = int(data["here"].max())
+    encoding: dict[str, Any] = {}
+    subtitle = [f"{fmt.number(len(data))} configurations at {fmt.number(point.nunique())} points"]
+    if shared > 1 and hidden:
+        order = list(dict.fromkeys(data.sort_values(hidden, kind="stable")["hidden"]))
+        n = len(order)
+        biggest = min(600, 90 + 120 * (n - 1))
+        data["ring"] = [order.index(h) for h in data["hidden"]]
+        encoding["size"] = alt.Size("hidden:O", sort=order, title=", ".join(name(c) for c in hidden),
+                                    scale=alt.Scale(range=[biggest, 40] if n > 1 else [90, 90]),
+                                    legend=alt.Legend(symbolFillColor="#bbbbbb", symbolStrokeColor="white",
+                                                      labelLimit=300, orient="right"))
+        encoding["order"] = alt.Order("ring:Q", sort="ascending")  # the largest ring first, the smallest on top
+        subtitle.append(f"up to {shared} settings share a point (they differ only in "
+                        f"{', '.join(name(c) for c in hidden)}): drawn as rings, by size")
+    else:
+        encoding["size"] = alt.value(90)
+    if "completeness_first" in (x, y, metric) and kafka_update_rows(results):
+        subtitle.extend(wrap(KAFKA_UPDATE_NOTE, 95))
+    pick = alt.selection_point(fields=["setting"], on="click", clear="dblclick", name="picked")
+    chart = alt.Chart(data).mark_point(filled=True, stroke="white", strokeWidth=1.5, opacity=1).encode(
+        x=_axis_channel(alt.X, x, data[x]),
+        y=_axis_channel(alt.Y, y, data[y]),
+        color=alt.Color(f"{metric}:Q", title=name(metric), scale=alt.Scale(scheme="viridis"),
+                        legend=_legend(metric)),
+        opacity=alt.condition(pick, alt.value(1.0), alt.value(0.25)),
+        tooltip=tips, **encoding,
+    ).add_params(pick).properties(width=width, height=height, title=alt.TitleParams(
+        f"{name(y)} against {name(x)}", subtitle=subtitle))
+    return chart
 
 
 def sweep_sliders(results: pd.DataFrame, *, x: str = "delay_ms", y: str = "lateness_ms",
@@ -417,14 +527,21 @@ def sweep_sliders(results: pd.DataFrame, *, x: str = "delay_ms", y: str = "laten
                      for i, j in zip(sc["x_step"], sc["y_step"])]
     sc["latency_text"] = [value_text(latency, v) for v in sc[latency]]
     sc["completeness_text"] = [value_text(completeness, v) for v in sc[completeness]]
+    # settings that land on one point (allowed lateness moves neither figure): every tooltip lists them
+    at = sc["other"].astype(str) + "|" + sc[latency].astype(str) + "|" + sc[completeness].astype(str)
+    listing = sc["setting"].groupby(at).agg(lambda s: "; ".join(s))
+    counts = at.map(at.value_counts())
+    sc["here_list"] = [f"{n} settings: {listing[a]}" if n > 1 else "this one only" for n, a in zip(counts, at)]
     scatter = alt.Chart(sc).transform_filter(other_filter).mark_point(filled=True).encode(
-        x=alt.X("x_value:Q", title=f"{name_of(latency)} ({unit})"),
-        y=alt.Y(f"{completeness}:Q", title=name_of(completeness), scale=alt.Scale(zero=False),
+        # the points' own range, padded so that the enlarged selected point is never cut at an edge
+        x=alt.X("x_value:Q", title=f"{name_of(latency)} ({unit})", scale=alt.Scale(zero=False, padding=12)),
+        y=alt.Y(f"{completeness}:Q", title=name_of(completeness), scale=alt.Scale(zero=False, padding=12),
                 axis=alt.Axis(format=".1%")),
         color=alt.condition(selected, alt.value("#e45756"), alt.value("#9d9d9d")),
         size=alt.condition(selected, alt.value(220), alt.value(40)),
         tooltip=[alt.Tooltip("setting:N", title="setting"), alt.Tooltip("latency_text:N", title=name_of(latency)),
-                 alt.Tooltip("completeness_text:N", title=name_of(completeness))],
+                 alt.Tooltip("completeness_text:N", title=name_of(completeness)),
+                 alt.Tooltip("here_list:N", title="settings at this point")],
     ).properties(width=420, height=200, title="latency vs completeness (the selected setting in red)")
     chart = alt.vconcat(header, alt.hconcat(figures, heat, spacing=30), scatter).add_params(*params)
     return chart.properties(title=title)

@@ -19,6 +19,7 @@ from toolkit.viz._common import (
     time_y,
     with_note,
 )
+from toolkit.viz._format import duration
 from toolkit.viz.records import lag_frame, watermark_frame
 
 PANES = ["early", "on_time", "late", "at_end", "retraction"]
@@ -54,7 +55,7 @@ def watermark_lag(result: Any, *, levels: tuple[str, ...] = ("partition", "opera
     wm = lag_frame(wm, end=end, max_points=max_points) if len(wm) else wm.assign(lag=pd.Series(dtype="int64"))
     reduced = len(wm) < 2 * full
     div, unit = duration_axis_scale(wm["lag"].to_numpy(dtype="float64")) if len(wm) else (1.0, "ms")
-    wm = wm.assign(lag_value=wm["lag"].astype("float64") / div)
+    wm = wm.assign(lag_value=wm["lag"].astype("float64") / div, lag_text=[duration(v) for v in wm["lag"]])
     epoch = is_epoch(wm["time"].to_numpy()) if len(wm) else False
     series = list(dict.fromkeys(sorted(wm["series"].unique(), key=lambda v: (v != "operator", v)))) if len(wm) else []
     palette = ["#f58518", "#4c78a8", "#54a24b", "#b279a2", "#72b7b2", "#eeca3b", "#ff9da6", "#9d755d"]
@@ -67,7 +68,7 @@ def watermark_lag(result: Any, *, levels: tuple[str, ...] = ("partition", "opera
         strokeWidth=alt.condition("datum.level == 'operator'", alt.value(2.0), alt.value(1.0)),
         order=alt.Order("time:Q"),
         tooltip=["series:N", time_tooltip("time", "at", epoch), time_tooltip("watermark", "watermark", epoch),
-                 alt.Tooltip("lag:Q", title="lag (ms)", format=",")],
+                 alt.Tooltip("lag_text:N", title="lag")],
     ).properties(width=width, height=height)
     note = "Reduced to per-bin extremes." if reduced else ""
     return with_note(chart, title, note)
@@ -135,6 +136,7 @@ def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
     data = em[[c for c in cols if c in em.columns]].copy()
     data = data[~np.isnan(data["emit_time"].astype("float64").to_numpy())] if len(data) else data
     data["latency_ms"] = data["emit_time"] - data["window_end"]
+    data["latency_text"] = [duration(v) for v in data["latency_ms"]]
     if "watermark" in data.columns:
         data["watermark_text"] = [_instant(w, epoch) for w in data["watermark"]]
     else:
@@ -148,7 +150,7 @@ def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
         shape=alt.condition("datum.pane_type == 'retraction'", alt.value("cross"), alt.value("circle")),
         tooltip=["window:N", "pane:Q", "pane_type:N", "count:Q", "sum:Q",
                  alt.Tooltip("watermark_text:N", title="watermark"), time_tooltip("emit_time", "emitted", epoch),
-                 alt.Tooltip("latency_ms:Q", title="emit - window end (ms)", format=",")],
+                 alt.Tooltip("latency_text:N", title="emitted after the window's end")],
     )
     if len(data):
         lo = float(min(data["window_end"].min(), data["emit_time"].min()))
