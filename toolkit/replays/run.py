@@ -205,7 +205,11 @@ def _log_arrays(log: Any, setting: Setting) -> dict[str, Any]:
 
         mk = marker_array(t, setting)
     gap = None
-    if setting.gap_column is not None:
+    if setting.gap_column is not None and setting.semantics == "spark":  # null/0/negative: no session
+        from toolkit.replays.microbatch import spark_gap_column
+
+        gap = spark_gap_column(t, setting.gap_column)
+    elif setting.gap_column is not None:
         gap = gap_column(t, setting.gap_column)
     return {"ts": ts, "arr": arr, "part": part, "keys": keys, "vals": vals, "rows": rows, "marker": mk, "has_arr": has_arr,
             "gap": gap}

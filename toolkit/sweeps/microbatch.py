@@ -22,7 +22,7 @@ import pandas as pd
 
 from toolkit.engine.microbatch.aggregation import aggregate_windows, window_pairs
 from toolkit.engine.microbatch.batches import Batches, executed_batches
-from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, ON_TIME
+from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, NO_SESSION, ON_TIME
 from toolkit.engine.microbatch.sessions import aggregate_sessions
 from toolkit.engine.microbatch.watermark import watermarks_after
 from toolkit.fast.evaluate import SCALARS, Shard
@@ -124,7 +124,7 @@ def microbatch_partial(shard: Shard, config: Setting, tl: BatchTimeline) -> dict
     late filter; ground truth the batch answer; a window's first result its first emission
     (append mode: its only one; windows still in state at the end flushed at the last tick,
     counted in ``at_end_firings``, without a latency); state after every executed batch."""
-    from toolkit.replays.microbatch import microbatch_config
+    from toolkit.replays.microbatch import microbatch_config, sessions_of_batch
 
     cfg = microbatch_config(config)
     n = shard.n
@@ -140,11 +140,18 @@ def microbatch_partial(shard: Shard, config: Setting, tl: BatchTimeline) -> dict
     fate = np.full(n, DROPPED, dtype=np.int8)
     append = cfg.output_mode == "append"
     if cfg.window_kind == "session":
-        accepted, _, em, tab, _, _ = aggregate_sessions(kc, ts, np.int64(cfg.gap), ones, rb, b)
+        # dynamic_session:COLUMN: the shard carries the column's gaps (null read as 0: no session)
+        gap = shard.gaps[config.gap_column] if config.gap_column is not None else np.int64(cfg.gap)
+        accepted, _, em, tab, _, has = aggregate_sessions(kc, ts, gap, ones, rb, b)
+        fate[~has] = NO_SESSION
         fate[accepted] = np.where(ts[accepted] <= late_wm[accepted], LATE_ACCEPTED, ON_TIME)
         accepted_pairs = first_pairs = int(accepted.sum())
-        truth, _ = sessionize(kc, ts, cfg.gap)
-        true_pairs, n_true = n, len(truth)
+        if config.gap_column is None:
+            truth, _ = sessionize(kc, ts, cfg.gap)
+            true_pairs = n
+        else:
+            truth, true_pairs = sessions_of_batch(kc, ts, gap)
+        n_true = len(truth)
     else:
         pairs, em, tab, _ = aggregate_windows(kc, ts, ones, rb, b, cfg.size, cfg.slide, cfg.output_mode, cfg.offset)
         acc_rec = np.zeros(n, dtype=bool)
@@ -192,7 +199,7 @@ def microbatch_partial(shard: Shard, config: Setting, tl: BatchTimeline) -> dict
     scalars = dict.fromkeys(SCALARS, 0)
     scalars.update({
         "valid": n, "on_time": int((fate == ON_TIME).sum()), "late_accepted": int((fate == LATE_ACCEPTED).sum()),
-        "dropped": int((fate == DROPPED).sum()), "windows": int(n_true), "exact_windows": exact,
+        "dropped": int((fate == DROPPED).sum()), "no_session": int((fate == NO_SESSION).sum()), "windows": int(n_true), "exact_windows": exact,
         "fired_windows": int(p0.sum()), "true_pairs": int(true_pairs), "first_pairs": first_pairs,
         "final_pairs": accepted_pairs, "firings": int(len(em.key)) + n_pend, "at_end_firings": n_pend,
         "state_area_windows": int((dw * rest).sum()), "state_area_records": int((dr * rest).sum()),

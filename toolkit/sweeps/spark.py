@@ -34,7 +34,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from toolkit.fast.sessions import gap_column
 from toolkit.metrics.summary import SUMMARY_COLUMNS, merge_config
+from toolkit.replays.microbatch import spark_gap_column
 from toolkit.settings import Limits, Setting, SettingError, format_bytes, machine_memory, windows_per_record
 from toolkit.sweeps.microbatch import spark_batch_maxima
 from toolkit.sweeps.semantics import all_timelines, evaluate_shard, sharded
@@ -57,8 +59,10 @@ def _canonical(spark_df, gap_columns=()):
     sel = [F.col("row").cast("long"), F.col("event_time").cast("long"), F.col("arrival_time").cast("long"),
            F.col("key").cast("string") if "key" in cols else F.lit("default").alias("key"),
            F.col("partition").cast("long") if "partition" in cols else F.lit(0).cast("long").alias("partition")]
-    # dynamic session gaps (checked on the driver by toolkit.sweeps.sweep.dynamic_gap_max)
-    sel += [F.col(f"`{c}`").cast("long").alias(f"_gap_{i}") for i, c in enumerate(gap_columns)]
+    # dynamic session gaps (checked on the driver by toolkit.sweeps.sweep.dynamic_gap_max, or for a
+    # column only semantics="spark" rows read by check_spark_gaps: there a null gap is no session, read as 0)
+    sel += [F.coalesce(F.col(f"`{c}`").try_cast("double").try_cast("long"), F.lit(0).cast("long")).alias(f"_gap_{i}")
+            for i, c in enumerate(gap_columns)]
     return spark_df.select(*sel)
 
 
@@ -91,6 +95,9 @@ def run_spark(
         cols = ["row", "event_time", "arrival_time", "key", "partition"] + gap_columns
         pdf = table[[c for c in cols if c in table]].copy()
         pdf["key"] = pdf["key"].astype(str)
+        flink_gaps = {c.gap_column for c in configs if c.semantics != "spark"}
+        for c in gap_columns:  # checked int64 ms (a Spark row's null gap: 0, no session)
+            pdf[c] = gap_column(table, c) if c in flink_gaps else spark_gap_column(table, c)
         spark_df = session.createDataFrame(pdf)
     df = _canonical(spark_df, gap_columns)
     gap_names = [f"_gap_{i}" for i in range(len(gap_columns))]
@@ -449,6 +456,9 @@ def distribute(log: Any, *, shards: int | None = None, spark: Any = None, master
         cols = [c for c in ["row", "event_time", "arrival_time", "key", "partition"] if c in table]
         pdf = table[cols].copy()
         pdf["key"] = pdf["key"].astype(str)
+        flink_gaps = {c.gap_column for c in configs if c.semantics != "spark"}
+        for c in gap_columns:  # checked int64 ms (a Spark row's null gap: 0, no session)
+            pdf[c] = gap_column(table, c) if c in flink_gaps else spark_gap_column(table, c)
         sdf = session.createDataFrame(pdf)
     sdf = _canonical(sdf).repartition(n, "key").cache()
     count = sdf.count()

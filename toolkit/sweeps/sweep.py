@@ -51,6 +51,7 @@ from toolkit.fast.evaluate import Shard
 from toolkit.fast.sessions import gap_array, gap_column
 from toolkit.fast.sessions import in_range as fast_sessions_in_range
 from toolkit.metrics.summary import SUMMARY_COLUMNS
+from toolkit.replays.microbatch import spark_gap_array, spark_gap_column
 from toolkit.settings import (CONFIG_COLUMNS, SESSION_WINDOWS, DynamicSession, Limits, Setting, SettingError, Tumbling,
                               TriggerSpec, grid, staggered_offset)
 from toolkit.sweeps.evaluate import merge_all
@@ -110,7 +111,8 @@ def sweep(
     configs = [all_configs[i] for i in flink]
     shown = configs  # the rows show the settings as given; the work runs on them resolved
     configs = resolve_staggers(configs, table, spark_df)
-    gap_max = dynamic_gap_max(configs, table, spark_df)
+    gap_max = dynamic_gap_max([c for c in configs if c.semantics != "spark"], table, spark_df)
+    check_spark_gaps(configs, table, spark_df)
     fl = [c for c in configs if c.semantics == "flink"]
     fl_paths = iter(choose_paths(fl, path, event_range=_event_range(table, spark_df) if fl else None, gap_max=gap_max))
     paths = [next(fl_paths) if c.semantics == "flink" else IN_PROCESS[c.semantics] for c in configs]
@@ -180,6 +182,36 @@ def dynamic_gap_max(configs: list[Setting], table: pd.DataFrame | None, spark_df
         else:
             out[col] = _spark_gap_max(spark_df, col)
     return out
+
+
+def check_spark_gaps(configs: list[Setting], table: pd.DataFrame | None, spark_df: Any) -> None:
+    """The gap columns that only ``semantics="spark"`` rows read, checked Spark's way
+    (``toolkit.replays.microbatch.spark_gap_array``: null, 0 or a negative gap is no session; a
+    gap that is not a whole number of ms is an error naming ``window``). A column a Flink row
+    reads too is checked by :func:`dynamic_gap_max` (Flink refuses any gap <= 0)."""
+    flink = {c.gap_column for c in configs if c.semantics != "spark"}
+    for col in dict.fromkeys(c.gap_column for c in configs if c.semantics == "spark" and c.gap_column is not None):
+        if col in flink:
+            continue
+        if table is not None:
+            spark_gap_column(table, col)
+        else:
+            _spark_check_spark_gaps(spark_df, col)
+
+
+def _spark_check_spark_gaps(spark_df: Any, col: str) -> None:
+    """:func:`check_spark_gaps` in Spark: one aggregate; the first bad row collected to name it."""
+    from pyspark.sql import functions as F
+
+    if col not in spark_df.columns:
+        spark_gap_column(pd.DataFrame({"row": []}), col)  # the missing-column error
+    raw = F.col(f"`{col}`")
+    x = raw.try_cast("double")
+    bad = raw.isNotNull() & (x.isNull() | F.isnan(x) | (x != F.floor(x)) | (F.abs(x) >= F.lit(2.0**63)))
+    n_bad = spark_df.agg(F.sum(F.when(bad, 1).otherwise(0)).alias("bad")).first()["bad"]
+    if n_bad:
+        first = spark_df.where(bad).orderBy("row").select("row", raw.alias("g")).first()
+        spark_gap_array(np.asarray([first["g"]], dtype=object), col, [first["row"]])
 
 
 def _spark_gap_max(spark_df: Any, col: str) -> int:
@@ -389,7 +421,7 @@ def run_local(
     arrival = table["arrival_time"].to_numpy(dtype=np.int64)
     row = table["row"].to_numpy(dtype=np.int64)
     values = _values(table)
-    gaps = {c.gap_column: gap_column(table, c.gap_column) for c in configs if c.gap_column is not None}
+    gaps = shard_gaps(table, configs)
     frames = []
     show = progress if progress is not None else len(jobs) * len(ts) > 2_000_000
     with tqdm(total=len(jobs) * shards, disable=not show, desc="sweep", unit="config") as bar:
@@ -400,6 +432,14 @@ def run_local(
             frames.append(evaluate_shard(shard, jobs, on_done=lambda: bar.update(1)))
     rows = pd.concat(frames, ignore_index=True)
     return merge_all(rows, spans, invalid)
+
+
+def shard_gaps(table: pd.DataFrame, configs: list[Setting]) -> dict[str, np.ndarray]:
+    """Each dynamic-session gap column as int64 ms for the shards: checked Flink's way (every gap
+    > 0) when a Flink row reads it, else Spark's way (null read as 0: no session)."""
+    flink = {c.gap_column for c in configs if c.semantics != "spark"}
+    cols = dict.fromkeys(c.gap_column for c in configs if c.gap_column is not None)
+    return {col: gap_column(table, col) if col in flink else spark_gap_column(table, col) for col in cols}
 
 
 def _values(table: pd.DataFrame) -> np.ndarray:
