@@ -142,12 +142,13 @@ def table_arrays(table: pd.DataFrame, s: Setting) -> dict:
             "gap": spark_gap_column(t, s.gap_column) if s.gap_column is not None else None}
 
 
-def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0) -> dict:
+def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0, sources: Sequence[int] | None = None) -> dict:
     """The sweep row's figures (``SUMMARY_COLUMNS``) of the Spark setting ``s`` on a log table:
-    exactly ``replay(log, s).summary()``'s (the same code computes both)."""
+    exactly ``replay(log, s).summary()``'s (the same code computes both); ``sources``: the
+    declared partitions (``EventLog.declared_partitions``)."""
     from toolkit.metrics.summary import SUMMARY_COLUMNS
 
-    parts = microbatch_parts(None, s, table_arrays(table, s), invalid=invalid, fates=False)
+    parts = microbatch_parts(None, s, table_arrays(table, s), invalid=invalid, fates=False, sources=sources)
     return {k: parts["_summary"][k] for k in SUMMARY_COLUMNS}
 
 

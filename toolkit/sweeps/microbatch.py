@@ -78,16 +78,17 @@ def spark_batch_maxima(df, interval: int) -> pd.DataFrame:
     return got.sort_values(["tick", "partition"], kind="mergesort").reset_index(drop=True)[MAXIMA_COLUMNS]
 
 
-def timeline_from_maxima(maxima: pd.DataFrame, config: Setting) -> BatchTimeline:
+def timeline_from_maxima(maxima: pd.DataFrame, config: Setting, partitions=None) -> BatchTimeline:
     """The batch timeline of a Spark setting from the per-(tick, partition) maxima, by the
-    engine's own rules (as ``run_microbatch`` computes it from the records)."""
+    engine's own rules (as ``run_microbatch`` computes it from the records). ``partitions``: the
+    declared inputs (an input that never delivers a row proposes 0; None: those with rows)."""
     interval = int(config.trigger_interval)
     tick = maxima["tick"].to_numpy(dtype=np.int64)
     ts = maxima["tsmax"].to_numpy(dtype=np.int64)
     ticks, data_idx = np.unique(tick, return_inverse=True)
     if config.partitions_as_sources:
         part = maxima["partition"].to_numpy(dtype=np.int64)
-        sources = np.unique(part)
+        sources = np.unique(part) if partitions is None else np.union1d(np.unique(part), np.asarray(partitions, np.int64))
         src, n_src = np.searchsorted(sources, part), len(sources)
     else:
         src, n_src = np.zeros(len(tick), dtype=np.int64), 1
@@ -96,9 +97,10 @@ def timeline_from_maxima(maxima: pd.DataFrame, config: Setting) -> BatchTimeline
     return BatchTimeline(interval, ticks.astype(np.int64), executed_batches(ticks, after, interval))
 
 
-def build_batch_timelines(configs: list[Setting], maxima_of) -> dict[int, BatchTimeline]:
+def build_batch_timelines(configs: list[Setting], maxima_of, partitions=None) -> dict[int, BatchTimeline]:
     """Timeline per config index; ``maxima_of(interval)`` gives the aggregate (computed once
-    per trigger interval), one timeline per distinct (interval, delay, inputs, policy)."""
+    per trigger interval), one timeline per distinct (interval, delay, inputs, policy);
+    ``partitions``: the declared inputs."""
     tables: dict[int, pd.DataFrame] = {}
     cache: dict[tuple, BatchTimeline] = {}
     out = {}
@@ -107,7 +109,7 @@ def build_batch_timelines(configs: list[Setting], maxima_of) -> dict[int, BatchT
         if key not in cache:
             if c.trigger_interval not in tables:
                 tables[c.trigger_interval] = maxima_of(int(c.trigger_interval))
-            cache[key] = timeline_from_maxima(tables[c.trigger_interval], c)
+            cache[key] = timeline_from_maxima(tables[c.trigger_interval], c, partitions)
         out[i] = cache[key]
     return out
 

@@ -79,6 +79,7 @@ def run_spark(
     chunks: int | None = None,
     progress: bool | None = None,
     limits: Limits | None = None,
+    partitions=None,
 ) -> pd.DataFrame:
     """Summary rows (index: config position) of ``configs`` on Spark (see the module doc).
     ``limits``: the memory guard (:func:`check_memory`), checked before any work but one
@@ -87,6 +88,7 @@ def run_spark(
 
     from toolkit.spark import prepare_executors, spark_session
 
+    declared = partitions
     session = spark or spark_session(master)
     prepare_executors(session)  # a cluster: ship the package, check the executors' libraries (once)
     full_df = spark_df
@@ -134,6 +136,7 @@ def run_spark(
         needs them (see ``toolkit.sweeps.timelines``)."""
 
         tick_table = staticmethod(table_for_interval)
+        partitions = None if declared is None else tuple(declared)  # declared source partitions
 
         @staticmethod
         def batch_maxima(interval: int) -> pd.DataFrame:
@@ -439,6 +442,7 @@ def distribute(log: Any, *, shards: int | None = None, spark: Any = None, master
     from toolkit.log import EventLog
     from toolkit.spark import prepare_executors, spark_session
 
+    declared = partitions
     session = spark or spark_session(master)
     prepare_executors(session)
     n = int(shards or int(session.conf.get("spark.sql.shuffle.partitions")))

@@ -99,6 +99,8 @@ def sweep(
         raise SettingError("execution", f"execution must be one of {', '.join(EXECUTIONS)}, got {execution!r}")
     all_configs = configs
     table, invalid, spark_df = _inputs(log, all_configs)
+    # declared source partitions (load_log(..., partitions=...)), some perhaps without records
+    declared = getattr(log, "declared_partitions", None)
     use_spark = execution == "spark" or (
         execution == "auto" and (spark_df is not None or master is not None or spark is not None or bool(os.environ.get("SPARK_MASTER")))
     )
@@ -124,7 +126,7 @@ def sweep(
 
         summary = run_spark(
             table, spark_df, configs, paths, invalid=invalid, master=master, spark=spark, shards=shards, progress=progress,
-            limits=limits,
+            limits=limits, partitions=declared,
         )
     else:
         if table is None:
@@ -132,10 +134,11 @@ def sweep(
         if len(table):
             arr = table["arrival_time"].to_numpy(dtype=np.int64)
             limits.check_cost(configs, len(table), int(arr.max()) - int(arr.min()), "sweep")
-        summary = run_local(table, configs, paths, invalid=invalid, shards=shards or 1, progress=progress)
+        summary = run_local(table, configs, paths, invalid=invalid, shards=shards or 1, progress=progress,
+                            partitions=declared)
     if not micro:
         return assemble(shown, paths, summary)
-    return _with_microbatch(all_configs, flink, paths, summary, micro, table, invalid)
+    return _with_microbatch(all_configs, flink, paths, summary, micro, table, invalid, declared)
 
 
 def _shardable(c: Setting) -> bool:
@@ -238,7 +241,7 @@ def _spark_gap_max(spark_df: Any, col: str) -> int:
 IN_PROCESS = {"spark": "microbatch", "kafka_streams": "kafka_streams"}
 
 
-def _in_process_figures(table: pd.DataFrame, s: Setting, invalid: int) -> dict:
+def _in_process_figures(table: pd.DataFrame, s: Setting, invalid: int, partitions=None) -> dict:
     """A non-Flink row's figures: its replay module's own (``toolkit.replays.microbatch`` or
     ``toolkit.replays.kafka_streams``, which evaluates task by task: ``shard_key``, ``evaluate_task``,
     ``combine``), so they equal ``replay(log, s).summary()``."""
@@ -249,18 +252,18 @@ def _in_process_figures(table: pd.DataFrame, s: Setting, invalid: int) -> dict:
         return {k: f[k] for k in SUMMARY_COLUMNS}
     from toolkit.replays.microbatch import sweep_figures
 
-    return sweep_figures(table, s, invalid)
+    return sweep_figures(table, s, invalid, sources=partitions)
 
 
 def _with_microbatch(configs: list[Setting], flink: list[int], paths: list[str], summary: pd.DataFrame | None,
-                     micro: list[int], table: pd.DataFrame | None, invalid: int) -> pd.DataFrame:
+                     micro: list[int], table: pd.DataFrame | None, invalid: int, partitions=None) -> pd.DataFrame:
     """Add the ``semantics="spark"`` and ``"kafka_streams"`` configurations, evaluated in-process
     by their own engines (the replay's own figures), path ``microbatch`` / ``kafka_streams``."""
     if table is None:
         sem = sorted({configs[i].semantics for i in micro})
         raise SettingError("semantics", f"semantics={'/'.join(sem)} settings are swept in-process: give a local log "
                            "(a Spark-backed log: log.to_pandas() first)")
-    rows = {i: _in_process_figures(table, configs[i], invalid) for i in micro}
+    rows = {i: _in_process_figures(table, configs[i], invalid, partitions) for i in micro}
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=SUMMARY_COLUMNS)
     if summary is not None:
         s = summary.sort_index()
@@ -406,12 +409,14 @@ def _inputs(log: Any, configs: list[Setting] = ()) -> tuple[pd.DataFrame | None,
 
 
 def run_local(
-    table: pd.DataFrame, configs: list[Setting], paths: list[str], *, invalid: int, shards: int = 1, progress: bool | None = None
+    table: pd.DataFrame, configs: list[Setting], paths: list[str], *, invalid: int, shards: int = 1, progress: bool | None = None,
+    partitions=None,
 ) -> pd.DataFrame:
-    """In-process execution (``shards > 1`` splits keys as Spark would, to test the merge)."""
+    """In-process execution (``shards > 1`` splits keys as Spark would, to test the merge);
+    ``partitions``: the declared source partitions (``EventLog.declared_partitions``)."""
     from tqdm.auto import tqdm
 
-    src = local_sources(table)
+    src = local_sources(table, partitions)
     timelines = all_timelines(configs, src)
     spans = {i: (tl.start_time, tl.end_time) for i, tl in timelines.items()}
     jobs = [(i, c, p, timelines[i]) for i, (c, p) in enumerate(zip(configs, paths))]
