@@ -21,9 +21,7 @@ from toolkit.log.model import EventLog
 
 
 class PartitionsError(LogError):
-    """A bad ``partitions`` declaration (the message names the option)."""
-
-    role = "partitions"  # the command line names it --partitions
+    """A bad ``partitions`` declaration (the message starts with the option's name)."""
 
 
 def _fmt(parts) -> str:

@@ -211,10 +211,13 @@ def _spark_check_spark_gaps(spark_df: Any, col: str) -> None:
     raw = F.col(f"`{col}`")
     x = raw.try_cast("double")
     bad = raw.isNotNull() & (x.isNull() | F.isnan(x) | (x != F.floor(x)) | (F.abs(x) >= F.lit(2.0**63)))
-    n_bad = spark_df.agg(F.sum(F.when(bad, 1).otherwise(0)).alias("bad")).first()["bad"]
-    if n_bad:
+    agg = spark_df.agg(F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.count(F.lit(1)).alias("n")).first()
+    if agg["bad"]:
         first = spark_df.where(bad).orderBy("row").select("row", raw.alias("g")).first()
-        spark_gap_array(np.asarray([first["g"]], dtype=object), col, [first["row"]])
+        try:  # the pandas rule's message, on the first bad row, with the counts of the whole log
+            spark_gap_array(np.asarray([first["g"]], dtype=object), col, [first["row"]])
+        except SettingError as exc:
+            raise SettingError("window", str(exc).replace("1 of 1 records", f"{int(agg['bad']):,} of {int(agg['n']):,} records")) from None
 
 
 def _spark_gap_max(spark_df: Any, col: str) -> int:
