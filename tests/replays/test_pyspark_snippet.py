@@ -53,6 +53,8 @@ def _oracle():
     # per-record session gaps (session_window(ts, gap_column)), null, zero and negative ones among them,
     # two inputs, min policy, late rows
     (CASE.parent / "sessiongapnull_append_min_late_0.jsonl", "dynamic_session:gap"),
+    # an input that never delivers a row (min policy: the watermark stays at 0), declared to the log
+    (CASE.parent / "corner_never_speaks_min_append.jsonl", "tumbling:10s"),
 ])
 def test_snippet_on_real_spark_gives_the_replays_figures(spark, tmp_path, case, window):
     from pyspark.sql import functions as F
@@ -65,7 +67,8 @@ def test_snippet_on_real_spark_gives_the_replays_figures(spark, tmp_path, case, 
                             trigger_interval=config["trigger_interval"], output_mode=config["output_mode"],
                             partitions_as_sources=True, multiple_watermark_policy=config["multiple_watermark_policy"])
     dynamic = window.startswith("dynamic_session:")
-    log = toolkit.load_log(pd.DataFrame(records), time_unit="ms", keep=["gap"] if dynamic else [])
+    log = toolkit.load_log(pd.DataFrame(records), time_unit="ms", keep=["gap"] if dynamic else [],
+                           partitions=config["partitions"])
     r = toolkit.replay(log, setting)
     session = spark.newSession()
     plan = oracle.plan_files(config, records)
