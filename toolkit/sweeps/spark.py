@@ -442,7 +442,6 @@ def distribute(log: Any, *, shards: int | None = None, spark: Any = None, master
     from toolkit.log import EventLog
     from toolkit.spark import prepare_executors, spark_session
 
-    declared = partitions
     session = spark or spark_session(master)
     prepare_executors(session)
     n = int(shards or int(session.conf.get("spark.sql.shuffle.partitions")))
@@ -460,10 +459,11 @@ def distribute(log: Any, *, shards: int | None = None, spark: Any = None, master
         cols = [c for c in ["row", "event_time", "arrival_time", "key", "partition"] if c in table]
         pdf = table[cols].copy()
         pdf["key"] = pdf["key"].astype(str)
-        flink_gaps = {c.gap_column for c in configs if c.semantics != "spark"}
-        for c in gap_columns:  # checked int64 ms (a Spark row's null gap: 0, no session)
-            pdf[c] = gap_column(table, c) if c in flink_gaps else spark_gap_column(table, c)
         sdf = session.createDataFrame(pdf)
     sdf = _canonical(sdf).repartition(n, "key").cache()
     count = sdf.count()
-    return EventLog(None, quarantine, spark_df=sdf, n_records=count, has_arrival_time=True, source="distributed")
+    out = EventLog(None, quarantine, spark_df=sdf, n_records=count, has_arrival_time=True, source="distributed")
+    if getattr(log, "declared_partitions", None) is not None:  # the partitions the job reads, declared
+        out.declared_partitions = log.declared_partitions
+        out.silent_partitions = log.silent_partitions
+    return out
