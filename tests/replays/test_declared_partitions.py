@@ -126,6 +126,9 @@ def test_sweep_on_spark_uses_the_declaration(spark):
     slog = toolkit.load_log(spark.createDataFrame(log.table), partitions="0-2")
     assert slog.silent_partitions == (2,)
     pd.testing.assert_frame_equal(local, toolkit.sweep(slog, spark=spark, shards=2, **g), check_exact=True)
+    dist = toolkit.distribute(log, shards=2, spark=spark)  # the cached, key-partitioned copy keeps the declaration
+    assert dist.declared_partitions == (0, 1, 2)
+    pd.testing.assert_frame_equal(local, toolkit.sweep(dist, spark=spark, shards=2, **g), check_exact=True)
 
 
 def test_bad_declarations_name_the_option():
