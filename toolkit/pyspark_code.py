@@ -2,7 +2,8 @@
 
 ``pyspark_snippet(setting)`` returns Python source defining ``build_query(spark, read_input,
 sink)``: ``read_input(partition)`` gives a streaming DataFrame with ``event_time`` (timestamp),
-``key`` and ``value`` (``partition`` is ``None`` for one input, or each partition id when every
+``key`` and ``value`` (and, for ``dynamic_session:COLUMN``, that column: each row's session gap
+in ms, read by ``session_window(event_time, concat(COLUMN, ' milliseconds'))``) (``partition`` is ``None`` for one input, or each partition id when every
 partition is an input of its own, ``partitions_as_sources=True``); ``sink`` is a
 ``foreachBatch`` function. It returns the ``DataStreamWriter`` (call ``.start()``) configured
 exactly as the replay assumed: ``.withWatermark("event_time", delay)`` on every input,
@@ -11,7 +12,7 @@ exactly as the replay assumed: ``.withWatermark("event_time", delay)`` on every 
 """
 from __future__ import annotations
 
-from toolkit.settings import Session, Setting, SettingError, Sliding, Tumbling
+from toolkit.settings import DynamicSession, Session, Setting, SettingError, Sliding, Tumbling
 
 
 def _interval(ms: int) -> str:
@@ -38,6 +39,9 @@ def pyspark_snippet(setting: Setting | str | dict, partitions: list[int] | None 
         window = f'F.window("event_time", "{_interval(w.size)}", "{_interval(w.slide)}"{start})'
     elif isinstance(w, Session):
         window = f'F.session_window("event_time", "{_interval(w.gap)}")'
+    elif isinstance(w, DynamicSession):  # a per-row gap in ms (null, 0 or negative: no session)
+        window = (f'F.session_window("event_time", F.concat(F.col("{w.column}").cast("string"), '
+                  'F.lit(" milliseconds")))')
     else:  # pragma: no cover - Setting refuses other windows with semantics="spark"
         raise SettingError("window", f"no Spark window for {w}")
     delay = _interval(s.delay) if s.delay else "0 seconds"

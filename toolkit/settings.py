@@ -1188,13 +1188,10 @@ def _check_spark(s: Setting) -> None:
     """``semantics="spark"``: refuse what Spark Structured Streaming has no counterpart for, naming
     the setting, and fill Spark's defaults (trigger interval 1s, append mode, min policy)."""
     w = s.window
-    if isinstance(w, DynamicSession):
-        raise SettingError("window", f"window {w}: per-record session gaps (Spark's session_window(col, gap_col)) are "
-                           "not replayed with semantics='spark' yet; use a fixed gap such as 'session:30s', or "
-                           "semantics='flink'")
-    if not isinstance(w, (Tumbling, Sliding, Session)):
+    if not isinstance(w, (Tumbling, Sliding, Session, DynamicSession)):
         raise SettingError("window", f"window {w}: Spark's window()/session_window() give tumbling, sliding or session "
-                           "windows; use e.g. 'tumbling:10s', 'sliding:10s/5s' or 'session:30s'")
+                           "windows; use e.g. 'tumbling:10s', 'sliding:10s/5s', 'session:30s' or "
+                           "'dynamic_session:gap_ms' (session_window(ts, gap_column))")
     flink_only = {
         "trigger": s.trigger != TriggerSpec("event_time"),
         "evictor": s.evictor is not None,
@@ -1227,7 +1224,7 @@ def _check_spark(s: Setting) -> None:
     if s.multiple_watermark_policy not in WATERMARK_POLICIES:
         raise SettingError("multiple_watermark_policy", f"multiple_watermark_policy {s.multiple_watermark_policy!r}: "
                            f"choose one of {', '.join(WATERMARK_POLICIES)}")
-    if isinstance(w, Session) and s.output_mode == "update":
+    if isinstance(w, SESSION_WINDOWS) and s.output_mode == "update":
         raise SettingError("output_mode", "output_mode 'update' with session windows: Spark refuses it "
                            "(STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION); use output_mode='append' or 'complete'")
 

@@ -33,6 +33,9 @@ def test_snippet_states_every_setting():
     assert '.withWatermark("event_time", "1 minutes")' in code
     with pytest.raises(SettingError, match="semantics"):
         toolkit.pyspark_snippet(Setting.parse(window="tumbling:1s"))
+    code = toolkit.pyspark_snippet("window=dynamic_session:gap_ms semantics=spark", partitions=[0])
+    compile(code, "snippet", "exec")
+    assert 'F.session_window("event_time", F.concat(F.col("gap_ms").cast("string"), F.lit(" milliseconds")))' in code
 
 
 def _oracle():
@@ -47,6 +50,11 @@ def _oracle():
     (CASE, "tumbling:10s"),
     # complete mode and a negative window offset (startTime), one input
     (CASE.parent / "corner_complete_late_complete.jsonl", "tumbling:10s,-2500ms"),
+    # per-record session gaps (session_window(ts, gap_column)), null, zero and negative ones among them,
+    # two inputs, min policy, late rows
+    (CASE.parent / "sessiongapnull_append_min_late_0.jsonl", "dynamic_session:gap"),
+    # an input that never delivers a row (min policy: the watermark stays at 0), declared to the log
+    (CASE.parent / "corner_never_speaks_min_append.jsonl", "tumbling:10s"),
 ])
 def test_snippet_on_real_spark_gives_the_replays_figures(spark, tmp_path, case, window):
     from pyspark.sql import functions as F
@@ -58,22 +66,25 @@ def test_snippet_on_real_spark_gives_the_replays_figures(spark, tmp_path, case, 
     setting = Setting.parse(semantics="spark", window=window, delay=config["delay"],
                             trigger_interval=config["trigger_interval"], output_mode=config["output_mode"],
                             partitions_as_sources=True, multiple_watermark_policy=config["multiple_watermark_policy"])
-    log = toolkit.load_log(pd.DataFrame(records), time_unit="ms")
+    dynamic = window.startswith("dynamic_session:")
+    log = toolkit.load_log(pd.DataFrame(records), time_unit="ms", keep=["gap"] if dynamic else [],
+                           partitions=config["partitions"])
     r = toolkit.replay(log, setting)
     session = spark.newSession()
     plan = oracle.plan_files(config, records)
     dirs = oracle.write_inputs(tmp_path / "in", plan, config["partitions"], time.time() - len(plan) - 10)
-    schema = "event_time LONG, arrival_time LONG, key STRING, partition LONG, value LONG"
+    schema = "event_time LONG, arrival_time LONG, key STRING, partition LONG, value LONG" + (", gap LONG" if dynamic else "")
 
     def read_input(p):
         return (session.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(str(dirs[p]))
-                .select(F.timestamp_millis("event_time").alias("event_time"), "key", "value"))
+                .select(F.timestamp_millis("event_time").alias("event_time"), "key", "value", *(["gap"] if dynamic else [])))
 
     emitted: dict[int, list] = {}
 
     def sink(df, batch_id):
-        emitted[batch_id] = [[x["key"], int(x["window"]["start"].timestamp() * 1000),
-                              int(x["window"]["end"].timestamp() * 1000), x["count"], x["sum"]] for x in df.collect()]
+        # the window column: "window" or "session_window"
+        emitted[batch_id] = [[x["key"], int(x[0]["start"].timestamp() * 1000),
+                              int(x[0]["end"].timestamp() * 1000), x["count"], x["sum"]] for x in df.collect()]
 
     scope: dict = {}
     exec(toolkit.pyspark_snippet(setting, partitions=config["partitions"]), scope)
@@ -88,3 +99,7 @@ def test_snippet_on_real_spark_gives_the_replays_figures(spark, tmp_path, case, 
     ops = r.watermarks[r.watermarks["level"] == "operator"]
     assert [b["watermark"] for b in batches] == ops["watermark"].astype("int64").tolist()
     assert sum(b["rows_dropped_by_watermark"] for b in batches) == r.summary()["rows_dropped_by_watermark"]
+    if dynamic:  # the rows without a session are the replay's invalid ones, and none was quarantined
+        no_session = sum(1 for x in records if x["gap"] is None or x["gap"] <= 0)
+        assert no_session > 0 and r.summary()["invalid"] == no_session and log.n_invalid == 0
+        assert (r.fates["fate"] == "invalid").sum() == no_session

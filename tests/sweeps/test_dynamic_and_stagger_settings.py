@@ -67,7 +67,7 @@ def test_stagger_spellings_round_trip():
     (dict(stagger="sometimes"), "stagger", "choose one of aligned, natural, random"),
     (dict(stagger="natural:3"), "stagger", "only random takes a seed"),
     (dict(stagger="random:x"), "stagger", "seed must be a non-negative integer"),
-    (dict(window="dynamic_session:gap_ms", semantics="spark"), "window", "not replayed with semantics='spark'"),
+    (dict(window="dynamic_session:gap_ms", semantics="spark", output_mode="update"), "output_mode", "Spark refuses it"),
     (dict(window="tumbling:10s", stagger="random", semantics="spark"), "stagger", r"Spark.s window\(\) has no stagger"),
 ])
 def test_bad_settings_name_the_option(given, name, message):

@@ -20,6 +20,9 @@ def add_log_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-invalid-fraction", type=float, default=0.0, metavar="F",
                    help="quarantine up to this share of bad rows instead of failing (default 0)")
     g.add_argument("--spark", action="store_true", help="load and describe in Spark (local[*] or $SPARK_MASTER)")
+    g.add_argument("--partitions", metavar="IDS",
+                   help="the partitions the job really reads, e.g. 0-3 or 0,1,5-7, when some have no valid record in "
+                        "the log (all quarantined, or idle all along): each is a source that holds the watermark")
 
 
 UNUSED_HINT = "map them with --event-time, --arrival-time, --key, --partition or --value"
@@ -41,6 +44,7 @@ def cli_text(message: str) -> str:
     message = message.replace("keep these rows in log.quarantine", "list these rows in the quarantine")
     message = re.sub(r"pass format='(\w+)', '(\w+)' or '(\w+)'", r"pass --format \1, \2 or \3", message)
     message = re.sub(r"^max_invalid_fraction must", "--max-invalid-fraction must", message)
+    message = re.sub(r"^partitions\b", "--partitions", message)
     return message
 
 
@@ -81,6 +85,7 @@ def load_from_args(args: argparse.Namespace, *, note: bool = True, keep: dict[st
                 format=args.format,
                 spark=spark,
                 keep=list(keep or ()),
+                partitions=getattr(args, "partitions", None),
             )
     except LogError as exc:  # name the option the user typed
         column = getattr(exc, "column", None)

@@ -157,8 +157,12 @@ def summary_text(summary: dict, setting, *, source: str = "") -> str:
 
     total = int(summary.get("records", 0))
     invalid = int(summary.get("invalid", 0) or 0)
+    why = "quarantined, not replayed"
+    if getattr(setting, "semantics", None) == "spark" and getattr(setting, "gap_column", None) is not None:
+        why = (f"quarantined, or with a null, zero or negative {setting.gap_column} that puts them in no session "
+               "(Spark's session_window leaves them out; their event times still move the watermark)")
     lines = [f"Replayed {number(total - invalid)} records" + (f" of {source}" if source else "")
-             + (f" ({number(invalid)} of its {number(total)} rows invalid: quarantined, not replayed)" if invalid else "")]
+             + (f" ({number(invalid)} of its {number(total)} rows invalid: {why})" if invalid else "")]
     lines.append(f"setting: {setting}")
     rows = [("on time", "on_time"), ("late but accepted", "late_accepted"), ("dropped", "dropped")]
     width = max(len(number(summary.get(k, 0))) for _, k in rows)

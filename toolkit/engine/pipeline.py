@@ -138,6 +138,7 @@ def watermark_timeline(
     rows: np.ndarray | None = None,
     last_arrival: int | None = None,
     targets: TimerTargets | None = None,
+    partitions: "np.ndarray | list[int] | None" = None,
 ) -> WatermarkTimeline:
     """Compute the operator's input watermark over processing time (see module doc).
 
@@ -153,7 +154,12 @@ def watermark_timeline(
     the next target, the call just before the next record, an idleness expiry, the last
     call; so the timeline lists the changes that fire a timer or that a record sees, and
     grows with the records, not with the span. Without it every call is run (the timeline
-    then lists every advance, one per call)."""
+    then lists every advance, one per call).
+
+    ``partitions``: the source partitions (splits) the job reads, when some have no record at
+    all: such a split gets a generator like the others, which keeps its subtask's watermark at
+    MIN until idleness marks it idle (Flink's ``WatermarkOutputMultiplexer``; oracle fixtures
+    ``wm09_no_records_idleness``, ``silent_split_holds_until_idle``)."""
     ts = np.ascontiguousarray(event_time, dtype=I64)
     arr = np.ascontiguousarray(arrival_time, dtype=I64)
     part = np.zeros(len(ts), I64) if partition is None else np.ascontiguousarray(partition, dtype=I64)
@@ -162,10 +168,11 @@ def watermark_timeline(
         raise ValueError(f"source parallelism must be >= 1, got {parallelism}")
     ticks, pos = tick_schedule(arr, interval)
     sub = _plain_bounded_subtract(strategy)
+    parts = _partition_ids(part, partitions)
     if sub is not None and not force_general:
-        got = _bounded_fast(ts, arr, part, sub, ticks, pos, interval, parallelism, with_log)
+        got = _bounded_fast(ts, arr, part, sub, ticks, pos, interval, parallelism, with_log, parts)
     else:
-        got = _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log, targets)
+        got = _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log, parts, targets)
     ticks, pos, tick_wm, c_pos, c_time, c_wm, log = got
     n = len(arr)
     if n == 0:
@@ -187,8 +194,16 @@ def end_time_of(first: int, last: int, interval: int) -> int:
     return first + interval * (-(-(last - first) // interval))
 
 
-def _partition_ids(part: np.ndarray) -> np.ndarray:
-    return np.unique(part) if len(part) else np.zeros(1, I64)
+def _partition_ids(part: np.ndarray, declared=None) -> np.ndarray:
+    """The partitions with records, plus the declared ones without (sorted)."""
+    have = np.unique(part) if len(part) else np.zeros(1, I64)
+    if declared is None:
+        return have
+    declared = np.asarray(declared, dtype=I64)
+    if len(part) and not np.isin(have, declared).all():
+        raise ValueError(f"partitions: partition {int(have[~np.isin(have, declared)][0])} has records but is not "
+                         f"among the declared partitions {declared.tolist()}")
+    return np.union1d(have if len(part) else np.zeros(0, I64), declared).astype(I64)
 
 
 def _per_tick_partition_max(ts, arr, part, ticks, interval, parts):
@@ -216,8 +231,7 @@ def _changes_1d(values: np.ndarray) -> np.ndarray:
     return np.flatnonzero(values > prev)
 
 
-def _bounded_fast(ts, arr, part, subtract, ticks, pos, interval, parallelism, with_log) -> tuple:
-    parts = _partition_ids(part)
+def _bounded_fast(ts, arr, part, subtract, ticks, pos, interval, parallelism, with_log, parts) -> tuple:
     m = _per_tick_partition_max(ts, arr, part, ticks, interval, parts) if len(ticks) else np.zeros((0, len(parts)), I64)
     # Flink's generator starts its max at MIN + subtract: a record below that (a Long.MIN + 1
     # sentinel) leaves the watermark at MIN instead of wrapping round to near Long.MAX
@@ -310,8 +324,7 @@ class _Recorder:
             )
 
 
-def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log, targets=None) -> tuple:
-    parts = _partition_ids(part)
+def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log, parts, targets=None) -> tuple:
     groups = subtask_partitions(parts, parallelism)
     rec = _Recorder(with_log)
     valve = StatusWatermarkValve(parallelism, rec.valve_output)

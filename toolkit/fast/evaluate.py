@@ -286,6 +286,7 @@ SCALARS = (
     "state_area_windows",
     "state_area_records",
     "at_end_firings",
+    "no_session",  # Spark's per-record session gaps: rows with a null/zero/negative gap (invalid)
 )
 
 

@@ -38,6 +38,7 @@ from toolkit.log.errors import (
 )
 from toolkit.log.formats import AUTO
 from toolkit.log.model import CANONICAL_COLUMNS, EventLog
+from toolkit.log.partitions import PartitionsError, declare_partitions, parse_partitions
 
 __all__ = [
     "CANONICAL_COLUMNS",
@@ -52,6 +53,9 @@ __all__ = [
     "LogWarning",
     "MissingColumnError",
     "MixedUnitsError",
+    "PartitionsError",
+    "declare_partitions",
+    "parse_partitions",
     "PartitionFigures",
     "describe_log",
     "load_log",
@@ -71,6 +75,7 @@ def load_log(
     format: str | None = None,
     spark: Any = None,
     keep: Any = None,
+    partitions: Any = None,
 ) -> EventLog:
     """Load an event log and return a validated :class:`EventLog`.
 
@@ -101,6 +106,12 @@ def load_log(
     for ``window="dynamic_session:gap_ms"``, or a punctuated strategy's ``marker`` column);
     a missing one is a :class:`MissingColumnError`. Their values are checked by the setting
     that reads them, not here.
+
+    ``partitions``: the partitions the job really reads (``[0, 1, 2, 3]``, ``range(4)`` or
+    ``"0-3"``), when some have no valid record in the log (all quarantined, or idle for the whole
+    capture): with ``partitions_as_sources`` each is an input (Spark) or a split (Flink) of its
+    own, and one that never delivers a row holds the watermark (:mod:`toolkit.log.partitions`).
+    Every partition with a record must be in the list (:class:`PartitionsError` otherwise).
     """
     if not 0.0 <= float(max_invalid_fraction) <= 1.0:
         raise ValueError(f"max_invalid_fraction must be between 0 and 1, got {max_invalid_fraction!r}")
@@ -113,6 +124,8 @@ def load_log(
     else:
         log = _load.load_pandas(source, mapping, time_unit=unit, max_invalid_fraction=fraction, format=format,
                                 keep=keep)
+    if partitions is not None:
+        declare_partitions(log, partitions)
     for message in log.warnings:
         warnings.warn(message, LogWarning, stacklevel=2)
     return log
@@ -120,9 +133,9 @@ def load_log(
 
 def describe_log(log: EventLog, **options: Any) -> LogDescription:
     """``log.describe()``: computed in pandas, or in Spark for a Spark-backed log."""
-    if log.is_spark:
-        return _spark.describe_spark(log, **options)
-    return _describe.describe_pandas(log, **options)
+    d = _spark.describe_spark(log, **options) if log.is_spark else _describe.describe_pandas(log, **options)
+    d.declared_silent = [int(p) for p in getattr(log, "silent_partitions", ())]
+    return d
 
 
 _model.install(

@@ -80,6 +80,7 @@ class LogDescription:
     backend: str = "pandas"
     floored: dict[str, int] = field(default_factory=dict)  # time column -> rows floored to whole ms
     warnings: list[str] = field(default_factory=list)  # what loading changed or suspects (log.warnings)
+    declared_silent: list[int] = field(default_factory=list)  # declared partitions without records
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -117,13 +118,17 @@ class LogDescription:
         if self.floored:
             rows.append(("floored to whole ms", ", ".join(
                 f"{c}: {k:,} row{'s' if k != 1 else ''}" for c, k in self.floored.items())))
-        rows.append(("partitions", f"{len(self.partitions)}; silence = gap of at least {_dur(self.silence)}"))
+        declared = f" (+ {len(self.declared_silent)} declared without records)" if self.declared_silent else ""
+        rows.append(("partitions", f"{len(self.partitions)}{declared}; silence = gap of at least {_dur(self.silence)}"))
         for p in self.partitions:
             name = p.name if p.name == str(p.partition) else f"{p.partition} ({p.name})"
             rate = f"{p.rate_per_s:,.1f}/s" if p.rate_per_s is not None else "n/a"
             gap = f"max gap {_dur(p.max_gap)} from {_iso(p.max_gap_start)}" if p.max_gap is not None else "no gaps"
             sil = f"{p.silences} silence{'s' if p.silences != 1 else ''} ({_dur(p.silent_ms)} in all)"
             rows.append((f"  partition {name}", f"{p.records:,} records, {rate}, {gap}, {sil}"))
+        for p in self.declared_silent:
+            rows.append((f"  partition {p}", "declared, no records (holds the watermark unless idleness or "
+                                             "multiple_watermark_policy='max' lets it go)"))
         for i, w in enumerate(self.warnings):
             rows.append(("warning" if i == 0 else "", w))
         return rows

@@ -97,6 +97,11 @@ class EventLog:
         self.floored: dict[str, int] = {}
         #: what loading changed or suspects (a time unit that looks wrong...); also issued as warnings
         self.warnings: list[str] = []
+        #: the partitions the job reads, when declared (``load_log(..., partitions=...)``,
+        #: :func:`toolkit.log.partitions.declare_partitions`); None: the partitions with records
+        self.declared_partitions: tuple[int, ...] | None = None
+        #: declared partitions without a single valid record
+        self.silent_partitions: tuple[int, ...] = ()
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -158,6 +163,13 @@ class EventLog:
             rows = self.spark_df.select("partition").distinct().collect()
             return np.sort(np.array([r[0] for r in rows], dtype=np.int64))
         return np.sort(self._table["partition"].unique()).astype(np.int64)
+
+    @property
+    def source_partitions(self) -> np.ndarray:
+        """The partitions the job reads: the declared ones, else those present in the log."""
+        if self.declared_partitions is not None:
+            return np.asarray(self.declared_partitions, dtype=np.int64)
+        return self.partitions
 
     def partition_name(self, code: int) -> str:
         """The source's name of partition ``code`` (the code itself for integer partitions)."""

@@ -79,7 +79,7 @@ def partial_arrays(config: int, part: dict) -> dict[str, np.ndarray]:
             "a": np.concatenate([np.arange(n_s, dtype=np.int64), values, pos]).astype(np.int64),
             "b": np.concatenate([z(n_s, np.int64), z(n_l, np.int64), t]).astype(np.int64),
             "c": np.concatenate([z(n_s, np.int64), z(n_l, np.int64), r]).astype(np.int64),
-            "d": np.concatenate([np.array([sc[s] for s in SCALARS], dtype=np.int64), counts, dw]).astype(np.int64),
+            "d": np.concatenate([np.array([sc.get(s, 0) for s in SCALARS], dtype=np.int64), counts, dw]).astype(np.int64),
             "e": np.concatenate([z(n_s, np.int64), z(n_l, np.int64), dr]).astype(np.int64),
         }
     )
@@ -138,11 +138,11 @@ def merge_config(rows: pd.DataFrame, *, start_time: int, end_time: int, invalid:
         mean_w, mean_r = float(last_w), float(last_r)
     true_pairs = sc["true_pairs"]
     out = {
-        "records": sc["valid"] + int(invalid),
+        "records": sc["valid"] + int(invalid),  # valid counts rows in no session (no_session) too
         "on_time": sc["on_time"],
         "late_accepted": sc["late_accepted"],
         "dropped": sc["dropped"],
-        "invalid": int(invalid),
+        "invalid": int(invalid) + sc["no_session"],
         "completeness_first": sc["first_pairs"] / true_pairs if true_pairs else 1.0,
         "completeness_final": sc["final_pairs"] / true_pairs if true_pairs else 1.0,
         "exact_windows": sc["exact_windows"] / sc["windows"] if sc["windows"] else 1.0,

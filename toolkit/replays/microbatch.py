@@ -38,14 +38,14 @@ from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, NO_SESSION, ON
 from toolkit.metrics.fates import FATE_NAMES
 from toolkit.metrics.summary import nearest_rank
 from toolkit.metrics.truth import sessionize
-from toolkit.settings import Session, Setting, SettingError, Sliding, Tumbling, describe_setting
+from toolkit.settings import DynamicSession, Session, Setting, SettingError, Sliding, Tumbling, describe_setting
 
 
 #: fate names by engine code; a row without a session (null/zero/negative per-record gap) is invalid
 _FATES = np.append(FATE_NAMES, "invalid").astype(object)
 
 
-def _sessions_of_batch(keys: np.ndarray, ts: np.ndarray, gap) -> tuple[pd.DataFrame, int]:
+def sessions_of_batch(keys: np.ndarray, ts: np.ndarray, gap) -> tuple[pd.DataFrame, int]:
     """The batch answer with per-record gaps: (sessions of every row that has one, merged as one
     batch would merge them; number of such rows)."""
     from toolkit.engine.microbatch.batches import Batches
@@ -62,6 +62,52 @@ def _sessions_of_batch(keys: np.ndarray, ts: np.ndarray, gap) -> tuple[pd.DataFr
     return truth, int(has.sum())
 
 
+def spark_gap_array(values, column: str, rows=None, *, option: str = "window") -> np.ndarray:
+    """A ``dynamic_session:COLUMN`` gap column as Spark's ``session_window(ts, gap_column)`` reads
+    it, as int64 ms: null (None/NaN) becomes 0, and 0 or a negative gap stays as it is; all three
+    put the row in no session (rule 11 of docs/spark_semantics.md: Spark filters such a row out,
+    it is not late). A gap that is not a whole number of milliseconds (text, a fraction, a bool,
+    beyond int64) is a ``SettingError`` naming ``option``, the column, how many rows and the
+    first one (``rows``: the log's row numbers)."""
+    v = pd.Series(values)
+    n = len(v)
+    null = v.isna().to_numpy()
+    if pd.api.types.is_bool_dtype(v.dtype):
+        num = pd.Series(np.full(n, np.nan))
+    elif pd.api.types.is_numeric_dtype(v.dtype):
+        num = v
+    else:
+        num = pd.to_numeric(v, errors="coerce")
+    if pd.api.types.is_integer_dtype(num.dtype):
+        ints = num.to_numpy(dtype=np.int64, na_value=0)
+        bad = np.zeros(n, dtype=bool)
+    else:
+        f = num.to_numpy(dtype=np.float64, na_value=np.nan)
+        with np.errstate(invalid="ignore"):
+            bad = ~null & (~np.isfinite(f) | (np.floor(f) != f) | (np.abs(f) >= 2.0**63))
+        ints = np.where(null | bad, 0, np.nan_to_num(f)).astype(np.int64)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        row = int(rows[i]) if rows is not None else i
+        raw = v.iat[i]
+        raw = raw.item() if isinstance(raw, np.generic) else raw
+        raise SettingError(option, f"{option} dynamic_session:{column}: {int(bad.sum()):,} of {n:,} records have a gap "
+                           f"that is not a whole number of milliseconds (first: row {row}, {column} = {raw!r}); "
+                           "semantics='spark' reads it as session_window(ts, concat(gap, ' milliseconds')): give "
+                           "integers (null, 0 or a negative gap puts the row in no session, as in Spark)")
+    return ints
+
+
+def spark_gap_column(table: pd.DataFrame, column: str, *, option: str = "window") -> np.ndarray:
+    """``table[column]`` as :func:`spark_gap_array` reads it; a missing column is a
+    ``SettingError`` that says how to keep it at loading."""
+    if column not in table.columns:
+        raise SettingError(option, f"{option} dynamic_session:{column}: the log has no column {column!r}; load it with "
+                           f"toolkit.load_log(..., keep=[{column!r}]) (the command line keeps it by itself)")
+    return spark_gap_array(table[column].to_numpy(), column, table["row"].to_numpy() if "row" in table else None,
+                           option=option)
+
+
 def microbatch_config(s: Setting, sources: Sequence[int] | None = None) -> MicroBatchConfig:
     """The engine's ``MicroBatchConfig`` of a ``semantics="spark"`` setting.
 
@@ -74,7 +120,8 @@ def microbatch_config(s: Setting, sources: Sequence[int] | None = None) -> Micro
     try:
         return MicroBatchConfig(
             window_kind=kind, size=getattr(w, "size", 0), slide=getattr(w, "slide", getattr(w, "size", 0)),
-            gap=w.gap if isinstance(w, Session) else 0, offset=getattr(w, "offset", 0), delay=s.delay, trigger_interval=s.trigger_interval,
+            gap=w.gap if isinstance(w, Session) else 0,  # dynamic_session: run_microbatch(gap=per record)
+            offset=getattr(w, "offset", 0), delay=s.delay, trigger_interval=s.trigger_interval,
             output_mode=s.output_mode, partitions_as_sources=s.partitions_as_sources,
             multiple_watermark_policy=s.multiple_watermark_policy,
             sources=tuple(int(p) for p in sources) if (sources is not None and s.partitions_as_sources) else None)
@@ -91,15 +138,17 @@ def table_arrays(table: pd.DataFrame, s: Setting) -> dict:
     return {"ts": t["event_time"].to_numpy(np.int64), "arr": t["arrival_time"].to_numpy(np.int64),
             "part": part if s.partitions_as_sources else np.zeros_like(part),
             "keys": t["key"].to_numpy(dtype=object), "vals": t["value"].to_numpy() if "value" in t else np.ones(len(t), np.int64),
-            "rows": t["row"].to_numpy(np.int64), "has_arr": True}
+            "rows": t["row"].to_numpy(np.int64), "has_arr": True,
+            "gap": spark_gap_column(t, s.gap_column) if s.gap_column is not None else None}
 
 
-def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0) -> dict:
+def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0, sources: Sequence[int] | None = None) -> dict:
     """The sweep row's figures (``SUMMARY_COLUMNS``) of the Spark setting ``s`` on a log table:
-    exactly ``replay(log, s).summary()``'s (the same code computes both)."""
+    exactly ``replay(log, s).summary()``'s (the same code computes both); ``sources``: the
+    declared partitions (``EventLog.declared_partitions``)."""
     from toolkit.metrics.summary import SUMMARY_COLUMNS
 
-    parts = microbatch_parts(None, s, table_arrays(table, s), invalid=invalid, fates=False)
+    parts = microbatch_parts(None, s, table_arrays(table, s), invalid=invalid, fates=False, sources=sources)
     return {k: parts["_summary"][k] for k in SUMMARY_COLUMNS}
 
 
@@ -110,13 +159,18 @@ def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = Non
     ``a``: the log's columns in arrival order (``ts, arr, part, keys, vals, rows, has_arr``);
     ``sources``: see :func:`microbatch_config` (declared inputs, silent ones included);
     ``gap``: a per-record session gap in ms, in the order of ``a`` (Spark's
-    ``session_window(ts, gap_column)``; session settings only): a row whose gap is null (NaN or
+    ``session_window(ts, gap_column)``; session settings only; default: ``a["gap"]``, which a
+    ``dynamic_session:COLUMN`` setting needs): a row whose gap is null (NaN or
     None), zero or negative is in no session, its fate is ``invalid`` and ``summary()`` counts
     it under ``invalid``."""
     if not a["has_arr"]:
         raise SettingError("semantics", "semantics='spark' replays micro-batches cut from arrival times, "
                            "but the log has no arrival times; load it with an arrival-time column")
     cfg = microbatch_config(s, sources)
+    if gap is None and s.gap_column is not None:
+        gap = a.get("gap")
+        if gap is None:
+            raise SettingError("window", f"window {s.window}: the per-record gaps of column {s.gap_column!r} were not given")
     ts, arr, keys, vals, rows = a["ts"], a["arr"], a["keys"], a["vals"], a["rows"]
     n = len(ts)
     try:
@@ -249,7 +303,7 @@ def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.Data
             truth, _ = sessionize(keys, ts, cfg.gap)
             true_pairs = n
         else:
-            truth, true_pairs = _sessions_of_batch(keys, ts, gap)
+            truth, true_pairs = sessions_of_batch(keys, ts, gap)
         n_true = len(truth)
         got = pd.DataFrame({"key": first_em["key"].to_numpy(), "window_start": first_em["window_start"].astype("int64").to_numpy(),
                             "window_end": first_em["window_end"].astype("int64").to_numpy(),

@@ -205,7 +205,11 @@ def _log_arrays(log: Any, setting: Setting) -> dict[str, Any]:
 
         mk = marker_array(t, setting)
     gap = None
-    if setting.gap_column is not None:
+    if setting.gap_column is not None and setting.semantics == "spark":  # null/0/negative: no session
+        from toolkit.replays.microbatch import spark_gap_column
+
+        gap = spark_gap_column(t, setting.gap_column)
+    elif setting.gap_column is not None:
         gap = gap_column(t, setting.gap_column)
     return {"ts": ts, "arr": arr, "part": part, "keys": keys, "vals": vals, "rows": rows, "marker": mk, "has_arr": has_arr,
             "gap": gap}
@@ -233,6 +237,9 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         if len(log) == 1 and two_input is None:
             log = log[0]
         else:
+            if any(getattr(x, "declared_partitions", None) is not None for x in log):
+                raise SettingError("partitions", "declared partitions (load_log(..., partitions=...)) are not carried "
+                                   "into a union or join of logs; replay each log on its own")
             if mode == "join" and len(log) != 2:
                 raise SettingError("two_input", f"two_input='join' joins exactly two logs, got {len(log)}")
             if s.semantics != "flink":
@@ -250,6 +257,8 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         raise SettingError("two_input", "two_input needs a list of logs, e.g. replay([log_a, log_b], two_input='join')")
     if getattr(log, "is_spark", False) or getattr(log, "_table", 1) is None:
         raise SettingError("log", "replay needs a local log; collect a Spark-backed log with log.to_pandas() first")
+    # declared partitions (load_log(..., partitions=...)): each is a source, with records or not
+    declared = getattr(log, "declared_partitions", None) if s.partitions_as_sources else None
     limits.check_settings([s])
     has_arr = bool(log.has_arrival_time)
     if s.semantics == "spark":  # Spark Structured Streaming's micro-batch semantics
@@ -260,7 +269,7 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
             a["part"] = np.zeros_like(a["part"])
         if not len(a["ts"]):
             raise SettingError("log", "the log has no valid records to replay")
-        return ReplayResult(**microbatch_parts(log, s, a))
+        return ReplayResult(**microbatch_parts(log, s, a, sources=declared))
     if s.semantics == "kafka_streams":  # Kafka Streams' per-task stream time and grace
         from toolkit.replays.kafka_streams import kafka_parts
 
@@ -294,7 +303,7 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
 
     tl = watermark_timeline(a["ts"], a["arr"], a["part"], s.watermark_strategy(), interval=s.interval,
                             parallelism=s.source_parallelism, marker=a["marker"], rows=a["rows"],
-                            targets=s.sparse_targets(a["ts"], a["gap"]))
+                            targets=s.sparse_targets(a["ts"], a["gap"]), partitions=declared)
     closed = s.fates_closed_form
     kwargs = s.operator_kwargs()
     vals = a["vals"]
@@ -373,7 +382,8 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         (r,) = resolve_staggers([s], log.table, None)
         paths = choose_paths([r], "auto", event_range=(int(a["ts"].min()), int(a["ts"].max())),
                              gap_max=dynamic_gap_max([r], log.table, None))
-        row = assemble([s], paths, run_local(log.table, [r], paths, invalid=int(log.n_invalid), progress=False)).iloc[0]
+        row = assemble([s], paths, run_local(log.table, [r], paths, invalid=int(log.n_invalid), progress=False,
+                                             partitions=getattr(log, "declared_partitions", None))).iloc[0]
         return {k: (row[k].item() if hasattr(row[k], "item") else row[k]) for k in SUMMARY_COLUMNS}
 
     return ReplayResult(em, fates, late, wms, state, settings_d, tl, stage_wm, em2, late2, s, pipeline, export, figures,

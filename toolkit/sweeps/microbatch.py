@@ -22,7 +22,7 @@ import pandas as pd
 
 from toolkit.engine.microbatch.aggregation import aggregate_windows, window_pairs
 from toolkit.engine.microbatch.batches import Batches, executed_batches
-from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, ON_TIME
+from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, NO_SESSION, ON_TIME
 from toolkit.engine.microbatch.sessions import aggregate_sessions
 from toolkit.engine.microbatch.watermark import watermarks_after
 from toolkit.fast.evaluate import SCALARS, Shard
@@ -78,16 +78,17 @@ def spark_batch_maxima(df, interval: int) -> pd.DataFrame:
     return got.sort_values(["tick", "partition"], kind="mergesort").reset_index(drop=True)[MAXIMA_COLUMNS]
 
 
-def timeline_from_maxima(maxima: pd.DataFrame, config: Setting) -> BatchTimeline:
+def timeline_from_maxima(maxima: pd.DataFrame, config: Setting, partitions=None) -> BatchTimeline:
     """The batch timeline of a Spark setting from the per-(tick, partition) maxima, by the
-    engine's own rules (as ``run_microbatch`` computes it from the records)."""
+    engine's own rules (as ``run_microbatch`` computes it from the records). ``partitions``: the
+    declared inputs (an input that never delivers a row proposes 0; None: those with rows)."""
     interval = int(config.trigger_interval)
     tick = maxima["tick"].to_numpy(dtype=np.int64)
     ts = maxima["tsmax"].to_numpy(dtype=np.int64)
     ticks, data_idx = np.unique(tick, return_inverse=True)
     if config.partitions_as_sources:
         part = maxima["partition"].to_numpy(dtype=np.int64)
-        sources = np.unique(part)
+        sources = np.unique(part) if partitions is None else np.union1d(np.unique(part), np.asarray(partitions, np.int64))
         src, n_src = np.searchsorted(sources, part), len(sources)
     else:
         src, n_src = np.zeros(len(tick), dtype=np.int64), 1
@@ -96,9 +97,10 @@ def timeline_from_maxima(maxima: pd.DataFrame, config: Setting) -> BatchTimeline
     return BatchTimeline(interval, ticks.astype(np.int64), executed_batches(ticks, after, interval))
 
 
-def build_batch_timelines(configs: list[Setting], maxima_of) -> dict[int, BatchTimeline]:
+def build_batch_timelines(configs: list[Setting], maxima_of, partitions=None) -> dict[int, BatchTimeline]:
     """Timeline per config index; ``maxima_of(interval)`` gives the aggregate (computed once
-    per trigger interval), one timeline per distinct (interval, delay, inputs, policy)."""
+    per trigger interval), one timeline per distinct (interval, delay, inputs, policy);
+    ``partitions``: the declared inputs."""
     tables: dict[int, pd.DataFrame] = {}
     cache: dict[tuple, BatchTimeline] = {}
     out = {}
@@ -107,7 +109,7 @@ def build_batch_timelines(configs: list[Setting], maxima_of) -> dict[int, BatchT
         if key not in cache:
             if c.trigger_interval not in tables:
                 tables[c.trigger_interval] = maxima_of(int(c.trigger_interval))
-            cache[key] = timeline_from_maxima(tables[c.trigger_interval], c)
+            cache[key] = timeline_from_maxima(tables[c.trigger_interval], c, partitions)
         out[i] = cache[key]
     return out
 
@@ -124,7 +126,7 @@ def microbatch_partial(shard: Shard, config: Setting, tl: BatchTimeline) -> dict
     late filter; ground truth the batch answer; a window's first result its first emission
     (append mode: its only one; windows still in state at the end flushed at the last tick,
     counted in ``at_end_firings``, without a latency); state after every executed batch."""
-    from toolkit.replays.microbatch import microbatch_config
+    from toolkit.replays.microbatch import microbatch_config, sessions_of_batch
 
     cfg = microbatch_config(config)
     n = shard.n
@@ -140,11 +142,18 @@ def microbatch_partial(shard: Shard, config: Setting, tl: BatchTimeline) -> dict
     fate = np.full(n, DROPPED, dtype=np.int8)
     append = cfg.output_mode == "append"
     if cfg.window_kind == "session":
-        accepted, _, em, tab, _, _ = aggregate_sessions(kc, ts, np.int64(cfg.gap), ones, rb, b)
+        # dynamic_session:COLUMN: the shard carries the column's gaps (null read as 0: no session)
+        gap = shard.gaps[config.gap_column] if config.gap_column is not None else np.int64(cfg.gap)
+        accepted, _, em, tab, _, has = aggregate_sessions(kc, ts, gap, ones, rb, b)
+        fate[~has] = NO_SESSION
         fate[accepted] = np.where(ts[accepted] <= late_wm[accepted], LATE_ACCEPTED, ON_TIME)
         accepted_pairs = first_pairs = int(accepted.sum())
-        truth, _ = sessionize(kc, ts, cfg.gap)
-        true_pairs, n_true = n, len(truth)
+        if config.gap_column is None:
+            truth, _ = sessionize(kc, ts, cfg.gap)
+            true_pairs = n
+        else:
+            truth, true_pairs = sessions_of_batch(kc, ts, gap)
+        n_true = len(truth)
     else:
         pairs, em, tab, _ = aggregate_windows(kc, ts, ones, rb, b, cfg.size, cfg.slide, cfg.output_mode, cfg.offset)
         acc_rec = np.zeros(n, dtype=bool)
@@ -192,7 +201,7 @@ def microbatch_partial(shard: Shard, config: Setting, tl: BatchTimeline) -> dict
     scalars = dict.fromkeys(SCALARS, 0)
     scalars.update({
         "valid": n, "on_time": int((fate == ON_TIME).sum()), "late_accepted": int((fate == LATE_ACCEPTED).sum()),
-        "dropped": int((fate == DROPPED).sum()), "windows": int(n_true), "exact_windows": exact,
+        "dropped": int((fate == DROPPED).sum()), "no_session": int((fate == NO_SESSION).sum()), "windows": int(n_true), "exact_windows": exact,
         "fired_windows": int(p0.sum()), "true_pairs": int(true_pairs), "first_pairs": first_pairs,
         "final_pairs": accepted_pairs, "firings": int(len(em.key)) + n_pend, "at_end_firings": n_pend,
         "state_area_windows": int((dw * rest).sum()), "state_area_records": int((dr * rest).sum()),

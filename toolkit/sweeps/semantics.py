@@ -71,7 +71,7 @@ class ShardedSemantics:
 
 
 def _spark_timelines(configs: list[Setting], sources: Any) -> dict[int, Any]:
-    return build_batch_timelines(configs, sources.batch_maxima)
+    return build_batch_timelines(configs, sources.batch_maxima, getattr(sources, "partitions", None))
 
 
 def _spark_evaluate(shard: Any, config: Setting, path: str, timeline: Any) -> dict:

@@ -34,7 +34,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from toolkit.fast.sessions import gap_column
 from toolkit.metrics.summary import SUMMARY_COLUMNS, merge_config
+from toolkit.replays.microbatch import spark_gap_column
 from toolkit.settings import Limits, Setting, SettingError, format_bytes, machine_memory, windows_per_record
 from toolkit.sweeps.microbatch import spark_batch_maxima
 from toolkit.sweeps.semantics import all_timelines, evaluate_shard, split_ids, split_unit
@@ -57,8 +59,10 @@ def _canonical(spark_df, gap_columns=()):
     sel = [F.col("row").cast("long"), F.col("event_time").cast("long"), F.col("arrival_time").cast("long"),
            F.col("key").cast("string") if "key" in cols else F.lit("default").alias("key"),
            F.col("partition").cast("long") if "partition" in cols else F.lit(0).cast("long").alias("partition")]
-    # dynamic session gaps (checked on the driver by toolkit.sweeps.sweep.dynamic_gap_max)
-    sel += [F.col(f"`{c}`").cast("long").alias(f"_gap_{i}") for i, c in enumerate(gap_columns)]
+    # dynamic session gaps (checked on the driver by toolkit.sweeps.sweep.dynamic_gap_max, or for a
+    # column only semantics="spark" rows read by check_spark_gaps: there a null gap is no session, read as 0)
+    sel += [F.coalesce(F.col(f"`{c}`").try_cast("double").try_cast("long"), F.lit(0).cast("long")).alias(f"_gap_{i}")
+            for i, c in enumerate(gap_columns)]
     return spark_df.select(*sel)
 
 
@@ -75,6 +79,7 @@ def run_spark(
     chunks: int | None = None,
     progress: bool | None = None,
     limits: Limits | None = None,
+    partitions=None,
 ) -> pd.DataFrame:
     """Summary rows (index: config position) of ``configs`` on Spark (see the module doc).
     ``limits``: the memory guard (:func:`check_memory`), checked before any work but one
@@ -83,6 +88,7 @@ def run_spark(
 
     from toolkit.spark import prepare_executors, spark_session
 
+    declared = partitions
     session = spark or spark_session(master)
     prepare_executors(session)  # a cluster: ship the package, check the executors' libraries (once)
     full_df = spark_df
@@ -91,6 +97,9 @@ def run_spark(
         cols = ["row", "event_time", "arrival_time", "key", "partition"] + gap_columns
         pdf = table[[c for c in cols if c in table]].copy()
         pdf["key"] = pdf["key"].astype(str)
+        flink_gaps = {c.gap_column for c in configs if c.semantics != "spark"}
+        for c in gap_columns:  # checked int64 ms (a Spark row's null gap: 0, no session)
+            pdf[c] = gap_column(table, c) if c in flink_gaps else spark_gap_column(table, c)
         spark_df = session.createDataFrame(pdf)
     df = _canonical(spark_df, gap_columns)
     gap_names = [f"_gap_{i}" for i in range(len(gap_columns))]
@@ -129,6 +138,7 @@ def run_spark(
         needs them (see ``toolkit.sweeps.timelines``)."""
 
         tick_table = staticmethod(table_for_interval)
+        partitions = None if declared is None else tuple(declared)  # declared source partitions
 
         @staticmethod
         def span() -> dict:
@@ -498,4 +508,8 @@ def distribute(log: Any, *, shards: int | None = None, spark: Any = None, master
         sdf = session.createDataFrame(pdf)
     sdf = _canonical(sdf).repartition(n, "key").cache()
     count = sdf.count()
-    return EventLog(None, quarantine, spark_df=sdf, n_records=count, has_arrival_time=True, source="distributed")
+    out = EventLog(None, quarantine, spark_df=sdf, n_records=count, has_arrival_time=True, source="distributed")
+    if getattr(log, "declared_partitions", None) is not None:  # the partitions the job reads, declared
+        out.declared_partitions = log.declared_partitions
+        out.silent_partitions = log.silent_partitions
+    return out

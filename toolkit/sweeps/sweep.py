@@ -51,6 +51,7 @@ from toolkit.fast.evaluate import Shard
 from toolkit.fast.sessions import gap_array, gap_column
 from toolkit.fast.sessions import in_range as fast_sessions_in_range
 from toolkit.metrics.summary import SUMMARY_COLUMNS
+from toolkit.replays.microbatch import spark_gap_array, spark_gap_column
 from toolkit.settings import (CONFIG_COLUMNS, SESSION_WINDOWS, DynamicSession, Limits, Setting, SettingError, Tumbling,
                               TriggerSpec, grid, staggered_offset)
 from toolkit.sweeps.evaluate import merge_all
@@ -98,6 +99,8 @@ def sweep(
         raise SettingError("execution", f"execution must be one of {', '.join(EXECUTIONS)}, got {execution!r}")
     all_configs = configs
     table, invalid, spark_df = _inputs(log, all_configs)
+    # declared source partitions (load_log(..., partitions=...)), some perhaps without records
+    declared = getattr(log, "declared_partitions", None)
     use_spark = execution == "spark" or (
         execution == "auto" and (spark_df is not None or master is not None or spark is not None or bool(os.environ.get("SPARK_MASTER")))
     )
@@ -110,7 +113,8 @@ def sweep(
     configs = [all_configs[i] for i in flink]
     shown = configs  # the rows show the settings as given; the work runs on them resolved
     configs = resolve_staggers(configs, table, spark_df)
-    gap_max = dynamic_gap_max(configs, table, spark_df)
+    gap_max = dynamic_gap_max([c for c in configs if c.semantics != "spark"], table, spark_df)
+    check_spark_gaps(configs, table, spark_df)
     fl = [c for c in configs if c.semantics == "flink"]
     fl_paths = iter(choose_paths(fl, path, event_range=_event_range(table, spark_df) if fl else None, gap_max=gap_max))
     paths = [next(fl_paths) if c.semantics == "flink" else IN_PROCESS[c.semantics] for c in configs]
@@ -122,7 +126,7 @@ def sweep(
 
         summary = run_spark(
             table, spark_df, configs, paths, invalid=invalid, master=master, spark=spark, shards=shards, progress=progress,
-            limits=limits,
+            limits=limits, partitions=declared,
         )
     else:
         if table is None:
@@ -130,10 +134,11 @@ def sweep(
         if len(table):
             arr = table["arrival_time"].to_numpy(dtype=np.int64)
             limits.check_cost(configs, len(table), int(arr.max()) - int(arr.min()), "sweep")
-        summary = run_local(table, configs, paths, invalid=invalid, shards=shards or 1, progress=progress)
+        summary = run_local(table, configs, paths, invalid=invalid, shards=shards or 1, progress=progress,
+                            partitions=declared)
     if not micro:
         return assemble(shown, paths, summary)
-    return _with_microbatch(all_configs, flink, paths, summary, micro, table, invalid)
+    return _with_microbatch(all_configs, flink, paths, summary, micro, table, invalid, declared)
 
 
 def _shardable(c: Setting) -> bool:
@@ -182,6 +187,39 @@ def dynamic_gap_max(configs: list[Setting], table: pd.DataFrame | None, spark_df
     return out
 
 
+def check_spark_gaps(configs: list[Setting], table: pd.DataFrame | None, spark_df: Any) -> None:
+    """The gap columns that only ``semantics="spark"`` rows read, checked Spark's way
+    (``toolkit.replays.microbatch.spark_gap_array``: null, 0 or a negative gap is no session; a
+    gap that is not a whole number of ms is an error naming ``window``). A column a Flink row
+    reads too is checked by :func:`dynamic_gap_max` (Flink refuses any gap <= 0)."""
+    flink = {c.gap_column for c in configs if c.semantics != "spark"}
+    for col in dict.fromkeys(c.gap_column for c in configs if c.semantics == "spark" and c.gap_column is not None):
+        if col in flink:
+            continue
+        if table is not None:
+            spark_gap_column(table, col)
+        else:
+            _spark_check_spark_gaps(spark_df, col)
+
+
+def _spark_check_spark_gaps(spark_df: Any, col: str) -> None:
+    """:func:`check_spark_gaps` in Spark: one aggregate; the first bad row collected to name it."""
+    from pyspark.sql import functions as F
+
+    if col not in spark_df.columns:
+        spark_gap_column(pd.DataFrame({"row": []}), col)  # the missing-column error
+    raw = F.col(f"`{col}`")
+    x = raw.try_cast("double")
+    bad = raw.isNotNull() & (x.isNull() | F.isnan(x) | (x != F.floor(x)) | (F.abs(x) >= F.lit(2.0**63)))
+    agg = spark_df.agg(F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.count(F.lit(1)).alias("n")).first()
+    if agg["bad"]:
+        first = spark_df.where(bad).orderBy("row").select("row", raw.alias("g")).first()
+        try:  # the pandas rule's message, on the first bad row, with the counts of the whole log
+            spark_gap_array(np.asarray([first["g"]], dtype=object), col, [first["row"]])
+        except SettingError as exc:
+            raise SettingError("window", str(exc).replace("1 of 1 records", f"{int(agg['bad']):,} of {int(agg['n']):,} records")) from None
+
+
 def _spark_gap_max(spark_df: Any, col: str) -> int:
     """:func:`dynamic_gap_max` in Spark: one aggregate; the first bad row collected to name it."""
     from pyspark.sql import functions as F
@@ -206,7 +244,7 @@ def _spark_gap_max(spark_df: Any, col: str) -> int:
 IN_PROCESS = {"spark": "microbatch", "kafka_streams": "kafka_streams"}
 
 
-def _in_process_figures(table: pd.DataFrame, s: Setting, invalid: int) -> dict:
+def _in_process_figures(table: pd.DataFrame, s: Setting, invalid: int, partitions=None) -> dict:
     """A non-Flink row's figures: its replay module's own (``toolkit.replays.microbatch`` or
     ``toolkit.replays.kafka_streams``, which evaluates task by task: ``shard_key``, ``evaluate_task``,
     ``combine``), so they equal ``replay(log, s).summary()``."""
@@ -217,18 +255,18 @@ def _in_process_figures(table: pd.DataFrame, s: Setting, invalid: int) -> dict:
         return {k: f[k] for k in SUMMARY_COLUMNS}
     from toolkit.replays.microbatch import sweep_figures
 
-    return sweep_figures(table, s, invalid)
+    return sweep_figures(table, s, invalid, sources=partitions)
 
 
 def _with_microbatch(configs: list[Setting], flink: list[int], paths: list[str], summary: pd.DataFrame | None,
-                     micro: list[int], table: pd.DataFrame | None, invalid: int) -> pd.DataFrame:
+                     micro: list[int], table: pd.DataFrame | None, invalid: int, partitions=None) -> pd.DataFrame:
     """Add the ``semantics="spark"`` and ``"kafka_streams"`` configurations, evaluated in-process
     by their own engines (the replay's own figures), path ``microbatch`` / ``kafka_streams``."""
     if table is None:
         sem = sorted({configs[i].semantics for i in micro})
         raise SettingError("semantics", f"semantics={'/'.join(sem)} settings are swept in-process: give a local log "
                            "(a Spark-backed log: log.to_pandas() first)")
-    rows = {i: _in_process_figures(table, configs[i], invalid) for i in micro}
+    rows = {i: _in_process_figures(table, configs[i], invalid, partitions) for i in micro}
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=SUMMARY_COLUMNS)
     if summary is not None:
         s = summary.sort_index()
@@ -374,13 +412,15 @@ def _inputs(log: Any, configs: list[Setting] = ()) -> tuple[pd.DataFrame | None,
 
 
 def run_local(
-    table: pd.DataFrame, configs: list[Setting], paths: list[str], *, invalid: int, shards: int = 1, progress: bool | None = None
+    table: pd.DataFrame, configs: list[Setting], paths: list[str], *, invalid: int, shards: int = 1, progress: bool | None = None,
+    partitions=None,
 ) -> pd.DataFrame:
     """In-process execution (``shards > 1`` splits the log as Spark would, to test the merge: by
-    key, or by whole groups of keys such as Kafka Streams' tasks, ``toolkit.sweeps.semantics``)."""
+    key, or by whole groups of keys such as Kafka Streams' tasks, ``toolkit.sweeps.semantics``);
+    ``partitions``: the declared source partitions (``EventLog.declared_partitions``)."""
     from tqdm.auto import tqdm
 
-    src = local_sources(table)
+    src = local_sources(table, partitions)
     timelines = all_timelines(configs, src)
     spans = {i: (tl.start_time, tl.end_time) for i, tl in timelines.items()}
     jobs = [(i, c, p, timelines[i]) for i, (c, p) in enumerate(zip(configs, paths))]
@@ -390,7 +430,7 @@ def run_local(
     arrival = table["arrival_time"].to_numpy(dtype=np.int64)
     row = table["row"].to_numpy(dtype=np.int64)
     values = _values(table)
-    gaps = {c.gap_column: gap_column(table, c.gap_column) for c in configs if c.gap_column is not None}
+    gaps = shard_gaps(table, configs)
     # one split of the log per shard unit: key shards, or (Kafka Streams) whole tasks per assignment
     splits: dict[tuple, list] = {}
     for job in jobs:
@@ -412,6 +452,14 @@ def run_local(
                 frames.append(evaluate_shard(shard, unit_jobs, on_done=lambda: bar.update(1)))
     rows = pd.concat(frames, ignore_index=True)
     return merge_all(rows, spans, invalid)
+
+
+def shard_gaps(table: pd.DataFrame, configs: list[Setting]) -> dict[str, np.ndarray]:
+    """Each dynamic-session gap column as int64 ms for the shards: checked Flink's way (every gap
+    > 0) when a Flink row reads it, else Spark's way (null read as 0: no session)."""
+    flink = {c.gap_column for c in configs if c.semantics != "spark"}
+    cols = dict.fromkeys(c.gap_column for c in configs if c.gap_column is not None)
+    return {col: gap_column(table, col) if col in flink else spark_gap_column(table, col) for col in cols}
 
 
 def _values(table: pd.DataFrame) -> np.ndarray:

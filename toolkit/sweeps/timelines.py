@@ -63,8 +63,9 @@ def tick_table(arrival: np.ndarray, event_time: np.ndarray, partition: np.ndarra
     )
 
 
-def timeline_from_table(table: pd.DataFrame, config: Setting) -> WatermarkTimeline:
-    """The operator timeline of a periodic configuration from its tick table."""
+def timeline_from_table(table: pd.DataFrame, config: Setting, partitions=None) -> WatermarkTimeline:
+    """The operator timeline of a periodic configuration from its tick table (``partitions``:
+    declared source partitions, some perhaps without records; see ``watermark_timeline``)."""
     interval = config.interval
     if interval <= 0:
         raise ValueError("timeline_from_table needs a periodic interval > 0")
@@ -79,7 +80,8 @@ def timeline_from_table(table: pd.DataFrame, config: Setting) -> WatermarkTimeli
     order = np.lexsort((pp, arr))
     arr, ts, pp = arr[order], ts[order], pp[order]
     tl = watermark_timeline(
-        ts, arr, pp, strategy_for(config), interval=interval, parallelism=config.source_parallelism, with_log=False
+        ts, arr, pp, strategy_for(config), interval=interval, parallelism=config.source_parallelism, with_log=False,
+        partitions=partitions if config.partitions_as_sources else None,
     )
     first, last = int(arr[0]), int(arr[-1])
     shape = TickShape(tl.change_time.astype(np.int64), np.full(len(tl.change_time), INT64_MAX, dtype=np.int64))
@@ -88,7 +90,7 @@ def timeline_from_table(table: pd.DataFrame, config: Setting) -> WatermarkTimeli
 
 def timeline_from_records(
     arrival: np.ndarray, row: np.ndarray, event_time: np.ndarray, partition: np.ndarray, config: Setting,
-    last_arrival: int | None = None, marker: np.ndarray | None = None,
+    last_arrival: int | None = None, marker: np.ndarray | None = None, partitions=None,
 ) -> WatermarkTimeline:
     """The operator timeline from the records themselves (arrays in arrival order).
 
@@ -102,6 +104,7 @@ def timeline_from_records(
         ts, np.asarray(arrival, dtype=np.int64), part, strategy_for(config),
         interval=config.interval, parallelism=config.source_parallelism, with_log=False, marker=marker,
         rows=np.asarray(row, dtype=np.int64), last_arrival=last_arrival, targets=config.sparse_targets(ts),
+        partitions=partitions if config.partitions_as_sources else None,
     )
     # keep what the sweep needs (Spark broadcasts it): not the per-tick arrays or positions
     return WatermarkTimeline(tl.shape, tl.watermark, tl.start_time, tl.end_time)
@@ -126,8 +129,9 @@ class LocalSources:
     """What timelines are made of, from an in-process table: tick tables per interval, and
     the records in arrival order (``(arrival, row, event_time, partition, marker, last)``)."""
 
-    def __init__(self, table: pd.DataFrame) -> None:
+    def __init__(self, table: pd.DataFrame, partitions=None) -> None:
         self.table = table
+        self.partitions = partitions  # declared source partitions (None: those with records)
         arrival = table["arrival_time"].to_numpy(dtype=np.int64)
         row = table["row"].to_numpy(dtype=np.int64)
         self.order = np.lexsort((row, arrival))
@@ -170,8 +174,8 @@ class LocalSources:
         return batch_maxima(self.arrival, self.ts, self.part, interval)
 
 
-def local_sources(table: pd.DataFrame) -> LocalSources:
-    return LocalSources(table)
+def local_sources(table: pd.DataFrame, partitions=None) -> LocalSources:
+    return LocalSources(table, partitions)
 
 
 def marker_array(table: pd.DataFrame, config: Setting, order: np.ndarray | None = None) -> np.ndarray | None:
@@ -193,7 +197,9 @@ def marker_array(table: pd.DataFrame, config: Setting, order: np.ndarray | None 
 
 def build_timelines(configs: list[Setting], sources) -> dict[int, WatermarkTimeline]:
     """Timeline per config index; one per distinct watermark setting, tick tables built once
-    per interval, records fetched once per setting that needs them."""
+    per interval, records fetched once per setting that needs them. ``sources.partitions`` (when
+    there): the declared source partitions."""
+    declared = getattr(sources, "partitions", None)
     out: dict[int, WatermarkTimeline] = {}
     cache: dict[tuple, WatermarkTimeline] = {}
     tables: dict[int, pd.DataFrame] = {}
@@ -203,10 +209,11 @@ def build_timelines(configs: list[Setting], sources) -> dict[int, WatermarkTimel
             if c.tick_table_timeline:
                 if c.interval not in tables:
                     tables[c.interval] = sources.tick_table(c.interval)
-                cache[key] = timeline_from_table(tables[c.interval], c)
+                cache[key] = timeline_from_table(tables[c.interval], c, declared)
             else:
                 arrival, row, ts, part, marker, last = sources.records(c)
-                cache[key] = timeline_from_records(arrival, row, ts, part, c, last_arrival=last, marker=marker)
+                cache[key] = timeline_from_records(arrival, row, ts, part, c, last_arrival=last, marker=marker,
+                                                   partitions=declared)
         out[i] = cache[key]
     return _intern_shapes(out)
 
