@@ -569,6 +569,12 @@ class BeamTrigger:
         """The default trigger or ``after_watermark(...)``: every window fires at the watermark."""
         return self.kind in ("default", "after_watermark")
 
+    @property
+    def uses_processing_time(self) -> bool:
+        """An ``after_processing_time`` anywhere in the tree."""
+        return self.kind == "after_processing_time" or any(
+            t is not None and t.uses_processing_time for t in (*self.children, self.early, self.late))
+
 
 def _split_args(text: str, where: str) -> list[str]:
     out, depth, cur = [], 0, ""
