@@ -88,3 +88,17 @@ def test_a_four_engine_sweep_recommends_per_engine_and_the_report_shows_beam(tmp
     section = html[html.index('id="engines"'):]
     assert "Apache Beam" in section and "beam.WindowInto(" in section
     assert "kept by" in section.lower() or "Apache Beam" in section
+
+
+def test_the_explorer_flips_to_beam_with_the_watermark_and_lateness_controls():
+    n = 400
+    rng = np.random.default_rng(12)
+    arrival = T0 + np.arange(n, dtype=np.int64) * 50
+    event = arrival - rng.integers(0, 800, n)
+    event[::40] -= 3000
+    log = EventLog.from_arrays(event, arrival, key=np.array(["a", "b"] * (n // 2), dtype=object), partition=np.arange(n) % 2)
+    app = toolkit.explore(log, debounce_ms=0, renderer="svg", window="tumbling:1s", delay="500ms", lateness="1s")
+    app.controls["semantics"].value = "beam"
+    assert app.error is None and app.result.setting.semantics == "beam" and app.result.setting.lateness == 1000
+    want = toolkit.replay(log, window="tumbling:1s", delay="500ms", lateness="1s", semantics="beam")
+    assert app.result.summary()["dropped"] == want.summary()["dropped"]
