@@ -252,7 +252,9 @@ class EngineComparison:
                 fate = "on time" if getattr(r, f"fate_{a}") == "on_time" else "late but accepted"
                 knob = delay_setting(b)
                 now = readable(getattr(self.translations[b].setting, knob) or 0)
-                keep = f" A {engine_name(b)} {knob} of {r.delay_to_keep} (now {now}) keeps it." if r.delay_to_keep else ""
+                name_b = engine_name(b)
+                article = "An" if name_b[:1].upper() in "AEIOU" else "A"
+                keep = f" {article} {name_b} {knob} of {r.delay_to_keep} (now {now}) keeps it." if r.delay_to_keep else ""
                 out.append(f"Row {r.row:,} (key {r.key}, partition {r.partition}, event time {r.event}, arrived "
                            f"{r.late_by} later) is kept by {engine_name(a)} ({fate}) and dropped by {engine_name(b)}: "
                            f"{r.why}.{keep}")
