@@ -54,7 +54,7 @@ from toolkit.engine.timeline import TimerTargets
 MAX_SETTING_MS = 10 * 366 * 24 * 3600 * 1000
 
 #: the engines whose event-time semantics a replay reproduces (``semantics=``)
-SEMANTICS = ("flink", "spark", "kafka_streams")
+SEMANTICS = ("flink", "spark", "kafka_streams", "beam")
 OUTPUT_MODES = ("append", "update", "complete")
 WATERMARK_POLICIES = ("min", "max")
 #: settings only Spark Structured Streaming has (``semantics="spark"``)
@@ -75,6 +75,17 @@ _KAFKA_EMIT_ALIASES = {"on_window_update": "update", "on_window_close": "final",
 KAFKA_DEFAULTS = {"grace": 0, "repartition": True, "emit": "update"}
 #: ``retention`` (the window store's, ``Materialized.withRetention``) left unset is Kafka's default,
 #: the smallest it accepts: see :func:`kafka_min_retention`
+# --- Apache Beam (semantics="beam"; toolkit.replays.beam) -------------------------------------
+#: settings only Beam has: ``beam_trigger`` (WindowInto's trigger, in Beam's vocabulary; a field of
+#: its own, not Flink's ``trigger``, so a grid over semantics can give each engine its own triggers)
+#: and ``timestamp_combiner``. Shared with Flink: lateness (allowed_lateness), accumulation
+#: (accumulating | discarding) and the watermark settings (strategy, delay, interval, idleness...).
+BEAM_SETTINGS = ("beam_trigger", "timestamp_combiner")
+TIMESTAMP_COMBINERS = ("end_of_window", "earliest", "latest")
+_COMBINER_ALIASES = {"output_at_eow": "end_of_window", "eow": "end_of_window", "output_at_earliest": "earliest",
+                     "output_at_latest": "latest"}
+#: Flink settings Beam has no counterpart for (refused with semantics="beam"; left out of its grid rows)
+NOT_BEAM = ("trigger", "evictor", "function", "stagger", "second_window", "second_lateness", "stages")
 
 STRATEGIES = ("bounded", "legacy", "monotonous", "time_lag", "punctuated", "idle_advance", "adaptive")
 ACCUMULATIONS = ("accumulating", "discarding", "retracting")
@@ -500,6 +511,150 @@ def _trigger_from_dict(d: dict, name: str) -> TriggerSpec:
         return TriggerSpec(t)
     raise SettingError(name, f"unknown {name} type {t!r}")
 
+# -- Beam triggers (semantics="beam") -------------------------------------------------------
+
+_BEAM_KINDS = ("default", "after_watermark", "after_count", "after_processing_time", "repeatedly", "after_any",
+               "after_all", "after_each", "orfinally")
+_BEAM_ALIASES = {"count": "after_count", "processing": "after_processing_time", "processing_time": "after_processing_time",
+                 "watermark": "after_watermark", "after_first": "after_any", "after_pane_element_count": "after_count",
+                 "after_end_of_window": "after_watermark", "or_finally": "orfinally"}
+
+
+@dataclass(frozen=True)
+class BeamTrigger:
+    """A Beam trigger tree, written like ``after_watermark(early=after_processing_time:5s,late=after_count:1)``,
+    ``repeatedly(after_count:3)``, ``after_any(after_count:2,after_processing_time:1s)`` or ``default``
+    (short forms ``count:N``, ``processing:5s``, ``watermark``). ``AfterProcessingTime`` takes whole
+    seconds: the Python SDK keeps ``delay // 1 s`` of it."""
+
+    kind: str
+    n: int | None = None  # after_count
+    delay: int | None = None  # after_processing_time, ms (whole seconds)
+    children: tuple["BeamTrigger", ...] = ()  # repeatedly: 1; after_any/all/each: >= 1; orfinally: (main, final)
+    early: "BeamTrigger | None" = None
+    late: "BeamTrigger | None" = None
+
+    def __str__(self) -> str:
+        if self.kind == "after_count":
+            return f"after_count:{self.n}"
+        if self.kind == "after_processing_time":
+            return f"after_processing_time:{format_duration(self.delay)}"
+        if self.kind == "after_watermark":
+            args = [f"{k}={v}" for k, v in (("early", self.early), ("late", self.late)) if v is not None]
+            return "after_watermark" + (f"({','.join(args)})" if args else "")
+        if self.children:
+            return f"{self.kind}({','.join(str(c) for c in self.children)})"
+        return self.kind
+
+    def to_spec(self) -> dict | None:
+        """The Beam scenario format (oracles/beam/README.md; ``None`` = the default trigger)."""
+        if self.kind == "default":
+            return None
+        if self.kind == "after_count":
+            return {"type": "after_count", "n": self.n}
+        if self.kind == "after_processing_time":
+            return {"type": "after_processing_time", "delay_ms": self.delay}
+        if self.kind == "after_watermark":
+            d: dict = {"type": "after_watermark"}
+            for k in ("early", "late"):
+                v = getattr(self, k)
+                if v is not None:
+                    d[k] = v.to_spec() or {"type": "default"}
+            return d
+        if self.kind == "repeatedly":
+            return {"type": "repeatedly", "trigger": self.children[0].to_spec() or {"type": "default"}}
+        if self.kind == "orfinally":
+            return {"type": "orfinally", "main": self.children[0].to_spec() or {"type": "default"},
+                    "finally": self.children[1].to_spec() or {"type": "default"}}
+        return {"type": self.kind, "triggers": [c.to_spec() or {"type": "default"} for c in self.children]}
+
+    @property
+    def watermark_rooted(self) -> bool:
+        """The default trigger or ``after_watermark(...)``: every window fires at the watermark."""
+        return self.kind in ("default", "after_watermark")
+
+    @property
+    def uses_processing_time(self) -> bool:
+        """An ``after_processing_time`` anywhere in the tree."""
+        return self.kind == "after_processing_time" or any(
+            t is not None and t.uses_processing_time for t in (*self.children, self.early, self.late))
+
+
+def _split_args(text: str, where: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                raise SettingError(where, f"{where}: unbalanced ')' in {text!r}")
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if depth:
+        raise SettingError(where, f"{where}: missing ')' in {text!r}")
+    out.append(cur)
+    return [a.strip() for a in out]
+
+
+def parse_beam_trigger(spec: Any, name: str = "beam_trigger") -> BeamTrigger:
+    """A :class:`BeamTrigger` from its spelling (errors name ``name`` and show the spellings)."""
+    if spec is None:
+        return BeamTrigger("default")
+    if isinstance(spec, BeamTrigger):
+        return spec
+    if not isinstance(spec, str):
+        raise SettingError(name, f"{name} is written like 'after_watermark(early=after_count:2,late=after_count:1)', got {spec!r}")
+    text = spec.strip().replace(" ", "")
+    head, paren, rest = text.partition("(")
+    kind, _, arg = head.partition(":")
+    kind = kind.lower() or "default"
+    kind = _BEAM_ALIASES.get(kind, kind)
+    if kind not in _BEAM_KINDS:
+        raise SettingError(name, f"unknown {name} {spec!r}; use default, after_watermark(early=...,late=...), "
+                           f"after_count:N, after_processing_time:5s, repeatedly(...), after_any(...,...), after_all(...), "
+                           f"after_each(...), orfinally(main,final){_did_you_mean(kind, _BEAM_KINDS)}")
+    args: list[str] = []
+    if paren:
+        if not rest.endswith(")"):
+            raise SettingError(name, f"{name} {spec!r}: missing ')'")
+        args = [a for a in _split_args(rest[:-1], name) if a]
+        if kind in ("default", "after_count", "after_processing_time"):
+            raise SettingError(name, f"{name} {spec!r}: {kind} takes no (...)")
+    if kind == "after_count":
+        if not arg.isdigit() or int(arg) <= 0:
+            raise SettingError(name, f"{name} {spec!r}: after_count needs a positive count, e.g. after_count:3")
+        return BeamTrigger("after_count", n=int(arg))
+    if kind == "after_processing_time":
+        d = _duration(arg, f"{name} delay")
+        if d % 1000:
+            raise SettingError(name, f"{name} {spec!r}: Beam's Python SDK keeps whole seconds of an AfterProcessingTime "
+                               f"delay ({format_duration(d)} would become {d // 1000}s); give whole seconds")
+        return BeamTrigger("after_processing_time", delay=d)
+    if arg:
+        raise SettingError(name, f"{name} {spec!r}: {kind} takes no ':' argument")
+    if kind == "after_watermark":
+        given: dict[str, BeamTrigger] = {}
+        for a in args:
+            k, eq, v = a.partition("=")
+            if not eq or k not in ("early", "late") or k in given:
+                raise SettingError(name, f"{name} {spec!r}: after_watermark takes early=... and/or late=..., got {a!r}")
+            given[k] = parse_beam_trigger(v, name)
+        return BeamTrigger("after_watermark", early=given.get("early"), late=given.get("late"))
+    children = tuple(parse_beam_trigger(a, name) for a in args)
+    if kind == "repeatedly" and len(children) != 1:
+        raise SettingError(name, f"{name} {spec!r}: repeatedly takes one trigger, e.g. repeatedly(after_count:3)")
+    if kind in ("after_any", "after_all", "after_each") and not children:
+        raise SettingError(name, f"{name} {spec!r}: {kind} takes one or more triggers, e.g. {kind}(after_count:2,watermark)")
+    if kind == "orfinally" and len(children) != 2:
+        raise SettingError(name, f"{name} {spec!r}: orfinally takes two triggers (main, final)")
+    if kind == "default" and children:
+        raise SettingError(name, f"{name} {spec!r}: default takes no (...)")
+    return BeamTrigger(kind, children=children)
+
 
 @dataclass(frozen=True)
 class EvictorSpec:
@@ -789,6 +944,9 @@ class Setting:
     repartition: bool | None = None
     emit: str | None = None
     retention: int | None = None
+    # Apache Beam (semantics="beam"); None = not given (filled with BEAM_DEFAULTS)
+    beam_trigger: BeamTrigger | None = None
+    timestamp_combiner: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.trigger, TriggerSpec) and self.trigger.kind == "default" and isinstance(self.window, EVENT_TIME_WINDOWS):
@@ -841,9 +999,16 @@ class Setting:
                 if getattr(self, name) is not None:
                     raise SettingError(name, f"{name} is a Spark Structured Streaming setting; give semantics='spark' "
                                        "to replay the log the way Spark would")
-        elif self.semantics == "kafka_streams":
+        if self.semantics != "beam":
+            for name in BEAM_SETTINGS:
+                if getattr(self, name) is not None:
+                    raise SettingError(name, f"{name} is an Apache Beam setting; give semantics='beam' "
+                                       "to replay the log the way Beam would")
+        if self.semantics == "kafka_streams":
             _check_kafka(self)
-        else:
+        elif self.semantics == "beam":
+            _check_beam(self)
+        elif self.semantics == "spark":
             _check_spark(self)
 
     # -- reading what users write ---------------------------------------------------------
@@ -871,8 +1036,8 @@ class Setting:
         current.update(_canonical_names(settings))
         if "semantics" in settings:  # another engine: the old engine's own settings go
             new = str(settings["semantics"]).strip().lower()
-            own = {"flink": (), "spark": SPARK_SETTINGS, "kafka_streams": KAFKA_SETTINGS}.get(new, ())
-            for p in SPARK_SETTINGS + KAFKA_SETTINGS:
+            own = {"flink": (), "spark": SPARK_SETTINGS, "kafka_streams": KAFKA_SETTINGS, "beam": BEAM_SETTINGS}.get(new, ())
+            for p in SPARK_SETTINGS + KAFKA_SETTINGS + BEAM_SETTINGS:
                 if p not in own and p not in settings:
                     current[p] = None
         if "strategy" in settings:  # a new strategy drops the old one's own parameters
@@ -1125,6 +1290,8 @@ class Setting:
             "repartition": "none" if self.repartition is None else str(self.repartition).lower(),
             "emit": "none" if self.emit is None else self.emit,
             "retention_ms": self.retention,
+            "beam_trigger": "none" if self.beam_trigger is None else str(self.beam_trigger),
+            "timestamp_combiner": "none" if self.timestamp_combiner is None else self.timestamp_combiner,
         }
 
     @classmethod
@@ -1149,7 +1316,7 @@ class Setting:
             v = get(col, None)
             if v is not None and not _isna(v):
                 given[key] = int(v)
-        for key in ("repartition", "emit"):
+        for key in ("repartition", "emit", "beam_trigger", "timestamp_combiner"):
             v = get(key, None)
             if v is not None and not _isna(v) and v != "none":
                 given[key] = str(v)
@@ -1307,6 +1474,45 @@ def kafka_min_retention(s: Setting) -> tuple[int, str]:
     return w.size + g, "window size + grace"
 
 
+BEAM_DEFAULTS = {"beam_trigger": BeamTrigger("default"), "timestamp_combiner": "end_of_window"}
+
+
+def _check_beam(s: Setting) -> None:
+    """``semantics="beam"``: refuse what Beam has no counterpart for, naming the setting, and fill
+    its defaults (the default trigger, end-of-window output timestamps).
+
+    ``WindowInto(window, trigger=beam_trigger, allowed_lateness=lateness, accumulation_mode=
+    accumulation, timestamp_combiner=...)``: ``tumbling:SIZE[+OFFSET]`` = ``FixedWindows(SIZE, OFFSET)``,
+    ``sliding:SIZE/PERIOD`` = ``SlidingWindows(SIZE, PERIOD, OFFSET)``, ``session:GAP`` =
+    ``Sessions(GAP)``. The watermark comes from the Flink-side strategies (a log has no Beam source)."""
+    w = s.window
+    if not isinstance(w, (Tumbling, Sliding, Session)):
+        raise SettingError("window", f"window {w}: Beam's WindowInto here takes FixedWindows, SlidingWindows or "
+                           "Sessions; use e.g. 'tumbling:10s', 'sliding:10s/5s' or 'session:30s'")
+    if s.accumulation == "retracting":
+        raise SettingError("accumulation", "accumulation 'retracting': the Beam replay models Beam's accumulating and "
+                           "discarding modes (AccumulationMode.ACCUMULATING / DISCARDING); choose one of them")
+    not_beam = {
+        "trigger": s.trigger not in (TriggerSpec("event_time"), TriggerSpec("default")),
+        "evictor": s.evictor is not None,
+        "function": s.function != "count_sum",
+        "stagger": s.stagger != "aligned",
+        "second_window": s.second_window is not None,
+        "stages": bool(s.stages),
+        **{name: getattr(s, name) is not None for name in SPARK_SETTINGS + KAFKA_SETTINGS},
+    }
+    hint = {
+        "trigger": "Beam's triggers are written with beam_trigger, e.g. beam_trigger='after_watermark(late=after_count:1)'",
+        "function": "the Beam replay groups by key and window (GroupByKey) and reports count and sum",
+        "stagger": "Beam's FixedWindows take an offset: tumbling:SIZE+OFFSET",
+    }
+    _refuse_and_fill(s, not_beam, hint, "{name} is not a Beam setting{more}; leave it at its default "
+                     "with semantics='beam'", BEAM_DEFAULTS)
+    if s.timestamp_combiner not in TIMESTAMP_COMBINERS:
+        raise SettingError("timestamp_combiner", f"timestamp_combiner {s.timestamp_combiner!r}: choose one of "
+                           f"{', '.join(TIMESTAMP_COMBINERS)}")
+
+
 def _owner(param: str) -> str:
     return {"step": "idle_advance", "marker": "punctuated"}.get(param, "adaptive")
 
@@ -1412,7 +1618,8 @@ def _normalize(given: dict) -> dict:
         elif name == "semantics":
             out[name] = _choice(v, name, SEMANTICS, {"spark_structured_streaming": "spark", "structured_streaming": "spark",
                                                      "kafka": "kafka_streams", "kafka-streams": "kafka_streams",
-                                                     "kstreams": "kafka_streams"})
+                                                     "kstreams": "kafka_streams", "apache_beam": "beam",
+                                                     "apache-beam": "beam"})
         elif name == "grace":  # Kafka Streams
             out[name] = None if v is None else _duration(v, name)
         elif name == "retention":
@@ -1424,6 +1631,10 @@ def _normalize(given: dict) -> dict:
             out[name] = None if v is None else _bool(v, name)
         elif name == "emit":
             out[name] = None if v is None else _choice(v, name, KAFKA_EMITS, _KAFKA_EMIT_ALIASES)
+        elif name == "beam_trigger":  # Apache Beam
+            out[name] = None if v is None else parse_beam_trigger(v, name)
+        elif name == "timestamp_combiner":
+            out[name] = None if v is None else _choice(v, name, TIMESTAMP_COMBINERS, _COMBINER_ALIASES)
         elif name == "trigger_interval":
             out[name] = _opt_duration(v, name, positive=True)
         elif name == "output_mode":
@@ -1490,6 +1701,9 @@ def _fit(values: dict) -> dict | None:
     """In a grid, a strategy takes only its own parameters: the others' are left out, and
     ``monotonous`` (bounded with delay 0) ignores the delay axis."""
     sem = values.get("semantics", "flink")
+    if sem != "beam":  # a semantics axis: Beam's own settings apply to Beam rows only
+        for p in BEAM_SETTINGS:
+            values.pop(p, None)
     if sem != "kafka_streams":  # a semantics axis: Kafka Streams' own settings apply to Kafka rows only
         for p in KAFKA_SETTINGS:
             values.pop(p, None)
@@ -1498,6 +1712,13 @@ def _fit(values: dict) -> dict | None:
     if sem == "flink":
         for p in SPARK_SETTINGS:  # a semantics axis: Spark's own settings do not apply to Flink rows
             values.pop(p, None)
+    elif sem == "beam":  # Beam rows: the watermark, lateness and accumulation are shared with Flink
+        for p in NOT_BEAM + SPARK_SETTINGS:
+            values.pop(p, None)
+        if values.get("accumulation") == "retracting":
+            return None  # Beam has no retracting mode: no such row
+        if not isinstance(values.get("window", Tumbling(1000)), (Tumbling, Sliding, Session)):
+            return None
     elif sem == "spark":  # ... nor Flink's to Spark rows (an axis such as lateness collapses to its default)
         for p in FLINK_SETTINGS:
             values.pop(p, None)
@@ -1560,7 +1781,7 @@ def describe_setting(setting: Setting) -> dict:
 
 
 __all__ = [
-    "ACCUMULATIONS", "ALIASES", "KAFKA_EMITS", "KAFKA_SETTINGS", "KafkaSliding", "OUTPUT_MODES", "SEMANTICS", "SPARK_SETTINGS", "WATERMARK_POLICIES", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
+    "ACCUMULATIONS", "ALIASES", "BEAM_SETTINGS", "BeamTrigger", "TIMESTAMP_COMBINERS", "parse_beam_trigger", "KAFKA_EMITS", "KAFKA_SETTINGS", "KafkaSliding", "OUTPUT_MODES", "SEMANTICS", "SPARK_SETTINGS", "WATERMARK_POLICIES", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
     "STRATEGIES", "STAGGERS", "Session", "DynamicSession", "SESSION_WINDOWS", "EVENT_TIME_WINDOWS", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling", "WindowSpec",
     "cli_option", "describe_setting", "kafka_min_retention", "result_notes", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
     "STAGE_FIELDS", "Stage", "parse_stage", "parse_stages",

@@ -14,6 +14,7 @@ process (Beam's import and runner start are slow).
     python oracles/beam/beam_oracle.py setup
     python oracles/beam/beam_oracle.py run SCENARIO_DIR_OR_FILES... --out DIR
     python oracles/beam/beam_oracle.py transcripts --out FILE   # Beam's trigger_transcripts.yaml
+    python oracles/beam/beam_oracle.py snippets CASE_DIR --out FILE  # run toolkit.deploy's Beam code
 """
 from __future__ import annotations
 
@@ -129,9 +130,10 @@ def _watch_stalls() -> None:
     update._oracle_watched = True
 
 
-def run_case(case: dict) -> tuple[list[dict], bool]:
+def run_case(case: dict, window_into=None) -> tuple[list[dict], bool]:
     """Run one scenario through the BundleBasedDirectRunner: the panes it emits (per key in
-    emission order) and whether the pipeline stalled (Beam never finished it)."""
+    emission order) and whether the pipeline stalled (Beam never finished it). ``window_into``:
+    a ``beam.WindowInto`` to use instead of the one the case's specs describe (a deploy snippet's)."""
     import apache_beam as beam
     from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
     from apache_beam.runners.direct.direct_runner import BundleBasedDirectRunner
@@ -189,12 +191,14 @@ def run_case(case: dict) -> tuple[list[dict], bool]:
     _watch_stalls()
     _STALLS.clear()
     p = beam.Pipeline(runner=BundleBasedDirectRunner(), options=options)
+    if window_into is None:
+        window_into = beam.WindowInto(build_window_fn(case["window"]), trigger=trigger,
+                                      allowed_lateness=_dur(case.get("allowed_lateness_ms", 0)),
+                                      accumulation_mode=mode,
+                                      timestamp_combiner=combiners[case.get("timestamp_combiner",
+                                                                            "end_of_window")])
     _ = (p | stream
-         | beam.WindowInto(build_window_fn(case["window"]), trigger=trigger,
-                           allowed_lateness=_dur(case.get("allowed_lateness_ms", 0)),
-                           accumulation_mode=mode,
-                           timestamp_combiner=combiners[case.get("timestamp_combiner",
-                                                                 "end_of_window")])
+         | window_into
          | beam.GroupByKey()
          | beam.ParDo(Record(sink)))
     try:
@@ -326,6 +330,21 @@ def transcripts(out: Path) -> None:
     print(f"{len(docs)} transcripts, {sum('spec' in d for d in docs)} runnable -> {out}")
 
 
+def snippets(cases: Path, out: Path) -> None:
+    """Run each deploy snippet (``oracles/beam/deploy_snippets.py``): exec its code, take the
+    ``windowing`` it defines, and run the case's events through it."""
+    docs = []
+    for f in sorted(cases.glob("*.json")):
+        case = json.loads(f.read_text())
+        scope: dict = {}
+        exec(compile(case["code"], f.name, "exec"), scope)  # the printed snippet, as a user would paste it
+        case["expected"], case["stalled"] = run_case(case, window_into=scope["windowing"])
+        case["oracle"] = f"apache-beam {BEAM_VERSION} BundleBasedDirectRunner"
+        docs.append(case)
+        print(f"{f.name}: {len(case['expected'])} panes{' (stalled)' if case['stalled'] else ''}", flush=True)
+    out.write_text(json.dumps({"oracle": f"apache-beam {BEAM_VERSION}", "cases": docs}, indent=1) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -335,6 +354,9 @@ def main() -> None:
     r.add_argument("--out", required=True, type=Path)
     tr = sub.add_parser("transcripts")
     tr.add_argument("--out", required=True, type=Path)
+    sn = sub.add_parser("snippets")
+    sn.add_argument("cases", type=Path)
+    sn.add_argument("--out", required=True, type=Path)
     args = ap.parse_args()
     if args.cmd == "setup":
         setup()
@@ -343,6 +365,8 @@ def main() -> None:
         _reexec()
     if args.cmd == "run":
         run(args.paths, args.out)
+    elif args.cmd == "snippets":
+        snippets(args.cases, args.out)
     else:
         transcripts(args.out)
 

@@ -38,6 +38,7 @@ ENGINE_CONTROLS: dict[str, tuple[str, ...]] = {
     "flink": ("lateness", "interval", "idleness", "source_parallelism", "stagger", "stages"),
     "spark": ("trigger_interval", "output_mode", "multiple_watermark_policy"),
     "kafka_streams": ("grace", "emit", "tasks"),
+    "beam": ("lateness", "interval", "idleness", "source_parallelism"),  # shared with Flink (Beam's watermark is Flink's)
 }
 """The controls only one engine has, shown only while that engine (``semantics``) is chosen;
 the others (window, size, slide, gap column, delay) are every engine's. An engine of

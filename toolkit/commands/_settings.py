@@ -3,7 +3,7 @@
 
 ``replay`` takes one value per option; ``sweep`` and ``report`` take lists: comma-separated
 (``--delay 0,250ms,1s``), except ``--window``, ``--second-window`` and ``--evictor`` whose own
-spelling has commas (``tumbling:1s,250ms``, ``count:3,after``): repeat those for several.
+spelling has commas (``tumbling:1s,250ms``, ``count:3,after``) and ``--beam-trigger``: repeat those for several.
 Values are validated before any work starts, and errors name the option as typed.
 """
 from __future__ import annotations
@@ -43,7 +43,7 @@ SETTING_OPTIONS: list[tuple[str, str, str, bool]] = [
     ("second_window", "WINDOW", "a second windowed stage fed by the first stage's results (count/sum)", True),
     ("second_lateness", "DURATION", "allowed lateness of the second stage (default 0)", False),
     ("semantics", "ENGINE", "whose event-time semantics to replay: flink | spark (Spark Structured Streaming) | "
-     "kafka_streams (default flink)", False),
+     "kafka_streams | beam (Apache Beam) (default flink)", False),
     ("trigger_interval", "DURATION", "spark: processing-time trigger interval, trigger(processingTime=...) "
      "(default 1s)", False),
     ("output_mode", "MODE", "spark: append | update | complete (default append; sessions: append or complete)", False),
@@ -60,6 +60,12 @@ SETTING_OPTIONS: list[tuple[str, str, str, bool]] = [
      "suppress (suppress(untilWindowCloses)) (default update)", False),
     ("retention", "DURATION", "kafka_streams: the window store's retention, Materialized.withRetention (default "
      "and minimum: size + grace; kafka_sliding 2 x difference + grace; session gap + grace)", False),
+    # Apache Beam (--semantics beam); lateness, accumulation and the watermark options are shared
+    ("beam_trigger", "TRIGGER", "beam: WindowInto's trigger: default | after_watermark(early=...,late=...) | "
+     "after_count:N | after_processing_time:5s | repeatedly(...) | after_any(...) | after_all(...) | after_each(...) | "
+     "orfinally(main,final); count:N and processing:5s for short (default: default)", True),
+    ("timestamp_combiner", "COMBINER", "beam: output timestamp of a pane: end_of_window | earliest | latest "
+     "(default end_of_window)", False),
 ]
 
 

@@ -12,7 +12,8 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser(
         "deploy",
-        help="print the Flink DataStream (Java), Flink SQL, PySpark or Kafka Streams code that configures one setting",
+        help="print the Flink DataStream (Java), Flink SQL, PySpark, Kafka Streams or Apache Beam (Python) code that "
+             "configures one setting",
         description="Print the code that deploys one setting (the same setting options as 'replay'): Flink's "
         "WatermarkStrategy, window assigner, trigger, evictor, allowed lateness and auto-watermark-interval, or "
         "the Flink SQL WATERMARK clause, idle timeout and window table-valued function. What the engine cannot "
@@ -21,7 +22,8 @@ def register(subparsers) -> None:
     add_setting_arguments(p, lists=False)
     p.add_argument("--engine", default=None, metavar="ENGINE",
                    help="flink (DataStream API, Java) | flink-sql | spark (PySpark, for --semantics spark) | "
-                        "kafka-streams (Java DSL, for --semantics kafka_streams) | all "
+                        "kafka-streams (Java DSL, for --semantics kafka_streams) | beam (Python SDK, for --semantics "
+                        "beam) | all "
                         "(default: the first engine of the setting's semantics)")
     p.set_defaults(func=run)
 

@@ -135,7 +135,38 @@ def _why_kafka(result: ReplayResult, rows: np.ndarray) -> tuple[list[str], list[
     return texts, keep
 
 
+def _why_beam(result: ReplayResult, rows: np.ndarray) -> tuple[list[str], list[Any]]:
+    """Beam drops an element from a window whose end + allowed lateness its watermark had passed
+    (``expired``), ignores it in a window whose trigger had finished (``finished``), or keeps it
+    in a window that never fires again (``never_fired``)."""
+    s = result.setting
+    late = result.late.assign(row=result.late["row"].astype("int64")).set_index("row")
+    x = late.loc[rows.tolist()]
+    ts = x["event_time"].to_numpy(np.int64)
+    fixed = isinstance(s.window, (Tumbling, Sliding))
+    end = _last_window_end(s, ts)
+    lateness = int(s.lateness)
+    texts, keep = [], []
+    for a, e, w, reason in zip(x["arrival_time"].tolist(), end.tolist(), x["watermark"].tolist(), x["reason"].tolist()):
+        if reason == "expired":
+            what = "its window ended" if fixed else "its own session window [event time, + gap) ended"
+            texts.append(f"it arrived at {_instant(a)}, when Beam's watermark was {_instant(w)}: {what} at "
+                         f"{_instant(e)}, and with {readable(lateness)} allowed lateness it had expired at "
+                         f"{_instant(e + lateness)}, so the element was dropped")
+            keep.append(int(s.delay) + (w - (e + lateness)) if fixed else None)
+        elif reason == "finished":
+            texts.append(f"it arrived at {_instant(a)} in a window whose trigger ({s.beam_trigger}) had finished: Beam "
+                         "ignores elements of a finished window")
+            keep.append(None)
+        else:
+            texts.append(f"it was taken but its window never fired again (trigger {s.beam_trigger}): in Beam the "
+                         "pipeline would stall")
+            keep.append(None)
+    return texts, keep
+
+
 register_why("flink", _why_flink)
+register_why("beam", _why_beam)
 register_why("spark", _why_spark)
 register_why("kafka_streams", _why_kafka)
 
@@ -221,7 +252,9 @@ class EngineComparison:
                 fate = "on time" if getattr(r, f"fate_{a}") == "on_time" else "late but accepted"
                 knob = delay_setting(b)
                 now = readable(getattr(self.translations[b].setting, knob) or 0)
-                keep = f" A {engine_name(b)} {knob} of {r.delay_to_keep} (now {now}) keeps it." if r.delay_to_keep else ""
+                name_b = engine_name(b)
+                article = "An" if name_b[:1].upper() in "AEIOU" else "A"
+                keep = f" {article} {name_b} {knob} of {r.delay_to_keep} (now {now}) keeps it." if r.delay_to_keep else ""
                 out.append(f"Row {r.row:,} (key {r.key}, partition {r.partition}, event time {r.event}, arrived "
                            f"{r.late_by} later) is kept by {engine_name(a)} ({fate}) and dropped by {engine_name(b)}: "
                            f"{r.why}.{keep}")

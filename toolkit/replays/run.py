@@ -1,6 +1,7 @@
 """``toolkit.replay(log, ...)``: replay an event log through Flink's event-time windowing
 (or, with ``semantics="spark"``, Spark Structured Streaming's: ``toolkit.replays.microbatch``;
-with ``semantics="kafka_streams"``, Kafka Streams': ``toolkit.replays.kafka_streams``).
+with ``semantics="kafka_streams"``, Kafka Streams': ``toolkit.replays.kafka_streams``; with
+``semantics="beam"``, Apache Beam's: ``toolkit.replays.beam``).
 
 Settings are ``toolkit.settings``' one vocabulary (``window, trigger, evictor, lateness,
 function, accumulation, strategy, delay, interval, idleness, source_parallelism,
@@ -164,6 +165,10 @@ class ReplayResult:
             raise SettingError("semantics", f"{what}() explains drops by Flink's watermark; with semantics='kafka_streams' "
                                "read result.late (each dropped record with its task and the task's stream time) and "
                                "result.emissions")
+        if sem == "beam":
+            raise SettingError("semantics", f"{what}() explains drops by Flink's watermark; with semantics='beam' read "
+                               "result.late (each dropped record with Beam's watermark at its arrival and the reason: "
+                               "expired, finished or never_fired) and result.emissions (PaneInfo columns)")
 
     def scenario_lines(self, stage: int = 1) -> list[str]:
         """The record/watermark interleaving the (``stage``) operator saw, in the window-scenario format."""
@@ -274,6 +279,10 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         from toolkit.replays.kafka_streams import kafka_parts
 
         return ReplayResult(**kafka_parts(log, s, _log_arrays(log, s)))
+    if s.semantics == "beam":  # Apache Beam's GroupByKey: watermark, triggers, panes
+        from toolkit.replays.beam import beam_parts
+
+        return ReplayResult(**beam_parts(log, s, _log_arrays(log, s)))
     if not has_arr:
         strategy = s.watermark_strategy()
         if strategy.needs_processing_time:

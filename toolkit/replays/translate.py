@@ -36,6 +36,23 @@ Flink <-> Spark (what maps exactly, and what does not):
   and ``multiple_watermark_policy="max"`` have no Flink counterpart (noted).
 * Differences no setting removes: Spark's late filter uses the watermark of the *previous*
   micro-batch, and its watermark moves only between micro-batches.
+
+Flink <-> Beam (``toolkit.replays.beam``; a log has no Beam source, so Beam's watermark comes
+from the same strategies as Flink's, one millisecond ahead: Flink's ``W`` promises nothing at or
+before ``W``, Beam's nothing before it):
+
+* ``window``: ``FixedWindows(size, offset)`` / ``SlidingWindows(size, period, offset)`` /
+  ``Sessions(gap)``, offsets included (Beam's sessions merge only overlapping windows, Flink's
+  touching ones too: a record exactly ``gap`` after the last starts a new Beam session).
+* ``delay``, ``interval``, ``partitions_as_sources``, ``idleness``: the same watermark, so the
+  same values; a window fires at the same event time, ``max >= end + delay``.
+* ``lateness``: ``allowed_lateness``. Beam drops an element when its watermark is strictly past
+  ``end + lateness``: it takes a record that arrives when ``max = end + delay + lateness`` (1 ms
+  of event time later than Flink, which drops it then), noted.
+* Triggers: Beam's default trigger is Flink's event-time trigger with allowed lateness (one
+  pane at the watermark, one more per late element), accumulating. Beam's other triggers,
+  discarding mode and timestamp combiners are Beam's own (noted when translating to another
+  engine; a translation *to* Beam uses the default trigger, accumulating, end of window).
 """
 from __future__ import annotations
 
@@ -257,10 +274,40 @@ def _kafka_from_intent(i: Intent, lateness_as: str) -> tuple[Setting, list[str]]
     return s, notes
 
 
+# -------------------------------------------------------------------------------------- Beam
+_BEAM_BOUNDARY = ("Beam drops an element only when its watermark is strictly past window end + allowed lateness: "
+                  "a record arriving exactly when Flink's window is cleaned up is still taken by Beam (1 ms later)")
+
+
+def _beam_to_intent(s: Setting) -> tuple[Intent, list[str]]:
+    base, notes = _flink_to_intent(s.replace(semantics="flink"))
+    if str(s.beam_trigger) != "default":
+        notes.append(f"Beam's trigger {s.beam_trigger} has no counterpart in the other engines; compared as one "
+                     "result per window at the watermark")
+    if s.accumulation == "discarding":
+        notes.append("Beam's discarding mode is Beam's own; the other engines report accumulated results")
+    if s.timestamp_combiner != "end_of_window":
+        notes.append(f"Beam's timestamp_combiner {s.timestamp_combiner} only sets the output timestamps (and holds "
+                     "Beam's output watermark); the other engines stamp results at the window end")
+    return base, notes
+
+
+def _beam_from_intent(i: Intent, lateness_as: str) -> tuple[Setting, list[str]]:
+    kw: dict[str, Any] = {"window": i.window, "delay": i.delay, "lateness": i.lateness,
+                          "partitions_as_sources": i.partitions_as_sources, "semantics": "beam"}
+    if i.interval is not None:
+        kw["interval"] = i.interval
+    if i.idleness is not None:
+        kw["idleness"] = i.idleness
+    return Setting.parse(kw), [_BEAM_BOUNDARY]
+
+
 register_translation("flink", _flink_to_intent, _flink_from_intent)
 register_translation("spark", _spark_to_intent, _spark_from_intent)
 if "kafka_streams" in SEMANTICS:  # wired by toolkit.settings (Setting.grace, Setting.emit)
     register_translation("kafka_streams", _kafka_to_intent, _kafka_from_intent)
+if "beam" in SEMANTICS:  # wired by toolkit.settings (Setting.beam_trigger, Setting.timestamp_combiner)
+    register_translation("beam", _beam_to_intent, _beam_from_intent)
 
 __all__ = ["DELAY_SETTINGS", "Intent", "LATENESS_CHOICES", "delay_axes", "delay_setting", "intent_delay", "Translation", "register_translation", "same_setting", "translatable",
            "translate"]

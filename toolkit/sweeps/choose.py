@@ -293,6 +293,8 @@ def setting_words(row: Any, results: pd.DataFrame | None = None) -> str:
 ENGINE_SETTING_WORDS: dict[str, list[tuple[str, str]]] = {
     "spark": [("trigger_interval_ms", "micro-batches every {}"), ("output_mode", "{} output mode"),
               ("multiple_watermark_policy", "the {} watermark policy")],
+    "beam": [("lateness_ms", "a {} allowed lateness"), ("beam_trigger", "the {} trigger"), ("accumulation", "{} panes"),
+             ("timestamp_combiner", "{} output timestamps")],
 }
 
 
@@ -310,6 +312,9 @@ def _engine_words(row: Any, results: pd.DataFrame | None, semantics: str) -> str
     for col, template in own:
         v = row.get(col, None)
         if v is None or (not isinstance(v, str) and pd.isna(v)) or str(v) == "none":
+            continue
+        if col == "lateness_ms" and int(v) == 0:
+            parts.append("no allowed lateness")
             continue
         parts.append(template.format(readable(int(v)) if col.endswith("_ms") else v))
     if "partitions_as_sources" in row and not bool(row["partitions_as_sources"]) and semantics == "spark":

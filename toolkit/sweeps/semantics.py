@@ -86,10 +86,20 @@ def register(entry: ShardedSemantics) -> None:
     REGISTRY[entry.name] = entry
 
 
+def _beam_evaluate(shard: Any, config: Setting, path: str, timeline: Any) -> dict:
+    from toolkit.replays.beam import beam_partial
+
+    return beam_partial(shard, config, path, timeline)
+
+
 register(ShardedSemantics("flink", build_timelines, evaluate_config))
 register(ShardedSemantics("spark", _spark_timelines, _spark_evaluate))
 register(ShardedSemantics("kafka_streams", task_timelines, task_partial, shard_by="task", unit=task_unit,
                           assign=assign_tasks))
+# Beam: the Flink-side operator timeline (a log has no Beam source; toolkit.replays.beam adds the
+# 1 ms between "at or before" and "before"), keyed state: shards hold whole keys. Only the
+# configurations toolkit.replays.beam.shardable admits are sharded (toolkit.sweeps.sweep).
+register(ShardedSemantics("beam", build_timelines, _beam_evaluate))
 
 
 def sharded(semantics: str) -> ShardedSemantics:

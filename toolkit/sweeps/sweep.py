@@ -15,7 +15,9 @@ second_lateness_ms, semantics, trigger_interval_ms, output_mode, multiple_waterm
 by ``toolkit.replays.microbatch`` with the replay's own figures, or, on Spark and with
 ``shards > 1``, in key shards after the global batch timeline, ``toolkit.sweeps.semantics``:
 the same figures; ``kafka_streams`` for ``semantics="kafka_streams"`` rows, evaluated
-in-process task by task by ``toolkit.replays.kafka_streams``), then
+in-process task by task by ``toolkit.replays.kafka_streams``; ``beam`` for ``semantics="beam"``
+rows, by ``toolkit.replays.beam``: in one piece, or in key shards when its keys are independent,
+``toolkit.replays.beam.shardable``), then
 
 - ``records`` (valid + invalid) = ``on_time + late_accepted + dropped + invalid``: a record is
   ``on_time`` when it is in the first firing (pane 0) of a window that accepted it (a late
@@ -144,6 +146,10 @@ def sweep(
 def _shardable(c: Setting) -> bool:
     """Spark's complete mode re-emits every window every batch and never evicts: its figures come
     from the replay's own code, in one piece (the sharded partial models append and update)."""
+    if c.semantics == "beam":  # keys share Beam's output watermark unless the setting rules it out
+        from toolkit.replays.beam import shardable
+
+        return shardable(c)
     return not (c.semantics == "spark" and c.output_mode == "complete")
 
 
@@ -241,13 +247,15 @@ def _spark_gap_max(spark_df: Any, col: str) -> int:
 
 
 #: semantics whose rows are evaluated in-process by their replay module, and the path they show
-IN_PROCESS = {"spark": "microbatch", "kafka_streams": "kafka_streams"}
+IN_PROCESS = {"spark": "microbatch", "kafka_streams": "kafka_streams", "beam": "beam"}
 
 
 def _in_process_figures(table: pd.DataFrame, s: Setting, invalid: int, partitions=None) -> dict:
     """A non-Flink row's figures: its replay module's own (``toolkit.replays.microbatch`` or
     ``toolkit.replays.kafka_streams``, which evaluates task by task: ``shard_key``, ``evaluate_task``,
     ``combine``), so they equal ``replay(log, s).summary()``."""
+    if s.semantics == "beam":  # every key in one GroupByKey step: the registry's evaluator on one shard
+        return run_local(table, [s], ["beam"], invalid=invalid, shards=1, progress=False).iloc[0][SUMMARY_COLUMNS].to_dict()
     if s.semantics == "kafka_streams":
         from toolkit.replays.kafka_streams import sweep_figures as kafka_figures
 

@@ -92,6 +92,16 @@ class GroupByKeyStep:
         self._fire_timers()
         return self.panes[start:]
 
+    def next_processing_timer(self) -> int | None:
+        """The earliest pending processing-time timer of any key (None: none)."""
+        heap = self._heaps[1]
+        while heap:
+            ts, _, key = heap[0]
+            if self.due_index.get(key, (None, None))[1] == ts:
+                return ts
+            heapq.heappop(heap)
+        return None
+
     def finish(self) -> list[Pane]:
         """End of input: the watermark goes to the end of time."""
         return self.advance_watermark(END_OF_TIME)

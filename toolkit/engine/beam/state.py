@@ -49,6 +49,7 @@ class KeyedState:
     window_ids: dict = field(default_factory=dict)
     counter: int = 0
     owner: dict = field(default_factory=dict)  # window id -> the window that owns it now
+    live: dict = field(default_factory=dict)  # window id -> elements its "elements" cell holds (state size)
 
     # -- window ids ---------------------------------------------------------------------------
     def id_of(self, window) -> int:
@@ -81,7 +82,10 @@ class KeyedState:
 
     # -- cells --------------------------------------------------------------------------------
     def add(self, window, tag: StateTag, value) -> None:
-        self.cells.setdefault(self.id_of(window), {}).setdefault(tag.name, []).append(value)
+        i = self.id_of(window)
+        self.cells.setdefault(i, {}).setdefault(tag.name, []).append(value)
+        if tag.name == "elements":
+            self.live[i] = self.live.get(i, 0) + 1
 
     def get(self, window, tag: StateTag, hold_combine: Callable | None = None):
         parts = [self.cells.get(i, {}).get(tag.name, []) for i in self.ids_of(window)]
@@ -99,8 +103,16 @@ class KeyedState:
             cell = self.cells.get(i)
             if cell is not None:
                 cell.pop(tag.name, None)
+                if tag.name == "elements":
+                    self.live.pop(i, None)
                 if not cell:
                     del self.cells[i]
+
+    def held(self) -> tuple[int, int]:
+        """(windows holding elements, elements held): the key's state size."""
+        if not self.live:
+            return 0, 0
+        return len({self.owner[i] for i in self.live}), sum(self.live.values())
 
     def earliest_hold(self, hold_tag: str, granularity: int = 1) -> int | None:
         """What this key holds the step's output watermark to: the earliest raw hold of any
