@@ -60,7 +60,10 @@ SPARK_SETTINGS = ("trigger_interval", "output_mode", "multiple_watermark_policy"
 #: settings only Flink has (refused with ``semantics="spark"``; left out of Spark rows of a grid)
 FLINK_SETTINGS = ("trigger", "evictor", "lateness", "function", "accumulation", "stagger", "strategy", "interval", "idleness",
                   "source_parallelism", "step", "marker", "quantile", "quantile_window", "min_delay", "max_delay",
-                  "second_window", "second_lateness", "stages")
+                  "second_window", "second_lateness", "stages", "split_discovery")
+#: when a source split (a log partition) is registered: at job start, or just before its first
+#: record (Flink's dynamic split assignment); toolkit.engine.sources.SPLIT_DISCOVERY
+SPLIT_DISCOVERIES = ("at_start", "at_first_record")
 SPARK_DEFAULTS = {"trigger_interval": 1000, "output_mode": "append", "multiple_watermark_policy": "min"}
 # --- Kafka Streams (semantics="kafka_streams"; toolkit.replays.kafka_streams) ---------------------
 #: settings only Kafka Streams has (refused with the other semantics; left out of their grid rows)
@@ -784,6 +787,8 @@ class Setting:
     tasks: int | None = None
     repartition: bool | None = None
     emit: str | None = None
+    # when a partition's source split is registered (toolkit.engine.sources.SPLIT_DISCOVERY)
+    split_discovery: str = "at_start"
 
     def __post_init__(self) -> None:
         if isinstance(self.trigger, TriggerSpec) and self.trigger.kind == "default" and isinstance(self.window, EVENT_TIME_WINDOWS):
@@ -821,6 +826,9 @@ class Setting:
         if self.stagger != "aligned" and not isinstance(self.window, Tumbling):
             raise SettingError("stagger", f"stagger {self.stagger} applies to tumbling windows (Flink's "
                                f"TumblingEventTimeWindows.of(size, offset, WindowStagger)); window {self.window} has none")
+        if self.split_discovery not in SPLIT_DISCOVERIES:
+            raise SettingError("split_discovery", f"split_discovery {self.split_discovery!r}: choose one of "
+                               f"{', '.join(SPLIT_DISCOVERIES)}")
         if self.semantics not in SEMANTICS:
             raise SettingError("semantics", f"semantics {self.semantics!r}: choose one of {', '.join(SEMANTICS)}")
         if self.semantics != "kafka_streams":
@@ -1046,7 +1054,7 @@ class Setting:
         """The settings that determine the operator watermark timeline."""
         return (self.strategy, self.delay, self.interval, self.idleness, self.source_parallelism,
                 self.partitions_as_sources, self.step, self.marker, self.quantile, self.quantile_window,
-                self.min_delay, self.max_delay)
+                self.min_delay, self.max_delay, self.split_discovery)
 
     def row(self) -> dict:
         """The configuration columns of a sweep result row (``CONFIG_COLUMNS``)."""
@@ -1075,6 +1083,7 @@ class Setting:
             "tasks": self.tasks,
             "repartition": "none" if self.repartition is None else str(self.repartition).lower(),
             "emit": "none" if self.emit is None else self.emit,
+            "split_discovery": self.split_discovery,
         }
 
     @classmethod
@@ -1103,7 +1112,7 @@ class Setting:
             v = get(key, None)
             if v is not None and not _isna(v) and v != "none":
                 given[key] = str(v)
-        for key in ("semantics", "output_mode", "multiple_watermark_policy", "stagger"):
+        for key in ("semantics", "output_mode", "multiple_watermark_policy", "stagger", "split_discovery"):
             v = get(key, None)
             if v is not None and not _isna(v) and v != "none":
                 given[key] = str(v)
@@ -1152,6 +1161,7 @@ def _check_spark(s: Setting) -> None:
         "function": s.function != "count_sum",
         "accumulation": s.accumulation != "accumulating",
         "stagger": s.stagger != "aligned",
+        "split_discovery": s.split_discovery != "at_start",
         "strategy": s.strategy != "bounded",
         "interval": s.interval != 200,
         "idleness": s.idleness is not None,
@@ -1218,6 +1228,7 @@ def _check_kafka(s: Setting) -> None:
         "second_window": s.second_window is not None,
         "stages": bool(s.stages),
         "stagger": s.stagger != "aligned",
+        "split_discovery": s.split_discovery != "at_start",
         **{name: getattr(s, name) is not None for name in SPARK_SETTINGS},
     }
     hint = {
@@ -1321,6 +1332,9 @@ def _normalize(given: dict) -> dict:
             out[name] = _choice(v, name, ACCUMULATIONS, _ACCUMULATION_ALIASES)
         elif name == "stagger":
             out[name] = parse_stagger(v, name)
+        elif name == "split_discovery":
+            out[name] = _choice(v, name, SPLIT_DISCOVERIES, {"start": "at_start", "first_record": "at_first_record",
+                                                             "dynamic": "at_first_record"})
         elif name == "strategy":
             from toolkit.engine.watermarks import WatermarkStrategy
 
@@ -1471,7 +1485,7 @@ def describe_setting(setting: Setting) -> dict:
 __all__ = [
     "ACCUMULATIONS", "ALIASES", "KAFKA_EMITS", "KAFKA_SETTINGS", "KafkaSliding", "OUTPUT_MODES", "SEMANTICS", "SPARK_SETTINGS", "WATERMARK_POLICIES", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
     "STRATEGIES", "STAGGERS", "Session", "DynamicSession", "SESSION_WINDOWS", "EVENT_TIME_WINDOWS", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling", "WindowSpec",
-    "cli_option", "describe_setting", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
+    "SPLIT_DISCOVERIES", "cli_option", "describe_setting", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
     "STAGE_FIELDS", "Stage", "parse_stage", "parse_stages",
     "parse_window",
 ]

@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from toolkit.engine.sources import SourceSubtask, subtask_partitions
+from toolkit.engine.sources import SPLIT_DISCOVERY, SourceSubtask, subtask_partitions
 from toolkit.engine.timeline import PeriodicTicks, WatermarkTimeline, empty_timeline, from_changes
 from toolkit.engine.valve import StatusWatermarkValve
 from toolkit.engine.watermarks import (
@@ -135,25 +135,32 @@ def watermark_timeline(
     with_log: bool = True,
     rows: np.ndarray | None = None,
     last_arrival: int | None = None,
+    split_discovery: str = "at_start",
 ) -> WatermarkTimeline:
     """Compute the operator's input watermark over processing time (see module doc).
 
     Inputs in arrival order; ``rows`` (default ``0..n-1``) are the records' row ids, which
     place a change that comes right after a record (``toolkit.engine.timeline``).
     ``last_arrival``: when the arrays hold only the records that can move a watermark (a
-    sweep's candidates), the true last arrival, which sets the end of input."""
+    sweep's candidates), the true last arrival, which sets the end of input.
+    ``split_discovery``: when each partition's split is registered in its source subtask
+    (``toolkit.engine.sources.SPLIT_DISCOVERY``): ``"at_start"`` (every partition at job
+    start) or ``"at_first_record"`` (just before its first record, Flink's dynamic split
+    assignment: until then the partition holds nothing back)."""
     ts = np.ascontiguousarray(event_time, dtype=I64)
     arr = np.ascontiguousarray(arrival_time, dtype=I64)
     part = np.zeros(len(ts), I64) if partition is None else np.ascontiguousarray(partition, dtype=I64)
     _check_inputs(ts, arr, part)
     if parallelism < 1:
         raise ValueError(f"source parallelism must be >= 1, got {parallelism}")
+    if split_discovery not in SPLIT_DISCOVERY:
+        raise ValueError(f"split discovery must be one of {SPLIT_DISCOVERY}, got {split_discovery!r}")
     ticks, pos = tick_schedule(arr, interval)
     sub = _plain_bounded_subtract(strategy)
-    if sub is not None and not force_general:
+    if sub is not None and not force_general and split_discovery == "at_start":
         got = _bounded_fast(ts, arr, part, sub, ticks, pos, interval, parallelism, with_log)
-    else:
-        got = _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log)
+    else:  # the vectorised path registers every split at the start
+        got = _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log, split_discovery)
     ticks, pos, tick_wm, c_pos, c_time, c_wm, log = got
     n = len(arr)
     if n == 0:
@@ -298,7 +305,7 @@ class _Recorder:
             )
 
 
-def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log) -> tuple:
+def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log, discovery="at_start") -> tuple:
     parts = _partition_ids(part)
     groups = subtask_partitions(parts, parallelism)
     rec = _Recorder(with_log)
@@ -306,10 +313,11 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
     subtasks: list[SourceSubtask] = []
     rec.time = int(arr[0]) if len(arr) else 0
     for s, g in enumerate(groups):
-        subtasks.append(SourceSubtask(s, g, strategy, rec.subtask_downstream(s, valve)))
+        subtasks.append(SourceSubtask(s, g, strategy, rec.subtask_downstream(s, valve), discovery=discovery))
     sub_of = {p: subtasks[p % parallelism] for p in parts.tolist()}
     all_gens = [gen for st in subtasks for gen in st.generators.values()]
-    per_event = any(gen.emits_on_event for gen in all_gens)
+    # (with splits registered at their first record there may be no generator yet)
+    per_event = any(gen.emits_on_event for gen in all_gens) or (discovery != "at_start" and strategy.create().emits_on_event)
     needs_pt = strategy.needs_processing_time
     mk = np.zeros(len(ts), bool) if marker is None else np.asarray(marker, bool)
 
@@ -383,6 +391,8 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
                 a, b = g_start[gi], g_end[gi]
                 sub_of[p].on_events(p, ts_o[a:b], arr_o[a:b])
                 gi += 1
+        if has_rec and discovery != "at_start":  # splits registered by these records
+            all_gens = [gen for st in subtasks for gen in st.generators.values()]
         rec.time = T
         rec.pos = hi
         for st in subtasks:

@@ -229,7 +229,8 @@ def _watermark_with(a: dict, s: Setting, pos: np.ndarray) -> np.ndarray:
         return np.zeros(0, np.int64)
     mk = a["marker"][:k] if a["marker"] is not None else None
     tl = watermark_timeline(a["ts"][:k], a["arr"][:k], a["part"][:k], s.watermark_strategy(), interval=s.interval,
-                            parallelism=s.source_parallelism, marker=mk, rows=a["rows"][:k], with_log=False)
+                            parallelism=s.source_parallelism, marker=mk, rows=a["rows"][:k], with_log=False,
+                            split_discovery=s.split_discovery)
     return tl.record_watermark(k)[pos]
 
 
@@ -594,6 +595,7 @@ def _idle_keeps_all(result: Any, sub: pd.DataFrame, timeout: int) -> bool:
     a = _arrays(result)
     s = result.setting.replace(idleness=timeout)
     tl = watermark_timeline(a["ts"], a["arr"], a["part"], s.watermark_strategy(), interval=s.interval,
-                            parallelism=s.source_parallelism, marker=a["marker"], rows=a["rows"], with_log=False)
+                            parallelism=s.source_parallelism, marker=a["marker"], rows=a["rows"], with_log=False,
+                            split_discovery=s.split_discovery)
     pos = pd.Index(a["rows"]).get_indexer(sub["row"].to_numpy())
     return bool((sub["cleanup_time"].to_numpy() > tl.record_watermark(len(a["ts"]))[pos]).all())

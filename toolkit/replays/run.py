@@ -293,7 +293,8 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
     limits.check_cost([s], n, int(a["arr"][-1]) - int(a["arr"][0]), "replay")
 
     tl = watermark_timeline(a["ts"], a["arr"], a["part"], s.watermark_strategy(), interval=s.interval,
-                            parallelism=s.source_parallelism, marker=a["marker"], rows=a["rows"])
+                            parallelism=s.source_parallelism, marker=a["marker"], rows=a["rows"],
+                            split_discovery=s.split_discovery)
     closed = s.fates_closed_form
     kwargs = s.operator_kwargs()
     vals = a["vals"]
