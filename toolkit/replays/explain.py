@@ -483,9 +483,14 @@ def _words(s: Setting, d: dict) -> str:
             text += f" A delay of at least {d['delay_on_time']} (now {duration_text(s.delay)}) puts it in the first result."
         return text
     if not _na(d["behind_cleanup_ms"]) and d["behind_cleanup_ms"] < 0 or _na(d["behind_end_ms"]):
-        return (f"{head} is in no firing, but it was not late. {where}, before its window's cleanup time "
-                f"{instant_text(d['cleanup_time'], _epoch(d))}. The trigger ({s.trigger}) or the evictor "
-                f"({s.evictor or 'none'}) left it out of every result; no watermark setting changes that.")
+        cause = (f"the trigger ({s.trigger}) never fired after it came" if s.evictor is None else
+                 f"the trigger ({s.trigger}) or the evictor ({s.evictor}) left it out of every result")
+        return (f"{head} was never emitted (reason {'never_fired' if s.evictor is None else 'evicted_or_never_fired'}"
+                f"), but it was not late. {where}, before its window's cleanup time "
+                f"{instant_text(d['cleanup_time'], _epoch(d))}, and it was taken into the window's state: {cause}. "
+                "Flink does not drop it for lateness: it stays in window state until the window's cleanup or the end "
+                "of the bounded job, never emitted (counted in dropped, reason in result.fates); no watermark setting "
+                "changes that.")
     text = (f"{head} was dropped. {where}, {behind} past the end of {win} and {d['missed_by']} past its cleanup "
             f"time {instant_text(d['cleanup_time'], _epoch(d))} (its last timestamp, {lateness}), so every "
             f"window it belongs to was already purged.{held}")
