@@ -22,7 +22,10 @@ Flink's ``a.union(b)``: every source subtask of every log is a channel of the op
 watermark valve, :mod:`toolkit.replays.union`) or, ``two_input="join"``, the windowed join
 of two logs by key (Flink's ``a.join(b).where(key).equalTo(key).window(...)``: the same
 union into one window operator, emitting per key and window the elements of each input and
-the number of joined pairs, :mod:`toolkit.engine.join`).
+the number of joined pairs, :mod:`toolkit.engine.join`) or, ``two_input="interval:-5s/5s"``,
+Flink's interval join of two logs (a two-input operator: each log through its own watermark
+valve, the operator watermark the min of the inputs that are not idle;
+:mod:`toolkit.replays.interval_join`).
 
 Emission times follow DESIGN.md: a firing caused by a watermark happens at that watermark's
 tick, a firing caused by a record at the record's arrival; the end-of-input flush is flagged
@@ -108,6 +111,10 @@ class ReplayResult:
         if "reason" not in self.fates.columns:  # Spark's late filter and Kafka Streams' closed windows
             # drop a record only when it is behind the watermark / past the grace: reason "late"
             self.fates["reason"] = np.where(self.fates["fate"].to_numpy() == "dropped", "late", "").astype(object)
+        if self._summary is not None and "never_fired" not in self._summary:  # a summary the engine made itself
+            tail = {k: self._summary.pop(k) for k in ("settings",) if k in self._summary}
+            self._summary["never_fired"] = never_emitted(self.fates["reason"].to_numpy())
+            self._summary.update(tail)
 
     def summary(self) -> dict:
         """The sweep's figures for this setting (``toolkit.sweeps.sweep`` documents them:
@@ -237,10 +244,16 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
     s = Setting.parse(setting, **settings)
     inputs: UnionInputs | None = None
     join = False
+    if isinstance(log, (list, tuple)) and isinstance(two_input, str) and two_input.strip().lower().startswith("interval"):
+        from toolkit.replays.interval_join import replay_interval_join
+
+        limits.check_settings([s])
+        return ReplayResult(**replay_interval_join(list(log), s, two_input))
     if isinstance(log, (list, tuple)):
         mode = "union" if two_input is None else str(two_input).strip().lower()
         if mode not in TWO_INPUT_MODES:
-            raise SettingError("two_input", f"two_input {two_input!r}: choose one of {', '.join(TWO_INPUT_MODES)}")
+            raise SettingError("two_input", f"two_input {two_input!r}: choose one of {', '.join(TWO_INPUT_MODES)} or "
+                               "interval:LOWER/UPPER (an interval join)")
         if len(log) == 1 and two_input is None:
             log = log[0]
         else:
