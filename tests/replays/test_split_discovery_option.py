@@ -6,6 +6,7 @@ active, and the combined watermark never goes back)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -129,3 +130,33 @@ def test_cli_option_and_bad_values(tmp_path, capsys):
         toolkit.replay(toolkit.load_log(_late_partition_log()), split_discovery="later")
     with pytest.raises(SettingError, match="split_discovery"):
         toolkit.replay(toolkit.load_log(_late_partition_log()), semantics="spark", split_discovery="at_first_record")
+
+
+SD = Path(__file__).resolve().parent.parent / "fixtures" / "split_discovery"
+
+
+@pytest.mark.parametrize("case", ["sd01", "sd02", "sd03", "sd04"])
+def test_at_first_record_matches_flinks_multiplexer(case):
+    """The replay's source subtask watermarks with splits registered at their first record are
+    what real Flink's WatermarkOutputMultiplexer emits for that registration sequence
+    (fixtures/split_discovery/make.py wrote the scenarios, the multiplexer oracle the outputs)."""
+    meta = json.loads((SD / f"{case}.ticks.json").read_text())
+    steps = [json.loads(x) for x in (SD / f"{case}.jsonl").read_text().splitlines()[1:]]
+    tick_of_step, k = {}, 0
+    for i, s in enumerate(steps):
+        if s.get("periodic"):
+            tick_of_step[i] = meta["ticks"][k]
+            k += 1
+    want = [(tick_of_step[o["step"]], o["ts"]) for o in map(json.loads, (SD / f"{case}.out.jsonl").read_text().splitlines())
+            if o["type"] == "watermark"]
+    r = toolkit.replay(toolkit.load_log(SD / f"{case}.csv"), window="tumbling:1s", delay=meta["delay"],
+                       interval=meta["interval"], split_discovery="at_first_record")
+    w = r.watermarks
+    sub = w[(w["level"] == "subtask") & (w["id"] == 0) & w["watermark"].notna()]
+    got = [(int(t), int(x)) for t, x in zip(sub["time"], sub["watermark"])]
+    assert got == want and len(want) > 3
+    # registered at the start instead, the late partitions hold the same subtask back
+    r0 = toolkit.replay(toolkit.load_log(SD / f"{case}.csv"), window="tumbling:1s", delay=meta["delay"],
+                        interval=meta["interval"])
+    w0 = r0.watermarks
+    assert w0[(w0["level"] == "subtask") & w0["watermark"].notna()]["time"].min() > want[0][0]
