@@ -87,6 +87,12 @@ def test_cli(tmp_path, capsys):
     assert "--between" in capsys.readouterr().err
 
 
+def test_explain_says_what_to_read_instead():
+    r, _ = _replay("ijr05")
+    with pytest.raises(SettingError, match="result.late"):
+        r.explain(0)
+
+
 def test_bad_settings_name_themselves():
     logs = [toolkit.load_log(FIX / "ijr01.left.csv"), toolkit.load_log(FIX / "ijr01.right.csv")]
     with pytest.raises(SettingError, match="two_input"):

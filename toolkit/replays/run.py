@@ -177,6 +177,9 @@ class ReplayResult:
         return explaining.drop_causes(self, top=top)
 
     def _flink_only(self, what: str) -> None:
+        if str(self.settings.get("two_input", "")).startswith("interval"):
+            raise SettingError("two_input", f"{what}() explains window drops; an interval join drops a record only "
+                               "when it is behind the operator watermark: result.late lists each with that watermark")
         sem = getattr(self.setting, "semantics", "flink")
         if sem == "kafka_streams":
             raise SettingError("semantics", f"{what}() explains drops by Flink's watermark; with semantics='kafka_streams' "
