@@ -62,7 +62,10 @@ SPARK_SETTINGS = ("trigger_interval", "output_mode", "multiple_watermark_policy"
 #: settings only Flink has (refused with ``semantics="spark"``; left out of Spark rows of a grid)
 FLINK_SETTINGS = ("trigger", "evictor", "lateness", "function", "accumulation", "stagger", "strategy", "interval", "idleness",
                   "source_parallelism", "step", "marker", "quantile", "quantile_window", "min_delay", "max_delay",
-                  "second_window", "second_lateness", "stages")
+                  "second_window", "second_lateness", "stages", "split_discovery")
+#: when a source split (a log partition) is registered: at job start, or just before its first
+#: record (Flink's dynamic split assignment); toolkit.engine.sources.SPLIT_DISCOVERY
+SPLIT_DISCOVERIES = ("at_start", "at_first_record")
 SPARK_DEFAULTS = {"trigger_interval": 1000, "output_mode": "append", "multiple_watermark_policy": "min"}
 # --- Kafka Streams (semantics="kafka_streams"; toolkit.replays.kafka_streams) ---------------------
 #: settings only Kafka Streams has (refused with the other semantics; left out of their grid rows)
@@ -947,6 +950,8 @@ class Setting:
     # Apache Beam (semantics="beam"); None = not given (filled with BEAM_DEFAULTS)
     beam_trigger: BeamTrigger | None = None
     timestamp_combiner: str | None = None
+    # when a partition's source split is registered (toolkit.engine.sources.SPLIT_DISCOVERY)
+    split_discovery: str = "at_start"
 
     def __post_init__(self) -> None:
         if isinstance(self.trigger, TriggerSpec) and self.trigger.kind == "default" and isinstance(self.window, EVENT_TIME_WINDOWS):
@@ -984,6 +989,9 @@ class Setting:
         if self.stagger != "aligned" and not isinstance(self.window, Tumbling):
             raise SettingError("stagger", f"stagger {self.stagger} applies to tumbling windows (Flink's "
                                f"TumblingEventTimeWindows.of(size, offset, WindowStagger)); window {self.window} has none")
+        if self.split_discovery not in SPLIT_DISCOVERIES:
+            raise SettingError("split_discovery", f"split_discovery {self.split_discovery!r}: choose one of "
+                               f"{', '.join(SPLIT_DISCOVERIES)}")
         if self.semantics not in SEMANTICS:
             raise SettingError("semantics", f"semantics {self.semantics!r}: choose one of {', '.join(SEMANTICS)}")
         if self.semantics != "kafka_streams":
@@ -1260,7 +1268,7 @@ class Setting:
         """The settings that determine the operator watermark timeline."""
         return (self.strategy, self.delay, self.interval, self.idleness, self.source_parallelism,
                 self.partitions_as_sources, self.step, self.marker, self.quantile, self.quantile_window,
-                self.min_delay, self.max_delay)
+                self.min_delay, self.max_delay, self.split_discovery)
 
     def row(self) -> dict:
         """The configuration columns of a sweep result row (``CONFIG_COLUMNS``)."""
@@ -1292,6 +1300,7 @@ class Setting:
             "retention_ms": self.retention,
             "beam_trigger": "none" if self.beam_trigger is None else str(self.beam_trigger),
             "timestamp_combiner": "none" if self.timestamp_combiner is None else self.timestamp_combiner,
+            "split_discovery": self.split_discovery,
         }
 
     @classmethod
@@ -1320,7 +1329,7 @@ class Setting:
             v = get(key, None)
             if v is not None and not _isna(v) and v != "none":
                 given[key] = str(v)
-        for key in ("semantics", "output_mode", "multiple_watermark_policy", "stagger"):
+        for key in ("semantics", "output_mode", "multiple_watermark_policy", "stagger", "split_discovery"):
             v = get(key, None)
             if v is not None and not _isna(v) and v != "none":
                 given[key] = str(v)
@@ -1366,6 +1375,7 @@ def _check_spark(s: Setting) -> None:
         "function": s.function != "count_sum",
         "accumulation": s.accumulation != "accumulating",
         "stagger": s.stagger != "aligned",
+        "split_discovery": s.split_discovery != "at_start",
         "strategy": s.strategy != "bounded",
         "interval": s.interval != 200,
         "idleness": s.idleness is not None,
@@ -1432,6 +1442,7 @@ def _check_kafka(s: Setting) -> None:
         "second_window": s.second_window is not None,
         "stages": bool(s.stages),
         "stagger": s.stagger != "aligned",
+        "split_discovery": s.split_discovery != "at_start",
         **{name: getattr(s, name) is not None for name in SPARK_SETTINGS},
     }
     hint = {
@@ -1594,6 +1605,9 @@ def _normalize(given: dict) -> dict:
             out[name] = _choice(v, name, ACCUMULATIONS, _ACCUMULATION_ALIASES)
         elif name == "stagger":
             out[name] = parse_stagger(v, name)
+        elif name == "split_discovery":
+            out[name] = _choice(v, name, SPLIT_DISCOVERIES, {"start": "at_start", "first_record": "at_first_record",
+                                                             "dynamic": "at_first_record"})
         elif name == "strategy":
             from toolkit.engine.watermarks import WatermarkStrategy
 
@@ -1783,7 +1797,7 @@ def describe_setting(setting: Setting) -> dict:
 __all__ = [
     "ACCUMULATIONS", "ALIASES", "BEAM_SETTINGS", "BeamTrigger", "TIMESTAMP_COMBINERS", "parse_beam_trigger", "KAFKA_EMITS", "KAFKA_SETTINGS", "KafkaSliding", "OUTPUT_MODES", "SEMANTICS", "SPARK_SETTINGS", "WATERMARK_POLICIES", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
     "STRATEGIES", "STAGGERS", "Session", "DynamicSession", "SESSION_WINDOWS", "EVENT_TIME_WINDOWS", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling", "WindowSpec",
-    "cli_option", "describe_setting", "kafka_min_retention", "result_notes", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
+    "SPLIT_DISCOVERIES", "cli_option", "describe_setting", "kafka_min_retention", "result_notes", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
     "STAGE_FIELDS", "Stage", "parse_stage", "parse_stages",
     "parse_window",
 ]

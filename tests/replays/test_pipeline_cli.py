@@ -37,7 +37,7 @@ def test_stages_on_the_command_line_export_what_flink_was_given(tmp_path: Path, 
     for k in (2, 3, 4):
         em = pd.read_csv(out / f"emissions_stage{k}.csv")
         fates = pd.read_csv(out / f"fates_stage{k}.csv")
-        assert list(fates.columns) == ["element", "key", "timestamp", "value", "fate"]
+        assert list(fates.columns) == ["element", "key", "timestamp", "value", "fate", "reason"]
         if k == 4:
             assert len(em) == summary["last_stage_firings"] and len(fates) == summary["last_stage_elements"]
     st = pd.read_csv(out / "stage_watermarks.csv")

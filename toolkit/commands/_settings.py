@@ -34,6 +34,9 @@ SETTING_OPTIONS: list[tuple[str, str, str, bool]] = [
      "every record)", False),
     ("idleness", "DURATION", "idle timeout (withIdleness), e.g. 5s (default none; 0 or none = off)", False),
     ("source_parallelism", "N", "source subtasks; partition p is read by subtask p mod N (default 1)", False),
+    ("split_discovery", "WHEN", "when a partition's source split is registered: at_start (every partition when the job "
+     "starts, default) | at_first_record (just before its first record: Flink's dynamic split assignment, a partition "
+     "holds nothing back before it appears)", False),
     ("step", "DURATION", "idle_advance: how far the watermark moves on a stalled stream", False),
     ("marker", "COLUMN", "punctuated: the boolean column that marks watermark records (default 'marker')", False),
     ("quantile", "Q", "adaptive: lateness quantile the delay follows (default 0.99)", False),

@@ -29,6 +29,12 @@ def register(subparsers) -> None:
     two.add_argument("--join", metavar="LOG2",
                      help="the first stage is a windowed join of LOG and LOG2 by key (Flink's join/coGroup): per key "
                      "and window, elements of each log and the number of joined pairs")
+    two.add_argument("--interval-join", metavar="LOG2", dest="interval_join",
+                     help="the operator is Flink's interval join of LOG (left) and LOG2 (right) by key, "
+                     "intervalJoin(...).between(LOWER, UPPER) with --between: a two-input operator, each log through "
+                     "its own watermark valve; records behind the watermark are late (dropped)")
+    g.add_argument("--between", metavar="LOWER/UPPER", default=None,
+                   help="with --interval-join: right.ts - left.ts within [LOWER, UPPER], e.g. --between=-5s/5s")
     o = p.add_argument_group("output")
     o.add_argument("--out", metavar="DIR", help="write DIR/emissions.csv, fates.csv, late.csv, watermarks.csv, state.csv, summary.json")
     o.add_argument("--export-scenario", metavar="FILE", help="write the record/watermark interleaving in the window-scenario format")
@@ -81,12 +87,22 @@ def run(args) -> int:
     from toolkit.commands._settings import columns_to_keep
 
     log = load_from_args(args, keep=columns_to_keep([setting]))
-    others = args.union or ([args.join] if args.join else [])
+    if (args.between is None) != (args.interval_join is None):
+        raise SettingError("between" if args.between is None else "interval_join",
+                           "--interval-join LOG2 and --between=LOWER/UPPER go together")
+    if args.between is not None:
+        from toolkit.replays.interval_join import parse_interval
+
+        try:
+            parse_interval(f"interval:{args.between}")
+        except SettingError as exc:
+            raise SettingError("between", f"--between {args.between!r}: " + str(exc).split(": ", 1)[-1]) from None
+    others = args.union or ([args.join] if args.join else []) or ([args.interval_join] if args.interval_join else [])
     if others:
         import argparse
 
         log = [log] + [load_from_args(argparse.Namespace(**{**vars(args), "log": other}), keep=columns_to_keep([setting])) for other in others]
-        limits["two_input"] = "join" if args.join else "union"
+        limits["two_input"] = ("join" if args.join else f"interval:{args.between}" if args.interval_join else "union")
     if args.export_scenario and not 1 <= args.export_stage <= 1 + len(setting.pipeline_stages):
         raise SettingError("export_stage", f"--export-stage {args.export_stage}: this pipeline has stages 1 to "
                            f"{1 + len(setting.pipeline_stages)}")
@@ -171,7 +187,14 @@ def summary_text(summary: dict, setting, *, source: str = "") -> str:
         extra = ""
         if key == "dropped" and "late_side_output" in summary:
             extra = f"  (late side output: {number(summary['late_side_output'])})"
+            if summary.get("never_fired"):
+                extra = extra[:-1] + (f"; never fired: {number(summary['never_fired'])}, taken into a window whose "
+                                      "trigger never fired after them, not late)")
         lines.append(f"  {name:<18} {number(n):>{width}}  {pct(n, total):>8}{extra}")
+    if "pairs" in summary:  # an interval join
+        lines.append(f"  interval join: {number(summary['pairs'])} joined pairs ({number(summary.get('pairs_at_end', 0))} "
+                     f"at end of input); late records skipped: {number(summary.get('left_late', 0))} of the left log, "
+                     f"{number(summary.get('right_late', 0))} of the right")
     if "completeness_first" in summary:
         lines.append(f"  completeness: {share(summary['completeness_first'])} of record-window pairs in the first "
                      f"result, {share(summary.get('completeness_final'))} in the final one; "

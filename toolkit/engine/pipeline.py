@@ -38,7 +38,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from toolkit.engine.sources import SourceSubtask, subtask_partitions
+from toolkit.engine.sources import SPLIT_DISCOVERY, SourceSubtask, subtask_partitions
 from toolkit.engine.timeline import PeriodicTicks, TimerTargets, WatermarkTimeline, empty_timeline, from_changes
 from toolkit.engine.valve import StatusWatermarkValve
 from toolkit.engine.watermarks import (
@@ -139,6 +139,7 @@ def watermark_timeline(
     last_arrival: int | None = None,
     targets: TimerTargets | None = None,
     partitions: "np.ndarray | list[int] | None" = None,
+    split_discovery: str = "at_start",
 ) -> WatermarkTimeline:
     """Compute the operator's input watermark over processing time (see module doc).
 
@@ -159,20 +160,28 @@ def watermark_timeline(
     ``partitions``: the source partitions (splits) the job reads, when some have no record at
     all: such a split gets a generator like the others, which keeps its subtask's watermark at
     MIN until idleness marks it idle (Flink's ``WatermarkOutputMultiplexer``; oracle fixtures
-    ``wm09_no_records_idleness``, ``silent_split_holds_until_idle``)."""
+    ``wm09_no_records_idleness``, ``silent_split_holds_until_idle``).
+
+    ``split_discovery``: when each partition's split is registered in its source subtask
+    (``toolkit.engine.sources.SPLIT_DISCOVERY``): ``"at_start"`` (every partition at job
+    start) or ``"at_first_record"`` (just before its first record, Flink's dynamic split
+    assignment: until then the partition holds nothing back)."""
     ts = np.ascontiguousarray(event_time, dtype=I64)
     arr = np.ascontiguousarray(arrival_time, dtype=I64)
     part = np.zeros(len(ts), I64) if partition is None else np.ascontiguousarray(partition, dtype=I64)
     _check_inputs(ts, arr, part)
     if parallelism < 1:
         raise ValueError(f"source parallelism must be >= 1, got {parallelism}")
+    if split_discovery not in SPLIT_DISCOVERY:
+        raise ValueError(f"split discovery must be one of {SPLIT_DISCOVERY}, got {split_discovery!r}")
     ticks, pos = tick_schedule(arr, interval)
     sub = _plain_bounded_subtract(strategy)
     parts = _partition_ids(part, partitions)
-    if sub is not None and not force_general:
+    if sub is not None and not force_general and split_discovery == "at_start":
         got = _bounded_fast(ts, arr, part, sub, ticks, pos, interval, parallelism, with_log, parts)
-    else:
-        got = _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log, parts, targets)
+    else:  # the vectorised path registers every split at the start
+        got = _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log, parts, targets,
+                       split_discovery)
     ticks, pos, tick_wm, c_pos, c_time, c_wm, log = got
     n = len(arr)
     if n == 0:
@@ -324,17 +333,19 @@ class _Recorder:
             )
 
 
-def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log, parts, targets=None) -> tuple:
+def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log, parts, targets=None,
+             discovery="at_start") -> tuple:
     groups = subtask_partitions(parts, parallelism)
     rec = _Recorder(with_log)
     valve = StatusWatermarkValve(parallelism, rec.valve_output)
     subtasks: list[SourceSubtask] = []
     rec.time = int(arr[0]) if len(arr) else 0
     for s, g in enumerate(groups):
-        subtasks.append(SourceSubtask(s, g, strategy, rec.subtask_downstream(s, valve)))
+        subtasks.append(SourceSubtask(s, g, strategy, rec.subtask_downstream(s, valve), discovery=discovery))
     sub_of = {p: subtasks[p % parallelism] for p in parts.tolist()}
     all_gens = [gen for st in subtasks for gen in st.generators.values()]
-    per_event = any(gen.emits_on_event for gen in all_gens)
+    # (with splits registered at their first record there may be no generator yet)
+    per_event = any(gen.emits_on_event for gen in all_gens) or (discovery != "at_start" and strategy.create().emits_on_event)
     needs_pt = strategy.needs_processing_time
     mk = np.zeros(len(ts), bool) if marker is None else np.asarray(marker, bool)
 
@@ -410,6 +421,8 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
                 a, b = g_start[gi], g_end[gi]
                 sub_of[p].on_events(p, ts_o[a:b], arr_o[a:b])
                 gi += 1
+        if has_rec and discovery != "at_start":  # splits registered by these records
+            all_gens = [gen for st in subtasks for gen in st.generators.values()]
         rec.time = T
         rec.pos = hi
         for st in subtasks:

@@ -111,7 +111,9 @@ def min_combine(*input_watermarks: int) -> int:
 class TwoInputValves:
     """A two-input operator's watermark (Flink ``IndexedCombinedWatermarkStatus``): one valve per
     input; the operator watermark is the min over the inputs that are not idle, and only
-    increases; when both inputs are idle nothing moves."""
+    increases; when both inputs are idle it is the max over both (Flink 2.3's
+    ``CombinedWatermarkStatus.updateCombinedWatermark``, as the source multiplexer; checked by
+    the interval-join oracle, tests/fixtures/interval_join/ij07_both_idle)."""
 
     def __init__(self, channels1: int, channels2: int, output: ValveOutput | None = None) -> None:
         self.output: ValveOutput = output or (lambda kind, value: None)
@@ -125,11 +127,15 @@ class TwoInputValves:
 
     def _update(self) -> None:
         live = [w for w, idle in zip(self.inputs, self.input_idle) if not idle]
-        if live:
-            w = min_combine(*live)
-            if w > self.current:
-                self.current = w
-                self.output("watermark", w)
+        w = min_combine(*live) if live else max(self.inputs)
+        if w > self.current:
+            self.current = w
+            self.output("watermark", w)
+
+    def feed(self, i: int, kind: str, value: object) -> None:
+        """What input ``i``'s valve output (0 first input, 1 second): ``("watermark", w)`` or
+        ``("status", "idle" | "active")`` (when the inputs' valves are run elsewhere)."""
+        self._feed(i)(kind, value)
 
     def _feed(self, i: int) -> ValveOutput:
         def f(kind: str, value: object) -> None:

@@ -236,7 +236,7 @@ def _watermark_with(a: dict, s: Setting, pos: np.ndarray) -> np.ndarray:
     mk = a["marker"][:k] if a["marker"] is not None else None
     tl = watermark_timeline(a["ts"][:k], a["arr"][:k], a["part"][:k], s.watermark_strategy(), interval=s.interval,
                             parallelism=s.source_parallelism, marker=mk, rows=a["rows"][:k], with_log=False,
-                            targets=_records_only(s))
+                            targets=_records_only(s), split_discovery=s.split_discovery)
     return tl.record_watermark(k)[pos]
 
 
@@ -489,9 +489,14 @@ def _words(s: Setting, d: dict) -> str:
             text += f" A delay of at least {d['delay_on_time']} (now {duration_text(s.delay)}) puts it in the first result."
         return text
     if not _na(d["behind_cleanup_ms"]) and d["behind_cleanup_ms"] < 0 or _na(d["behind_end_ms"]):
-        return (f"{head} is in no firing, but it was not late. {where}, before its window's cleanup time "
-                f"{instant_text(d['cleanup_time'], _epoch(d))}. The trigger ({s.trigger}) or the evictor "
-                f"({s.evictor or 'none'}) left it out of every result; no watermark setting changes that.")
+        cause = (f"the trigger ({s.trigger}) never fired after it came" if s.evictor is None else
+                 f"the trigger ({s.trigger}) or the evictor ({s.evictor}) left it out of every result")
+        return (f"{head} was never emitted (reason {'never_fired' if s.evictor is None else 'evicted_or_never_fired'}"
+                f"), but it was not late. {where}, before its window's cleanup time "
+                f"{instant_text(d['cleanup_time'], _epoch(d))}, and it was taken into the window's state: {cause}. "
+                "Flink does not drop it for lateness: it stays in window state until the window's cleanup or the end "
+                "of the bounded job, never emitted (counted in dropped, reason in result.fates); no watermark setting "
+                "changes that.")
     text = (f"{head} was dropped. {where}, {behind} past the end of {win} and {d['missed_by']} past its cleanup "
             f"time {instant_text(d['cleanup_time'], _epoch(d))} (its last timestamp, {lateness}), so every "
             f"window it belongs to was already purged.{held}")
@@ -602,6 +607,6 @@ def _idle_keeps_all(result: Any, sub: pd.DataFrame, timeout: int) -> bool:
     s = result.setting.replace(idleness=timeout)
     tl = watermark_timeline(a["ts"], a["arr"], a["part"], s.watermark_strategy(), interval=s.interval,
                             parallelism=s.source_parallelism, marker=a["marker"], rows=a["rows"], with_log=False,
-                            targets=_records_only(s))
+                            targets=_records_only(s), split_discovery=s.split_discovery)
     pos = pd.Index(a["rows"]).get_indexer(sub["row"].to_numpy())
     return bool((sub["cleanup_time"].to_numpy() > tl.record_watermark(len(a["ts"]))[pos]).all())

@@ -23,7 +23,10 @@ Flink's ``a.union(b)``: every source subtask of every log is a channel of the op
 watermark valve, :mod:`toolkit.replays.union`) or, ``two_input="join"``, the windowed join
 of two logs by key (Flink's ``a.join(b).where(key).equalTo(key).window(...)``: the same
 union into one window operator, emitting per key and window the elements of each input and
-the number of joined pairs, :mod:`toolkit.engine.join`).
+the number of joined pairs, :mod:`toolkit.engine.join`) or, ``two_input="interval:-5s/5s"``,
+Flink's interval join of two logs (a two-input operator: each log through its own watermark
+valve, the operator watermark the min of the inputs that are not idle;
+:mod:`toolkit.replays.interval_join`).
 
 Emission times follow DESIGN.md: a firing caused by a watermark happens at that watermark's
 tick, a firing caused by a record at the record's arrival; the end-of-input flush is flagged
@@ -50,7 +53,7 @@ from toolkit.engine.pipeline import run_pipeline, watermark_timeline
 from toolkit.engine.timeline import WatermarkTimeline
 from toolkit.fast.evaluate import FixedWindows, Shard
 from toolkit.fast.sessions import elements_with_gaps, gap_column
-from toolkit.metrics.fates import FATE_NAMES, closed_form_fates, fates_from_firings
+from toolkit.metrics.fates import FATE_NAMES, closed_form_fates, drop_reasons, fates_from_firings, never_emitted
 from toolkit.replays import explain as explaining
 from toolkit.replays.export import join_lines, scenario_lines, stage_lines
 from toolkit.replays.frames import emissions_frame, fates_frame, fill_late_ids, watermarks_frame
@@ -80,7 +83,8 @@ class StageResult:
         return {"stage": self.stage, "elements": int(len(self.fates)), "on_time": int((f == "on_time").sum()),
                 "late_accepted": int((f == "late_accepted").sum()), "dropped": int((f == "dropped").sum()),
                 "firings": int(len(fires)), "late_firings": int((fires["timing"] == "late").sum()) if len(fires) else 0,
-                "at_end_firings": int(fires["at_end"].sum()) if len(fires) else 0, "late_side_output": int(len(self.late))}
+                "at_end_firings": int(fires["at_end"].sum()) if len(fires) else 0, "late_side_output": int(len(self.late)),
+                "never_fired": never_emitted(self.fates["reason"].to_numpy()) if "reason" in self.fates else 0}
 
 
 @dataclass
@@ -104,6 +108,15 @@ class ReplayResult:
     _summary: dict | None = field(default=None, repr=False)
     _records: dict | None = field(default=None, repr=False)  # the replayed arrays, arrival order
 
+    def __post_init__(self) -> None:
+        if "reason" not in self.fates.columns:  # Spark's late filter and Kafka Streams' closed windows
+            # drop a record only when it is behind the watermark / past the grace: reason "late"
+            self.fates["reason"] = np.where(self.fates["fate"].to_numpy() == "dropped", "late", "").astype(object)
+        if self._summary is not None and "never_fired" not in self._summary:  # a summary the engine made itself
+            tail = {k: self._summary.pop(k) for k in ("settings",) if k in self._summary}
+            self._summary["never_fired"] = never_emitted(self.fates["reason"].to_numpy())
+            self._summary.update(tail)
+
     def summary(self) -> dict:
         """The sweep's figures for this setting (``toolkit.sweeps.sweep`` documents them:
         records, fates, completeness, latency percentiles, firings, state), then what only a
@@ -111,7 +124,10 @@ class ReplayResult:
         ``stages`` (their number), ``second_firings`` / ``second_late_side_output`` (stage 2)
         and the last stage's ``last_stage_elements``, ``last_stage_on_time``,
         ``last_stage_late_accepted``, ``last_stage_dropped``, ``last_stage_firings``,
-        ``last_stage_late_side_output``; ``settings`` last. Every other figure is stage 1's."""
+        ``last_stage_late_side_output``; ``settings`` last. Every other figure is stage 1's.
+        ``never_fired``: of the ``dropped``, the records taken into a window and never emitted
+        (reason ``never_fired`` in ``fates``: Flink keeps them in window state, it does not drop
+        them for lateness; ``toolkit.metrics.fates.DROP_REASONS``)."""
         if self._summary is None:
             figures = self._figures() if self._figures is not None else {}
             em = self.emissions
@@ -128,6 +144,8 @@ class ReplayResult:
             if "at_end_firings" not in out:  # a setting the sweep cannot evaluate: count the emissions
                 out["at_end_firings"] = int(fires["at_end"].sum()) if len(fires) else 0
             out["late_side_output"] = int(len(self.late))
+            if "reason" in self.fates:  # dropped, but not for lateness: taken into a window and never emitted
+                out["never_fired"] = never_emitted(self.fates["reason"].to_numpy())
             if self.second_emissions is not None:
                 f2 = self.second_emissions
                 out["second_firings"] = int((f2["kind"] == "fire").sum()) if len(f2) else 0
@@ -160,6 +178,9 @@ class ReplayResult:
         return explaining.drop_causes(self, top=top)
 
     def _flink_only(self, what: str) -> None:
+        if str(self.settings.get("two_input", "")).startswith("interval"):
+            raise SettingError("two_input", f"{what}() explains window drops; an interval join drops a record only "
+                               "when it is behind the operator watermark: result.late lists each with that watermark")
         sem = getattr(self.setting, "semantics", "flink")
         if sem == "kafka_streams":
             raise SettingError("semantics", f"{what}() explains drops by Flink's watermark; with semantics='kafka_streams' "
@@ -235,10 +256,16 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
     s = Setting.parse(setting, **settings)
     inputs: UnionInputs | None = None
     join = False
+    if isinstance(log, (list, tuple)) and isinstance(two_input, str) and two_input.strip().lower().startswith("interval"):
+        from toolkit.replays.interval_join import replay_interval_join
+
+        limits.check_settings([s])
+        return ReplayResult(**replay_interval_join(list(log), s, two_input))
     if isinstance(log, (list, tuple)):
         mode = "union" if two_input is None else str(two_input).strip().lower()
         if mode not in TWO_INPUT_MODES:
-            raise SettingError("two_input", f"two_input {two_input!r}: choose one of {', '.join(TWO_INPUT_MODES)}")
+            raise SettingError("two_input", f"two_input {two_input!r}: choose one of {', '.join(TWO_INPUT_MODES)} or "
+                               "interval:LOWER/UPPER (an interval join)")
         if len(log) == 1 and two_input is None:
             log = log[0]
         else:
@@ -312,7 +339,8 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
 
     tl = watermark_timeline(a["ts"], a["arr"], a["part"], s.watermark_strategy(), interval=s.interval,
                             parallelism=s.source_parallelism, marker=a["marker"], rows=a["rows"],
-                            targets=s.sparse_targets(a["ts"], a["gap"]), partitions=declared)
+                            targets=s.sparse_targets(a["ts"], a["gap"]), partitions=declared,
+                            split_discovery=s.split_discovery)
     closed = s.fates_closed_form
     kwargs = s.operator_kwargs()
     vals = a["vals"]
@@ -346,6 +374,7 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         firings = [(pane, pos_of_row.loc[ids].tolist()) for pane, ids in fire_ids if ids]
         codes = fates_from_firings(n, firings)
     fates = fates_frame(log, a["rows"], codes)
+    fates["reason"] = _reasons(s, codes, a, late, log)
     if join and len(late):  # a join's elements are (side, value): the late side output shows the value and its input
         late = late.assign(value=[v[1] for v in late["value"]], input=[v[0] + 1 for v in late["value"]])
     if inputs is not None:
@@ -362,7 +391,8 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
     for k, st in enumerate(s.pipeline_stages, start=2):
         em_k, late_k, ids_k = emissions_frame(res, k, has_arr, a)
         late_k = late_k.rename(columns={"row": "element", "arrival_time": "time"})  # no log row, no arrival of its own
-        pipeline.append(StageResult(k, str(st), em_k, late_k, stage_fates(res.stage_inputs[k], ids_k)))
+        pipeline.append(StageResult(k, str(st), em_k, late_k, stage_fates(res.stage_inputs[k], ids_k, late_k,
+                                                                          getattr(st, "evictor", None) is not None)))
     em2, late2 = (pipeline[1].emissions, pipeline[1].late) if multi else (None, None)
     settings_d = describe_setting(s)
     settings_d["has_arrival_time"] = has_arr
@@ -399,6 +429,22 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
                         _records=a)
 
 
+def _reasons(s: Setting, codes: np.ndarray, a: dict, late: pd.DataFrame, log: Any) -> np.ndarray:
+    """The ``reason`` of each row of the fates frame (``toolkit.metrics.fates.drop_reasons``)."""
+    from toolkit.settings import Sliding
+
+    n = len(codes)
+    late_rows = late["row"].dropna().astype("int64").to_numpy() if len(late) else np.zeros(0, np.int64)
+    is_late = np.isin(a["rows"], late_rows)
+    in_window = np.ones(n, bool)
+    w = s.window
+    if isinstance(w, Sliding) and w.slide > w.size:  # gaps between the windows
+        in_window = np.mod(a["ts"] - np.int64(w.offset), np.int64(w.slide)) < np.int64(w.size)
+    reasons = drop_reasons(codes, is_late, in_window, s.evictor is not None)
+    by_row = pd.Series(reasons, index=a["rows"])
+    return by_row.loc[log.table["row"].to_numpy(dtype=np.int64)].to_numpy()
+
+
 def connect_stages(r: Any) -> tuple[Any, int, Any] | None:
     """Flink's rule between windowed stages: a firing becomes a record keyed as before, with
     timestamp = its window's ``max_timestamp`` and value = its sum (a ``values`` result: the
@@ -426,14 +472,19 @@ def _first_spec(s: Setting, join: bool) -> str:
     return ";".join(parts)
 
 
-def stage_fates(inputs: list[tuple], fire_ids: list[tuple[int, list]]) -> pd.DataFrame:
-    """The fate of each element a later stage received (the previous stage's firings)."""
+def stage_fates(inputs: list[tuple], fire_ids: list[tuple[int, list]], late: pd.DataFrame | None = None,
+                evictor: bool = False) -> pd.DataFrame:
+    """The fate of each element a later stage received (the previous stage's firings), and the
+    reason of a drop (``late``: in ``late``, the stage's side output; else ``never_fired``)."""
     recs = [ev for ev in inputs if ev[0] == "record"]
     codes = fates_from_firings(len(recs), [(pane, ids) for pane, ids in fire_ids if ids])
+    late_ids = late["element"].dropna().astype("int64").to_numpy() if late is not None and len(late) else []
+    reasons = drop_reasons(codes, np.isin(np.arange(len(recs)), late_ids), np.ones(len(recs), bool), evictor)
     return pd.DataFrame({
         "element": np.arange(len(recs), dtype=np.int64),
         "key": pd.array([ev[1] for ev in recs], dtype=object),
         "timestamp": np.asarray([ev[2] for ev in recs], dtype=np.int64),
         "value": pd.array([ev[3] for ev in recs], dtype=object),
         "fate": FATE_NAMES[codes] if len(recs) else np.asarray([], dtype=object),
+        "reason": reasons,
     })

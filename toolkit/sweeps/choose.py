@@ -282,7 +282,7 @@ def setting_words(row: Any, results: pd.DataFrame | None = None) -> str:
         extra.append(f"{window} windows")
     for col, default in (("stagger", "aligned"), ("source_parallelism", 1), ("partitions_as_sources", True), ("trigger", "event_time"),
                          ("evictor", "none"), ("accumulation", "accumulating"), ("function", "count_sum"),
-                         ("second_window", "none"), ("stages", "none")):
+                         ("second_window", "none"), ("stages", "none"), ("split_discovery", "at_start")):
         v = row.get(col, default)
         if (v is not None and not pd.isna(v) and str(v) != str(default)) or _varying(results, col):
             extra.append(f"{col.replace('_', ' ')} {v}")
@@ -372,7 +372,7 @@ def differences(row: Any, other: Any, results: pd.DataFrame | None = None) -> st
             else:
                 out.append(f"{col} {a}")
     for col in ("window", "stagger", "strategy", "source_parallelism", "partitions_as_sources", "trigger", "evictor",
-                "accumulation", "function", "second_window", "stages"):
+                "accumulation", "function", "second_window", "stages", "split_discovery"):
         if col in row and col in other and str(row[col]) != str(other[col]):
             out.append(f"{col.replace('_', ' ')} {row[col]}")
     return ", ".join(out)

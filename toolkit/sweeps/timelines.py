@@ -82,6 +82,7 @@ def timeline_from_table(table: pd.DataFrame, config: Setting, partitions=None) -
     tl = watermark_timeline(
         ts, arr, pp, strategy_for(config), interval=interval, parallelism=config.source_parallelism, with_log=False,
         partitions=partitions if config.partitions_as_sources else None,
+        split_discovery=config.split_discovery,
     )
     first, last = int(arr[0]), int(arr[-1])
     shape = TickShape(tl.change_time.astype(np.int64), np.full(len(tl.change_time), INT64_MAX, dtype=np.int64))
@@ -104,7 +105,7 @@ def timeline_from_records(
         ts, np.asarray(arrival, dtype=np.int64), part, strategy_for(config),
         interval=config.interval, parallelism=config.source_parallelism, with_log=False, marker=marker,
         rows=np.asarray(row, dtype=np.int64), last_arrival=last_arrival, targets=config.sparse_targets(ts),
-        partitions=partitions if config.partitions_as_sources else None,
+        partitions=partitions if config.partitions_as_sources else None, split_discovery=config.split_discovery,
     )
     # keep what the sweep needs (Spark broadcasts it): not the per-tick arrays or positions
     return WatermarkTimeline(tl.shape, tl.watermark, tl.start_time, tl.end_time)
