@@ -8,7 +8,7 @@ import json
 import pytest
 
 import toolkit
-from toolkit.bench.anchors import Anchor, check_flink, flink_bench_table, flink_setting
+from toolkit.bench.anchors import Anchor, check_flink, check_spark, flink_bench_table, flink_setting, spark_setting
 from toolkit.cli import main
 
 FIXTURES = sorted((__import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures" / "bench").glob("flink_bench_*.json"))
@@ -50,3 +50,28 @@ def test_bench_sweep_prints_the_session_figure(capsys):
     out = capsys.readouterr().out
     assert "(s) session windows (200 ms gap) on the fast path" in out
     assert "100 configurations x 3,000 records" in out and "M per CPU-second" in out
+
+
+@pytest.mark.spark
+def test_bench_sweep_runs_real_spark_structured_streaming(spark, tmp_path, monkeypatch, capsys):
+    """Sub-case ``c`` runs the Spark-semantics setting on real Spark Structured Streaming over the
+    same records in the same run: its emitted windows and the windows left in its state must be
+    the sweep row's, and the ratio per setting is printed."""
+    monkeypatch.setenv("WATERMARK_LAB_ORACLE", str(tmp_path / "nowhere"))
+    assert main(["bench", "sweep", "--records", "3000", "--keys", "10", "--only", "c"]) == 0
+    out = capsys.readouterr().out
+    assert "our sweep in-process" in out and "20 settings" in out
+    assert "Structured Streaming (local" in out and "measured now over the same 3,000 records" in out
+    assert "the sweep's row for that setting: same figures as real Spark (emitted windows" in out
+    assert "x real Spark Structured Streaming per setting" in out
+
+
+def test_check_spark_compares_emitted_and_left_windows():
+    table = flink_bench_table(3000, 10, 42)
+    row = toolkit.sweep(table, execution="local", progress=False, **spark_setting()).iloc[0]
+    emitted = int(row["firings"]) - int(row["at_end_firings"])
+    anchor = Anchor("real Spark", 3000, 1.0, figures={"emitted windows": emitted,
+                                                       "windows left in state at the end": int(row["at_end_firings"])})
+    assert check_spark(anchor, row).startswith("same figures as real Spark")
+    anchor.figures["emitted windows"] += 1
+    assert "DIFFERENT from real Spark: emitted windows" in check_spark(anchor, row)

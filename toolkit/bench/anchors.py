@@ -10,8 +10,15 @@ watermark ``max event time - lag`` after every ``wm_every`` records, at parallel
 sees Flink's watermarks: its sweep row must have Flink's firings, counted and late records
 (``check_flink``), which makes the comparison one of equal work.
 
-Another engine's anchor (real Spark Structured Streaming, once Spark semantics exist) is one more
-function returning an :class:`Anchor`; ``bench sweep`` prints every anchor it gets.
+**Real Spark Structured Streaming** runs the query a ``semantics="spark"`` setting stands for
+(:func:`spark_setting`: ``withWatermark(ts, "1000 milliseconds")``, ``groupBy(window(ts, "1
+second"), key).agg(count, sum)``, append mode, trigger interval 10 s, one input) over the same
+records, the way ``oracles/spark/spark_oracle.py`` makes a processing-time run deterministic:
+the records of each trigger tick (arrival in ``(T - I, T]``) in one file, read with
+``maxFilesPerTrigger=1`` under ``trigger(availableNow=True)`` (one micro-batch per tick), and an
+empty file after the last data tick for the no-data batch that closes the last windows. The
+windows it emits and those left in its state at the end must be the sweep row's for that
+setting (:func:`check_spark`). ``bench sweep`` prints every anchor it gets.
 """
 from __future__ import annotations
 
@@ -127,6 +134,92 @@ def check_flink(anchor: Anchor, row: pd.Series) -> str:
     diffs = [f"{k} {row[k]:,} vs Flink {v:,}" for k, v in anchor.figures.items() if int(row[k]) != int(v)]
     shown = ", ".join(f"{k} {v:,}" for k, v in anchor.figures.items())
     return f"same figures as real Flink ({shown})" if not diffs else "DIFFERENT from real Flink: " + "; ".join(diffs)
+
+
+#: the Spark anchor's setting: micro-batches of 10 s of arrivals (the anchor log spans
+#: records / 10 s of arrival time), one input, append mode
+SPARK_TRIGGER_MS, SPARK_DELAY_MS = 10_000, 1000
+
+
+def spark_setting(delay: int = SPARK_DELAY_MS) -> dict:
+    """A ``semantics="spark"`` setting over the anchor log (see the module doc)."""
+    return dict(semantics="spark", window="tumbling:1s", delay=delay, trigger_interval=SPARK_TRIGGER_MS,
+                output_mode="append", partitions_as_sources=False)
+
+
+def spark_tick_files(table: pd.DataFrame, folder: Path, interval: int = SPARK_TRIGGER_MS) -> int:
+    """One Parquet file per trigger tick with records (arrival in ``(T - interval, T]``, the
+    oracle's ``ceil_tick``), in tick order, then an empty one for the closing no-data batch;
+    returns the number of files."""
+    folder.mkdir(parents=True, exist_ok=True)
+    arrival = table["arrival_time"].to_numpy(np.int64)
+    tick = -(-arrival // interval) * interval
+    cols = pd.DataFrame({"event_time": table["event_time"].to_numpy(np.int64), "key": table["key"].astype(str),
+                         "value": np.ones(len(table), dtype=np.int64)})
+    ticks = np.unique(tick)
+    n = 0
+    for t in ticks:  # ticks are consecutive on the anchor log: only the last needs a no-data batch after it
+        cols[tick == t].to_parquet(folder / f"b{n:05d}.parquet", index=False)
+        n += 1
+    cols.iloc[:0].to_parquet(folder / f"b{n:05d}.parquet", index=False)
+    return n + 1
+
+
+def spark_anchor(table: pd.DataFrame, spark, work: Path, delay: int = SPARK_DELAY_MS) -> Anchor | str:
+    """Run real Spark Structured Streaming once over ``table`` for :func:`spark_setting`; an
+    :class:`Anchor` (``job_s``: the streaming query from start to its end, the session already
+    running; ``wall_s``: plus writing the tick files), or why it could not be measured."""
+    try:
+        from pyspark.sql import functions as F
+    except ImportError as exc:
+        return f"pyspark is not importable here ({exc})"
+    (files, written) = timed(lambda: spark_tick_files(table, work / "in"))
+    session = spark.newSession()
+    session.conf.set("spark.sql.shuffle.partitions", str(spark.sparkContext.defaultParallelism))
+    session.conf.set("spark.sql.session.timeZone", "UTC")
+    session.conf.set("spark.sql.streaming.noDataMicroBatches.enabled", "true")
+    emitted = {"windows": 0}
+
+    def sink(batch_df, _batch_id):
+        emitted["windows"] += batch_df.count()
+
+    def run():
+        src = (session.readStream.schema("event_time LONG, key STRING, value LONG").option("maxFilesPerTrigger", 1)
+               .parquet(str(work / "in")).withColumn("ts", F.timestamp_millis("event_time"))
+               .withWatermark("ts", f"{delay} milliseconds"))
+        out = src.groupBy(F.window("ts", "1000 milliseconds").alias("w"), "key").agg(
+            F.count(F.lit(1)).alias("count"), F.sum("value").alias("sum"))
+        q = (out.writeStream.outputMode("append").foreachBatch(sink)
+             .option("checkpointLocation", str(work / "checkpoint")).trigger(availableNow=True).start())
+        q.awaitTermination()
+        return q
+
+    try:
+        q, job = timed(run)
+    except Exception as exc:  # noqa: BLE001 - reported as "not measured", with Spark's reason
+        head = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return f"the Spark Structured Streaming query failed: {head[:300]}"
+    progress = {p["batchId"]: p for p in q.recentProgress}  # a batch may report twice: keep the last
+    last = progress[max(progress)] if progress else {}
+    left = sum(int(op.get("numRowsTotal", 0)) for op in last.get("stateOperators", []))
+    batches = len(progress)
+    return Anchor(f"real Spark {spark.version} Structured Streaming (local, {spark.sparkContext.defaultParallelism} "
+                  "cores)", len(table), job.wall + written.wall, job_s=job.wall,
+                  figures={"emitted windows": emitted["windows"], "windows left in state at the end": left},
+                  note=f"{files} tick files written in {written.wall:.1f} s, {batches} micro-batches, "
+                       f"query {job.wall:.1f} s")
+
+
+def check_spark(anchor: Anchor, row: pd.Series) -> str:
+    """Whether the sweep's row of :func:`spark_setting` has Spark's figures: the windows Spark
+    emitted are the row's firings before the end of input (``firings - at_end_firings``), and
+    the windows left in Spark's state when the input ends are the row's ``at_end_firings``
+    (what the replay fires at the end of input; append mode emits a window once)."""
+    ours = {"emitted windows": int(row["firings"]) - int(row["at_end_firings"]),
+            "windows left in state at the end": int(row["at_end_firings"])}
+    diffs = [f"{k} {ours[k]:,} vs Spark {v:,}" for k, v in anchor.figures.items() if ours[k] != int(v)]
+    shown = ", ".join(f"{k} {v:,}" for k, v in anchor.figures.items())
+    return f"same figures as real Spark ({shown})" if not diffs else "DIFFERENT from real Spark: " + "; ".join(diffs)
 
 
 #: the benchmark sweeps' grid: 20 delays x 5 allowed latenesses = 100 configurations (ms)

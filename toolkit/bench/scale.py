@@ -11,8 +11,9 @@ executors' Python workers' (summed, sampled every 0.5 s). A 1-configuration swee
 starts the Python workers before the timed sweep.
 
 Sub-cases (``--only``): sizes ``1m``, ``10m``, ``100m`` (default ``1m,10m``) and window kinds
-``windows`` (tumbling 1 s, default) and ``sessions`` (100 ms session windows; asked for
-explicitly, since without a closed-form session path the per-record engine needs hours here).
+``windows`` (tumbling 1 s, default) and ``sessions`` (100 ms session windows, fast path; asked
+for explicitly: sessions send about one state delta per record to the exact merge, which the
+sweep folds per range of positions on Spark, so they cost several times the windows).
 ``--records N`` adds a size of its own. Configurations per size: ``1c``, ``10c``, ``100c``
 (default 1 and 10; 100 M: 10 only), e.g. ``--only 1m,10m,sessions,1c,10c,100c``.
 """

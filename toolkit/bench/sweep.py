@@ -9,7 +9,10 @@ same sweep against running each configuration through the engine (measured on a 
 extrapolated) and against real Flink: the oracle's anchor job is run now over the same records
 (one configuration of the grid; the sweep's row for it must have Flink's figures), when the
 oracle is found beside the repository (``../shared/oracle`` or ``$WATERMARK_LAB_ORACLE``); if
-it is not, the output says so and gives no Flink ratio; ``s`` session windows on the fast path
+it is not, the output says so and gives no Flink ratio; then a Spark-semantics sweep (20
+delays, :func:`toolkit.bench.anchors.spark_setting`) and real Spark Structured Streaming run
+now on the same records for one of them (the sweep's row must have Spark's figures), with the
+ratio per setting, or why Spark was not measured; ``s`` session windows on the fast path
 (record-configurations per CPU-second; ``bench sessions`` compares them with the engine). Scaling with the log size:
 ``bench scale``. Figures depend on the machine and on what else runs on it (the load average
 is printed).
@@ -17,13 +20,16 @@ is printed).
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 
 import pandas as pd
 
 import toolkit
 from toolkit.bench._timing import Timer, timed
 from toolkit.bench import sessions as bench_sessions
-from toolkit.bench.anchors import DELAYS, LATENESS, Anchor, check_flink, flink_anchor, flink_bench_table, flink_setting
+from toolkit.bench.anchors import (DELAYS, LATENESS, SPARK_DELAY_MS, Anchor, check_flink, check_spark, flink_anchor,
+                                   flink_bench_table, flink_setting, spark_anchor, spark_setting)
 from toolkit.fast.evaluate import FixedWindows, Shard, partial
 from toolkit.settings import grid
 from toolkit.spark import spark_session
@@ -110,7 +116,7 @@ def case_c(table: pd.DataFrame, sweep_s: tuple[float, float] | None, keys: int, 
         if results is None:
             results = toolkit.sweep(table, progress=False, execution="local", **flink_setting())
         print(f"    the sweep's row for that setting: {check_flink(flink, _anchor_row(results))}")
-    # real Spark Structured Streaming per setting: one more Anchor here once Spark semantics exist
+    _spark_anchor(table)
     if not sweep_s:
         return
     for name, secs in zip(("in-process", "local Spark"), sweep_s):
@@ -127,6 +133,37 @@ def case_c(table: pd.DataFrame, sweep_s: tuple[float, float] | None, keys: int, 
                 print(f"    by CPU time (fairer on a busy machine): the in-process sweep's {in_process_cpu:.1f} s CPU for "
                       f"{n_configs} settings against {a.cpu_s:.1f} s CPU for one in {a.engine.split(' (')[0]}: "
                       f"{a.cpu_s * n_configs / in_process_cpu:.0f}x")
+
+
+def _spark_anchor(table: pd.DataFrame) -> None:
+    """Real Spark Structured Streaming against our sweep of Spark-semantics settings, same log:
+    the sweep of 20 delays in-process (time per setting), one of them run on real Spark now."""
+    n = len(DELAYS)
+    results, ours = timed(lambda: toolkit.sweep(table, progress=False, execution="local",
+                                                **{**spark_setting(), "delay": DELAYS}))
+    per = ours.wall / n
+    print(f"    Spark semantics ({_spark_text()} and {n - 1} other delays): our sweep in-process {ours.wall:.1f} s "
+          f"for {n} settings = {per:.2f} s per setting ({ours.cpu / n:.2f} s CPU)")
+    try:
+        session = spark_session()
+    except Exception as exc:  # noqa: BLE001 - no Java / no pyspark: said, not raised
+        print(f"    real Spark Structured Streaming: not measured in this run: no Spark session ({exc})")
+        return
+    with tempfile.TemporaryDirectory(prefix="bench-spark-") as work:
+        spark = spark_anchor(table, session, Path(work))
+    if isinstance(spark, str):
+        print(f"    real Spark Structured Streaming: not measured in this run: {spark}")
+        return
+    row = results[results["delay_ms"] == SPARK_DELAY_MS].iloc[0]
+    print(f"    {spark.engine}, measured now over the same {spark.records:,} records, setting {_spark_text()}: "
+          f"{spark.job_s:.1f} s for the query ({spark.note}; session already running)")
+    print(f"    the sweep's row for that setting: {check_spark(spark, row)}")
+    print(f"    => our sweep {spark.job_s / per:.0f}x real Spark Structured Streaming per setting "
+          f"({per:.2f} s against {spark.job_s:.1f} s)")
+
+
+def _spark_text() -> str:
+    return str(toolkit.Setting.parse(**spark_setting()))
 
 
 def _setting_text() -> str:

@@ -13,6 +13,11 @@ A *partial* is what one key shard contributes to one configuration:
 Counts add, value counts add, deltas add: the merge is exact, so a sweep gives the same
 figures whatever the sharding (in-process = one shard, Spark = any number).
 
+State deltas may also arrive pre-folded per range of positions (``KIND_STATE_RANGE``, what a
+Spark sweep sends so that no task holds a configuration's every delta): a range's total and
+the maximum of its running sum. Ranges fold in position order: the peak is the largest
+``carry + range maximum``, exactly the peak of the whole running sum.
+
 Percentiles are nearest-rank (the smallest latency ``v`` with at least ``ceil(q * n)``
 windows at or below it), so they are always an observed window's latency in ms.
 """
@@ -49,7 +54,7 @@ SUMMARY_COLUMNS = [
     "windows",
 ]
 
-KIND_SCALAR, KIND_LATENCY, KIND_STATE = 0, 1, 2
+KIND_SCALAR, KIND_LATENCY, KIND_STATE, KIND_STATE_RANGE = 0, 1, 2, 3
 ROW_COLUMNS = ["config", "kind", "a", "b", "c", "d", "e"]
 
 
@@ -111,6 +116,40 @@ def _group_sum(keys: list[np.ndarray], values: list[np.ndarray]) -> tuple[list[n
     return [k[starts] for k in ks], [np.add.reduceat(v[order], starts) for v in values]
 
 
+def state_range_row(rows: pd.DataFrame, index: int) -> dict:
+    """The state rows (``KIND_STATE``) of one range of positions folded into one
+    ``KIND_STATE_RANGE`` row: ``a`` = the range's ``index`` (ranges fold in increasing
+    index, so indices must grow with positions), ``b``/``c`` = the maximum running sum of
+    window/record deltas inside the range (from 0 at its start), ``d``/``e`` = their totals."""
+    a, b, c, d, e = (rows[x].to_numpy(dtype=np.int64) for x in ("a", "b", "c", "d", "e"))
+    _, (dw, dr) = _group_sum([a, b, c], [d, e])
+    cw, cr = np.cumsum(dw), np.cumsum(dr)
+    top_w, top_r = (int(cw.max()), int(cr.max())) if len(cw) else (0, 0)
+    return {"kind": KIND_STATE_RANGE, "a": int(index), "b": top_w, "c": top_r, "d": int(dw.sum()), "e": int(dr.sum())}
+
+
+def _state_peaks(kind, a, b, c, d, e) -> tuple[int, int, int, int]:
+    """``(peak windows, peak records, last windows, last records)`` of the global state, from
+    per-position deltas (``KIND_STATE``) or per-range folds (``KIND_STATE_RANGE``)."""
+    m = kind == KIND_STATE
+    r = kind == KIND_STATE_RANGE
+    if m.any() and r.any():
+        raise ValueError("state rows both per position and per range for one configuration")
+    if m.any():
+        _, (dw, dr) = _group_sum([a[m], b[m], c[m]], [d[m], e[m]])
+        cw = np.cumsum(dw)
+        cr = np.cumsum(dr)
+        return max(0, int(cw.max())), max(0, int(cr.max())), int(cw[-1]), int(cr[-1])
+    if r.any():
+        order = np.argsort(a[r], kind="stable")
+        top_w, top_r, tot_w, tot_r = b[r][order], c[r][order], d[r][order], e[r][order]
+        carry_w = np.concatenate([[0], np.cumsum(tot_w)[:-1]])
+        carry_r = np.concatenate([[0], np.cumsum(tot_r)[:-1]])
+        return (max(0, int((carry_w + top_w).max())), max(0, int((carry_r + top_r).max())),
+                int(tot_w.sum()), int(tot_r.sum()))
+    return 0, 0, 0, 0
+
+
 def merge_config(rows: pd.DataFrame, *, start_time: int, end_time: int, invalid: int = 0) -> dict:
     """Summary figures of one configuration from the partial rows of all its shards."""
     kind = rows["kind"].to_numpy(dtype=np.int64)
@@ -121,15 +160,7 @@ def merge_config(rows: pd.DataFrame, *, start_time: int, end_time: int, invalid:
     sc = {name: int(sums[i]) for i, name in enumerate(SCALARS)}
     m = kind == KIND_LATENCY
     (lv,), (lc,) = _group_sum([a[m]], [d[m]])
-    m = kind == KIND_STATE
-    if m.any():
-        _, (dw, dr) = _group_sum([a[m], b[m], c[m]], [d[m], e[m]])
-        cw = np.cumsum(dw)
-        cr = np.cumsum(dr)
-        peak_w, peak_r = max(0, int(cw.max())), max(0, int(cr.max()))
-        last_w, last_r = int(cw[-1]), int(cr[-1])
-    else:
-        peak_w = peak_r = last_w = last_r = 0
+    peak_w, peak_r, last_w, last_r = _state_peaks(kind, a, b, c, d, e)
     span = int(end_time) - int(start_time)
     if span > 0:
         mean_w = sc["state_area_windows"] / span

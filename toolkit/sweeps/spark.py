@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from toolkit.fast.sessions import gap_column
-from toolkit.metrics.summary import SUMMARY_COLUMNS, merge_config
+from toolkit.metrics.summary import KIND_STATE, SUMMARY_COLUMNS, merge_config, state_range_row
 from toolkit.replays.microbatch import spark_gap_column
 from toolkit.settings import Limits, Setting, SettingError, format_bytes, machine_memory, windows_per_record
 from toolkit.sweeps.microbatch import spark_batch_maxima
@@ -255,19 +255,26 @@ def run_spark(
         # hash partitioning keeps every key (task) whole inside one partition: a partition is a shard
         part_rows = keyed.mapInPandas(shard_fn, schema=ROW_SCHEMA)
         rows = part_rows if rows is None else rows.unionByName(part_rows)
-    # sum equal keys across shards in the JVM first (exact: int64 sums), then merge per config
-    summed = rows.groupBy("config", "kind", "a", "b", "c").agg(F.sum("d").alias("d"), F.sum("e").alias("e"))
-    merged = summed.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
+    # State deltas (one per record that opens or merges a session: as many rows as records
+    # for session windows) are folded per range of positions in parallel tasks, so that no
+    # task holds a configuration's every delta; scalar and latency rows (a few per shard)
+    # travel as they are. Then one merge per configuration (see toolkit.metrics.summary).
+    span = _state_range(timelines, n_shards)
+    state = F.col("kind") == KIND_STATE
+    ranged = rows.withColumn("state", state).withColumn(
+        "range", F.when(state, F.expr(f"a div {span}")).otherwise(F.lit(0)).cast("long"))
+    folded = ranged.groupBy("config", "state", "range").applyInPandas(_fold_ranges, schema=ROW_SCHEMA)
+    merged = folded.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
     if os.environ.get("WATERMARK_LAB_SPARK_TIMING"):  # diagnostics: time the stages apart
         import time as _time
 
-        summed = summed.cache()
+        folded = folded.cache()
         t0 = _time.perf_counter()
-        n_rows = summed.count()
+        n_rows = folded.count()
         t1 = _time.perf_counter()
-        merged = summed.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
+        merged = folded.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
         merged.toPandas()
-        print(f"[sweep timing] evaluate+sum {t1 - t0:.1f} s ({n_rows} rows), merge {_time.perf_counter() - t1:.1f} s")
+        print(f"[sweep timing] evaluate+fold {t1 - t0:.1f} s ({n_rows} rows), merge {_time.perf_counter() - t1:.1f} s")
     result = _collect_with_progress(sc, merged, total=len(jobs), progress=progress)
     if len(result) != len(jobs):
         # a configuration with no rows at all (an empty log): merge nothing
@@ -278,6 +285,26 @@ def run_spark(
         result = pd.concat([result, pd.DataFrame(extra)], ignore_index=True)
     bc.unpersist()
     return result.set_index("config").sort_index()
+
+
+def _state_range(timelines: dict, shards: int) -> int:
+    """Positions per range of the state fold: the positions of the longest timeline
+    (``2 * ticks + 2``) cut into about one range per key shard (every range of every
+    configuration is one task's work)."""
+    lengths = [len(tl) for tl in timelines.values() if hasattr(tl, "__len__")]
+    if len(lengths) != len(timelines) or not lengths:
+        return 2**62  # one range: still exact
+    return max(1, -(-(2 * max(lengths) + 2) // max(1, shards)))
+
+
+def _fold_ranges(pdf: pd.DataFrame) -> pd.DataFrame:
+    """One (configuration, range) group: state rows folded into one ``KIND_STATE_RANGE`` row;
+    the other rows pass through. ``a div span`` truncates, which keeps ranges in position order."""
+    cols = ["config", "kind", "a", "b", "c", "d", "e"]
+    if not bool(pdf["state"].iloc[0]):
+        return pdf[cols]
+    row = state_range_row(pdf, int(pdf["range"].iloc[0]))
+    return pd.DataFrame([{"config": int(pdf["config"].iloc[0]), **row}])[cols]
 
 
 #: cost model of the Spark memory guard (bytes), on top of ``Limits``' in-process one: a row of
