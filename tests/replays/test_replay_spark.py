@@ -107,7 +107,7 @@ def test_more_delay_drops_no_more_and_str_round_trip():
     (dict(semantics="spark", window="sliding:10s/5s,-5s"), "window"),
     (dict(semantics="spark", window="session:5s", output_mode="update"), "output_mode"),
     (dict(semantics="spark", multiple_watermark_policy="avg"), "multiple_watermark_policy"),
-    (dict(semantics="beam"), "semantics"),
+    (dict(semantics="samza"), "semantics"),
 ])
 def test_bad_settings_name_the_option(kw, name):
     with pytest.raises(SettingError) as e:
