@@ -32,7 +32,8 @@ def test_reason_in_words_and_units():
     # the structured fields stay for programs
     assert rec["config"]["delay_ms"] == 2000 and rec["row"]["dropped"] == 1 and rec["candidates"] == 3
     assert rec["runner_up"]["delay_ms"] == 1000 and rec["target"] == 0.99 and rec["metric"] == "latency_p99_ms"
-    assert "lowest latency_p99_ms (4068)" in rec["criterion"]
+    assert "lowest latency_p99_ms (4.068 s)" in rec["criterion"] and ">= 99 % (it reaches 99.07 %" in rec["criterion"]
+    assert "4068" not in rec["criterion"]  # no raw milliseconds where a person reads the rule (the report's "Rule:")
     assert "forBoundedOutOfOrderness(Duration.ofSeconds(2))" in rec["deploy"]["flink"]
     assert "allowed lateness (5 s) cannot be set" in rec["deploy"]["flink-sql"]
     assert "9223372036854775807" not in rec["reason"] and "_ms" not in rec["reason"]

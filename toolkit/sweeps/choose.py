@@ -66,7 +66,7 @@ def recommend(
 
     - ``reason``: the answer in words and units ("a 2 s bounded out-of-orderness delay with a
       5 s allowed lateness ... keeps 99.07 % of records in the first result; p99 result latency
-      4.1 s; the runner-up ..."); ``criterion``: the rule that chose it, in column names;
+      4.1 s; the runner-up ..."); ``criterion``: the rule that chose it, in column names with readable values;
     - ``setting`` (a :class:`Setting`: ``toolkit.replay(log, setting)``, ``toolkit.deploy(setting)``),
       ``config`` (its configuration columns), ``row`` (its results row);
     - ``runner_up``: the row the text compares with (the frontier setting just cheaper than the
@@ -100,8 +100,8 @@ def recommend(
     base = {"target": completeness, "metric": metric, "candidates": len(ok), "runner_up": None, "deploy": {}}
     if not len(ok):
         best = results.sort_values(completeness_column, ascending=False, kind="mergesort").iloc[0]
-        criterion = (f"no setting reaches {completeness_column} >= {completeness:.4g}; the best is "
-                     f"{best[completeness_column]:.4g} with {_describe(best)}")
+        criterion = (f"no setting reaches {completeness_column} >= {percent(completeness)}; the best is "
+                     f"{percent(best[completeness_column])} with {_describe(best)}")
         words = (f"No setting of the {len(results)} swept reaches the {percent(completeness)} target. The best, "
                  f"{setting_words(best, results)}, {_keeps(best, completeness_column, results)}: raise the "
                  f"{delay_setting(str(best.get('semantics', 'flink')))}"
@@ -112,8 +112,9 @@ def recommend(
     ranked = ok.sort_values([metric] + tie, kind="mergesort")
     row = ranked.iloc[0]
     criterion = (
-        f"{_describe(row)} is the lowest {metric} ({row[metric]:.6g}) among the {len(ok)} of {len(results)} "
-        f"settings with {completeness_column} >= {completeness:.4g} (it reaches {row[completeness_column]:.4g}"
+        f"{_describe(row)} is the lowest {metric} ({_value(metric, row[metric])}) among the {len(ok)} of "
+        f"{len(results)} settings with {completeness_column} >= {percent(completeness)} (it reaches "
+        f"{percent(row[completeness_column])}"
         + (f", drops {int(row['dropped'])} record{'s' if int(row['dropped']) != 1 else ''}" if "dropped" in row else "")
         + ")"
     )
