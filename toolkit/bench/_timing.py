@@ -32,3 +32,15 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, Timer]:
     with Timer() as t:
         out = fn()
     return out, t
+
+
+def rss_kib(pid: int) -> int:
+    """A process's resident set size now, in KiB (Linux ``/proc``; 0 when it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0

@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 
-from toolkit.bench._timing import timed
+from toolkit.bench._timing import rss_kib as _rss_kib, timed
 
 SIZES = {"1m": 1_000_000, "10m": 10_000_000, "100m": 100_000_000}
 WINDOWS = {"windows": "tumbling:1s", "sessions": "session:100ms"}
@@ -61,17 +61,6 @@ def generated_log(spark, records: int, keys: int, seed: int):
     quarantine = pd.DataFrame({"row": pd.Series(dtype=np.int64), "column": pd.Series(dtype=object),
                                "reason": pd.Series(dtype=object), "raw": pd.Series(dtype=object)})
     return EventLog(None, quarantine, spark_df=sdf, n_records=records, has_arrival_time=True, source="generated")
-
-
-def _rss_kib(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
 
 
 def _descendants(pid: int) -> list[int]:

@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 
-from toolkit.bench._timing import timed
+from toolkit.bench._timing import rss_kib as _rss_kib, timed
 
 DAY = 86_400_000
 SPAN = 30 * DAY
@@ -93,17 +93,6 @@ def spark_log(spark, records: int, keys: int, seed: int):
     quarantine = pd.DataFrame({"row": pd.Series(dtype=np.int64), "column": pd.Series(dtype=object),
                                "reason": pd.Series(dtype=object), "raw": pd.Series(dtype=object)})
     return EventLog(None, quarantine, spark_df=sdf, n_records=records, has_arrival_time=True, source="generated")
-
-
-def _rss_kib(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
 
 
 def _mib_now() -> float:
