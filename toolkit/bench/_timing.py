@@ -5,6 +5,7 @@ threads), the fairer figure on a shared machine.
 """
 from __future__ import annotations
 
+import os
 import time
 from typing import Any, Callable
 
@@ -44,3 +45,15 @@ def rss_kib(pid: int) -> int:
     except OSError:
         pass
     return 0
+
+
+def process_cpu_s(pid: int) -> float | None:
+    """CPU seconds (user + system, all threads) another process has used so far (Linux
+    ``/proc/PID/stat``); None when it cannot be read. Timing a JVM the benchmark drives (Spark's
+    gateway) by the difference of two readings is the CPU figure ``time.process_time`` cannot give."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None

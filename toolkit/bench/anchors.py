@@ -17,8 +17,12 @@ records, the way ``oracles/spark/spark_oracle.py`` makes a processing-time run d
 the records of each trigger tick (arrival in ``(T - I, T]``) in one file, read with
 ``maxFilesPerTrigger=1`` under ``trigger(availableNow=True)`` (one micro-batch per tick), and an
 empty file after the last data tick for the no-data batch that closes the last windows. The
-windows it emits and those left in its state at the end must be the sweep row's for that
-setting (:func:`check_spark`). ``bench sweep`` prints every anchor it gets.
+anchor log arrives at 10,000 records a second, so 1 M records make 12 tick files (11 with records,
+one empty) and 12 micro-batches, a minute or so of Spark. The windows it emits and those left in its
+state at the end must be the sweep row's for that setting (:func:`check_spark`), and every
+emitted window (key, window, count, micro-batch) must be one our replay emits
+(:func:`replay_windows`, :func:`check_spark_windows`). Its CPU time is read from its JVM
+(``/proc``) plus this process's, which runs the sink. ``bench sweep`` prints every anchor it gets.
 """
 from __future__ import annotations
 
@@ -33,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from toolkit.bench._timing import timed
+from toolkit.bench._timing import process_cpu_s, timed
 
 #: the oracle's bench defaults (``Bench.java``): records per second of event time, max event-time
 #: delay, a watermark every WM_EVERY records lagging WM_LAG ms behind the max event time
@@ -55,6 +59,8 @@ class Anchor:
     cpu_s: float | None = None  # CPU seconds of the whole process (all threads), fairer on a busy machine
     figures: dict = field(default_factory=dict)
     note: str = ""
+    #: the windows the engine emitted (``batch``, ``key``, ``window_start`` ms, ``count``), when it tells them
+    emitted: pd.DataFrame | None = None
 
 
 def mix64(z: np.ndarray) -> np.ndarray:
@@ -141,9 +147,9 @@ def check_flink(anchor: Anchor, row: pd.Series) -> str:
 SPARK_TRIGGER_MS, SPARK_DELAY_MS = 10_000, 1000
 
 
-def spark_setting(delay: int = SPARK_DELAY_MS) -> dict:
+def spark_setting(delay: int = SPARK_DELAY_MS, trigger: int = SPARK_TRIGGER_MS) -> dict:
     """A ``semantics="spark"`` setting over the anchor log (see the module doc)."""
-    return dict(semantics="spark", window="tumbling:1s", delay=delay, trigger_interval=SPARK_TRIGGER_MS,
+    return dict(semantics="spark", window="tumbling:1s", delay=delay, trigger_interval=trigger,
                 output_mode="append", partitions_as_sources=False)
 
 
@@ -165,23 +171,28 @@ def spark_tick_files(table: pd.DataFrame, folder: Path, interval: int = SPARK_TR
     return n + 1
 
 
-def spark_anchor(table: pd.DataFrame, spark, work: Path, delay: int = SPARK_DELAY_MS) -> Anchor | str:
+def spark_anchor(table: pd.DataFrame, spark, work: Path, delay: int = SPARK_DELAY_MS,
+                 trigger: int = SPARK_TRIGGER_MS) -> Anchor | str:
     """Run real Spark Structured Streaming once over ``table`` for :func:`spark_setting`; an
     :class:`Anchor` (``job_s``: the streaming query from start to its end, the session already
-    running; ``wall_s``: plus writing the tick files), or why it could not be measured."""
+    running; ``wall_s``: plus writing the tick files; ``cpu_s``: the query's CPU seconds in
+    Spark's JVM and in this process, which runs the ``foreachBatch`` sink; ``emitted``: every
+    window Spark emitted, with its micro-batch), or why it could not be measured."""
     try:
         from pyspark.sql import functions as F
     except ImportError as exc:
         return f"pyspark is not importable here ({exc})"
-    (files, written) = timed(lambda: spark_tick_files(table, work / "in"))
+    (files, written) = timed(lambda: spark_tick_files(table, work / "in", trigger))
     session = spark.newSession()
     session.conf.set("spark.sql.shuffle.partitions", str(spark.sparkContext.defaultParallelism))
     session.conf.set("spark.sql.session.timeZone", "UTC")
     session.conf.set("spark.sql.streaming.noDataMicroBatches.enabled", "true")
-    emitted = {"windows": 0}
+    emitted: list[pd.DataFrame] = []
 
-    def sink(batch_df, _batch_id):
-        emitted["windows"] += batch_df.count()
+    def sink(batch_df, batch_id):
+        # one small frame a batch: the emitted windows (tens of thousands of rows), not the log
+        part = batch_df.select("key", F.unix_millis("w.start").alias("window_start"), "count").toPandas()
+        emitted.append(part.assign(batch=int(batch_id)))
 
     def run():
         src = (session.readStream.schema("event_time LONG, key STRING, value LONG").option("maxFilesPerTrigger", 1)
@@ -194,20 +205,34 @@ def spark_anchor(table: pd.DataFrame, spark, work: Path, delay: int = SPARK_DELA
         q.awaitTermination()
         return q
 
+    jvm = _jvm_pid(spark)
+    jvm_before = process_cpu_s(jvm) if jvm else None
     try:
         q, job = timed(run)
     except Exception as exc:  # noqa: BLE001 - reported as "not measured", with Spark's reason
         head = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         return f"the Spark Structured Streaming query failed: {head[:300]}"
+    jvm_after = process_cpu_s(jvm) if jvm else None
+    cpu = job.cpu + (jvm_after - jvm_before) if jvm_before is not None and jvm_after is not None else None
     progress = {p["batchId"]: p for p in q.recentProgress}  # a batch may report twice: keep the last
     last = progress[max(progress)] if progress else {}
     left = sum(int(op.get("numRowsTotal", 0)) for op in last.get("stateOperators", []))
     batches = len(progress)
+    windows = (pd.concat(emitted, ignore_index=True) if emitted
+               else pd.DataFrame({"key": [], "window_start": [], "count": [], "batch": []}))
     return Anchor(f"real Spark {spark.version} Structured Streaming (local, {spark.sparkContext.defaultParallelism} "
-                  "cores)", len(table), job.wall + written.wall, job_s=job.wall,
-                  figures={"emitted windows": emitted["windows"], "windows left in state at the end": left},
+                  "cores)", len(table), job.wall + written.wall, job_s=job.wall, cpu_s=cpu,
+                  figures={"emitted windows": len(windows), "windows left in state at the end": left},
                   note=f"{files} tick files written in {written.wall:.1f} s, {batches} micro-batches, "
-                       f"query {job.wall:.1f} s")
+                       f"query {job.wall:.1f} s", emitted=windows)
+
+
+def _jvm_pid(spark) -> int | None:
+    """The pid of the JVM behind a local PySpark session (the gateway PySpark launched), or None."""
+    try:
+        return int(spark.sparkContext._gateway.proc.pid)
+    except (AttributeError, TypeError, ValueError):
+        return None
 
 
 def check_spark(anchor: Anchor, row: pd.Series) -> str:
@@ -220,6 +245,61 @@ def check_spark(anchor: Anchor, row: pd.Series) -> str:
     diffs = [f"{k} {ours[k]:,} vs Spark {v:,}" for k, v in anchor.figures.items() if ours[k] != int(v)]
     shown = ", ".join(f"{k} {v:,}" for k, v in anchor.figures.items())
     return f"same figures as real Spark ({shown})" if not diffs else "DIFFERENT from real Spark: " + "; ".join(diffs)
+
+
+def replay_windows(table: pd.DataFrame, delay: int = SPARK_DELAY_MS, trigger: int = SPARK_TRIGGER_MS) -> pd.DataFrame:
+    """Our replay of :func:`spark_setting` over ``table``: the windows it emits before the end of
+    input (``batch``, ``key``, ``window_start`` ms, ``count``), what real Spark's sink receives."""
+    from toolkit.log import EventLog
+    from toolkit.replays import replay
+
+    log = EventLog.from_arrays(table["event_time"].to_numpy(np.int64), table["arrival_time"].to_numpy(np.int64),
+                               key=table["key"].to_numpy(), partition=0, value=1)
+    e = replay(log, **spark_setting(delay, trigger)).emissions
+    e = e[~e["at_end"].astype(bool)]
+    return pd.DataFrame({"batch": e["batch"].astype(np.int64), "key": e["key"].astype(str),
+                         "window_start": e["window_start"].astype(np.int64), "count": e["count"].astype(np.int64)})
+
+
+def check_spark_windows(anchor: Anchor, ours: pd.DataFrame) -> str:
+    """Whether our replay emits exactly the windows real Spark emitted: the same (key, window)
+    pairs, each with the same count, in the same micro-batch."""
+    cols = ["batch", "key", "window_start", "count"]
+    if anchor.emitted is None:
+        return "not compared: the run did not record Spark's windows"
+
+    def norm(df: pd.DataFrame) -> pd.DataFrame:
+        df = df[cols].astype({"batch": np.int64, "key": str, "window_start": np.int64, "count": np.int64})
+        return df.sort_values(cols[1:3] + ["batch"], kind="stable").reset_index(drop=True)
+
+    theirs, mine = norm(anchor.emitted), norm(ours)
+    if theirs.equals(mine):
+        return (f"the same {len(mine):,} windows as real Spark, each with its key, count and micro-batch "
+                f"({mine['count'].sum():,} records in them)")
+    both = theirs.merge(mine, on=["key", "window_start"], how="outer", suffixes=(" Spark", " ours"), indicator=True)
+    only_spark = both[both["_merge"] == "left_only"]
+    only_ours = both[both["_merge"] == "right_only"]
+    same_pair = both[both["_merge"] == "both"]
+    differ = same_pair[(same_pair["count Spark"] != same_pair["count ours"])
+                       | (same_pair["batch Spark"] != same_pair["batch ours"])]
+    parts = [f"{len(theirs):,} windows from Spark, {len(mine):,} from our replay"]
+    if len(only_spark):
+        r = only_spark.iloc[0]
+        parts.append(f"{len(only_spark):,} only in Spark (e.g. key {r['key']} window {_window_text(r['window_start'])})")
+    if len(only_ours):
+        r = only_ours.iloc[0]
+        parts.append(f"{len(only_ours):,} only in ours (e.g. key {r['key']} window {_window_text(r['window_start'])})")
+    if len(differ):
+        r = differ.iloc[0]
+        parts.append(f"{len(differ):,} with another count or micro-batch (e.g. key {r['key']} window "
+                     f"{_window_text(r['window_start'])}: count {int(r['count Spark'])} in batch {int(r['batch Spark'])} "
+                     f"in Spark, {int(r['count ours'])} in batch {int(r['batch ours'])} in ours)")
+    return "DIFFERENT from real Spark: " + "; ".join(parts)
+
+
+def _window_text(start_ms) -> str:
+    """The anchor's 1 s window starting at ``start_ms``, in seconds of event time: ``[20 s, 21 s)``."""
+    return f"[{int(start_ms) / 1000:g} s, {(int(start_ms) + 1000) / 1000:g} s)"
 
 
 #: the benchmark sweeps' grid: 20 delays x 5 allowed latenesses = 100 configurations (ms)

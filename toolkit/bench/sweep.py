@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -28,8 +29,9 @@ import pandas as pd
 import toolkit
 from toolkit.bench._timing import Timer, timed
 from toolkit.bench import sessions as bench_sessions
-from toolkit.bench.anchors import (DELAYS, LATENESS, SPARK_DELAY_MS, Anchor, check_flink, check_spark, flink_anchor,
-                                   flink_bench_table, flink_setting, spark_anchor, spark_setting)
+from toolkit.bench.anchors import (DELAYS, LATENESS, SPARK_DELAY_MS, check_flink, check_spark, check_spark_windows,
+                                   flink_anchor, flink_bench_table, flink_setting, replay_windows, spark_anchor,
+                                   spark_setting)
 from toolkit.fast.evaluate import FixedWindows, Shard, partial
 from toolkit.settings import grid
 from toolkit.spark import spark_session
@@ -77,7 +79,34 @@ def case_a(table: pd.DataFrame) -> float:
     return n / total
 
 
-def case_b(table: pd.DataFrame, spark) -> tuple[float, float, pd.DataFrame, float]:
+#: the sweep most lines of case c's table divide by its settings
+IN_PROCESS = f"in-process, {len(DELAYS) * len(LATENESS)} settings"
+
+
+@dataclass
+class SweepTimes:
+    """The 100-configuration sweep's times (seconds) and its results (in-process)."""
+
+    in_process_s: float
+    in_process_cpu_s: float
+    results: pd.DataFrame
+    spark_s: float | None = None  # on local Spark, when case b ran
+
+
+@dataclass
+class Comparison:
+    """One line of case c's table: our time per setting against another's, same log."""
+
+    theirs: str  # who ran one setting: "real Flink, whole process"
+    ours: str  # which of our sweeps, divided by its settings: "in-process, 100 settings"
+    ours_s: float
+    ours_cpu_s: float | None
+    theirs_s: float
+    theirs_cpu_s: float | None
+    same: str  # "yes", "NO" or "" (not checked on this line)
+
+
+def case_b(table: pd.DataFrame, spark) -> SweepTimes:
     local, in_process = timed(lambda: toolkit.sweep(table, progress=False, execution="local", **_grid()))
     print(f"(b) 100-configuration sweep over {len(table):,} records: in-process {in_process.wall:.1f} s "
           f"({in_process.cpu:.1f} s CPU)")
@@ -93,73 +122,109 @@ def case_b(table: pd.DataFrame, spark) -> tuple[float, float, pd.DataFrame, floa
     same = local.equals(remote)
     print(f"    identical results in-process and on Spark: {same}")
     dist.spark_df.unpersist()
-    return in_process.wall, on_spark.wall, local, in_process.cpu
+    return SweepTimes(in_process.wall, in_process.cpu, local, on_spark.wall)
 
 
-def case_c(table: pd.DataFrame, sweep_s: tuple[float, float] | None, keys: int, seed: int,
-           results: pd.DataFrame | None, in_process_cpu: float | None = None) -> None:
+def case_c(table: pd.DataFrame, sweep: SweepTimes | None, keys: int, seed: int) -> list[Comparison]:
+    """One setting run by the engine path, by real Flink and by real Spark Structured Streaming,
+    against our sweeps' time per setting over the same records; prints the table and returns it."""
     n_configs = len(DELAYS) * len(LATENESS)
+    print(f"(c) one setting at a time (the engine path, real Flink, real Spark Structured Streaming) against our "
+          f"sweeps per setting, the same {len(table):,} records:")
+    if sweep is None:  # case b did not run: the in-process sweep now, for the ratios (seconds at 1 M records)
+        results, t = timed(lambda: toolkit.sweep(table, progress=False, execution="local", **_grid()))
+        sweep = SweepTimes(t.wall, t.cpu, results)
+        print(f"    our 100-configuration sweep in-process, run now for the ratios: {t.wall:.1f} s ({t.cpu:.1f} s CPU)")
+    ours, ours_cpu = sweep.in_process_s / n_configs, sweep.in_process_cpu_s / n_configs
     part = table.iloc[: min(len(table), 50_000)]
     _, engine = timed(lambda: toolkit.sweep(part, path="engine", progress=False, **flink_setting()))
-    per_config = engine.wall * len(table) / len(part)
-    engine_total = per_config * n_configs
-    print(f"(c) engine path: {engine.wall:.2f} s for one configuration over {len(part):,} records "
-          f"=> ~{per_config:.0f} s per configuration over {len(table):,}, ~{engine_total:.0f} s for {n_configs}")
-    anchors: list[Anchor] = []
+    scale = len(table) / len(part)
+    print(f"    engine path: {engine.wall:.2f} s ({engine.cpu:.2f} s CPU) for one configuration over {len(part):,} "
+          f"records" + (f" => ~{engine.wall * scale:.1f} s per configuration over {len(table):,} (extrapolated)"
+                                                    if scale > 1 else ""))
+    table_rows = [Comparison(f"engine path{' (extrapolated)' if scale > 1 else ''}", IN_PROCESS, ours, ours_cpu, engine.wall * scale,
+                             engine.cpu * scale, "")]
     flink = flink_anchor(len(table), keys, seed)
     if isinstance(flink, str):
         print(f"    real Flink: not measured in this run: {flink}")
     else:
-        anchors.append(flink)
-        print(f"    {flink.engine}, measured now over the same {flink.records:,} records, the grid's setting "
-              f"{_setting_text()}: {flink.wall_s:.1f} s process wall, {flink.cpu_s:.1f} s CPU ({flink.note})")
-        if results is None:
-            results = toolkit.sweep(table, progress=False, execution="local", **flink_setting())
-        print(f"    the sweep's row for that setting: {check_flink(flink, _anchor_row(results))}")
-    _spark_anchor(table)
-    if not sweep_s:
-        return
-    for name, secs in zip(("in-process", "local Spark"), sweep_s):
-        line = f"    sweep {name} ({secs:.1f} s for {n_configs}): {engine_total / secs:.0f}x the engine per setting"
-        for a in anchors:
-            line += (f"; {a.wall_s * n_configs / secs:.0f}x {a.engine.split(' (')[0]} run once per setting "
-                     f"({a.wall_s:.1f} s each)")
-            if a.job_s:
-                line += f", {a.job_s * n_configs / secs:.0f}x its job time alone ({a.job_s:.1f} s, start-up excluded)"
-        print(line)
-    if in_process_cpu:
-        for a in anchors:
-            if a.cpu_s:
-                print(f"    by CPU time (fairer on a busy machine): the in-process sweep's {in_process_cpu:.1f} s CPU for "
-                      f"{n_configs} settings against {a.cpu_s:.1f} s CPU for one in {a.engine.split(' (')[0]}: "
-                      f"{a.cpu_s * n_configs / in_process_cpu:.0f}x")
+        same = check_flink(flink, _anchor_row(sweep.results))
+        print(f"    {flink.engine}, run now, setting {_setting_text()}:")
+        print(f"        {flink.wall_s:.1f} s process wall, {flink.cpu_s:.1f} s CPU ({flink.note})")
+        print(f"        the sweep's row for that setting: {same}")
+        ok = "yes" if same.startswith("same") else "NO"
+        table_rows.append(Comparison("real Flink, whole process", IN_PROCESS, ours, ours_cpu, flink.wall_s,
+                                     flink.cpu_s, ok))
+        if flink.job_s:
+            table_rows.append(Comparison("real Flink, job alone", IN_PROCESS, ours, None, flink.job_s, None, ok))
+        if sweep.spark_s:
+            table_rows.append(Comparison("real Flink, whole process", f"on local Spark, {n_configs} settings", sweep.spark_s / n_configs,
+                                         None, flink.wall_s, None, ok))
+    spark_row = _spark_anchor(table)
+    if spark_row:
+        table_rows.append(spark_row)
+    print(_comparison_table(table_rows))
+    return table_rows
 
 
-def _spark_anchor(table: pd.DataFrame) -> None:
+def _spark_anchor(table: pd.DataFrame) -> Comparison | None:
     """Real Spark Structured Streaming against our sweep of Spark-semantics settings, same log:
-    the sweep of 20 delays in-process (time per setting), one of them run on real Spark now."""
+    the sweep of 20 delays in-process (time per setting), one of them run on real Spark now;
+    its emitted windows checked against the sweep's row and our replay's windows."""
     n = len(DELAYS)
     results, ours = timed(lambda: toolkit.sweep(table, progress=False, execution="local",
                                                 **{**spark_setting(), "delay": DELAYS}))
-    per = ours.wall / n
-    print(f"    Spark semantics ({_spark_text()} and {n - 1} other delays): our sweep in-process {ours.wall:.1f} s "
-          f"for {n} settings = {per:.2f} s per setting ({ours.cpu / n:.2f} s CPU)")
+    per, per_cpu = ours.wall / n, ours.cpu / n
+    print(f"    Spark semantics, setting {_spark_text()}:")
+    print(f"        our sweep of it and {n - 1} other delays in-process: {ours.wall:.1f} s ({ours.cpu:.1f} s CPU) "
+          f"for {n} settings")
     try:
         session = spark_session()
     except Exception as exc:  # noqa: BLE001 - no Java / no pyspark: said, not raised
-        print(f"    real Spark Structured Streaming: not measured in this run: no Spark session ({exc})")
-        return
+        print(f"        real Spark Structured Streaming: not measured in this run: no Spark session ({exc})")
+        return None
     with tempfile.TemporaryDirectory(prefix="bench-spark-") as work:
         spark = spark_anchor(table, session, Path(work))
     if isinstance(spark, str):
-        print(f"    real Spark Structured Streaming: not measured in this run: {spark}")
-        return
+        print(f"        real Spark Structured Streaming: not measured in this run: {spark}")
+        return None
     row = results[results["delay_ms"] == SPARK_DELAY_MS].iloc[0]
-    print(f"    {spark.engine}, measured now over the same {spark.records:,} records, setting {_spark_text()}: "
-          f"{spark.job_s:.1f} s for the query ({spark.note}; session already running)")
-    print(f"    the sweep's row for that setting: {check_spark(spark, row)}")
-    print(f"    => our sweep {spark.job_s / per:.0f}x real Spark Structured Streaming per setting "
-          f"({per:.2f} s against {spark.job_s:.1f} s)")
+    cpu = f", {spark.cpu_s:.1f} s CPU (Spark's JVM and the driver)" if spark.cpu_s is not None else ""
+    print(f"        {spark.engine}, run now: {spark.job_s:.1f} s for the query{cpu} ({spark.note}; "
+          "session already running)")
+    same_row = check_spark(spark, row)
+    same_windows = check_spark_windows(spark, replay_windows(table))
+    print(f"        the sweep's row for that setting: {same_row}")
+    print(f"        our replay of that setting: {same_windows}")
+    ok = "yes" if same_row.startswith("same") and same_windows.startswith("the same") else "NO"
+    return Comparison("real Spark Structured Streaming, query", f"in-process, {n} Spark-semantics settings", per, per_cpu,
+                      spark.job_s, spark.cpu_s, ok)
+
+
+def _seconds(x: float | None) -> str:
+    """A duration for a person: ``12.3 ms`` under a second, ``4.56 s`` above; ``-`` when unknown."""
+    if x is None:
+        return "-"
+    return f"{x * 1000:.1f} ms" if x < 1 else f"{x:.2f} s" if x < 100 else f"{x:,.0f} s"
+
+
+def _ratio(theirs: float | None, ours: float | None) -> str:
+    return f"{theirs / ours:,.0f}x" if theirs is not None and ours else "-"
+
+
+def _comparison_table(rows: list[Comparison]) -> str:
+    """Case c's figures per setting, in aligned columns (wall and CPU; ratio = theirs / ours)."""
+    head = ["one setting run by", "against our sweep per setting", "theirs", "theirs CPU", "ours", "ours CPU",
+            "ratio", "ratio CPU", "same figures"]
+    body = [[r.theirs, r.ours, _seconds(r.theirs_s), _seconds(r.theirs_cpu_s), _seconds(r.ours_s), _seconds(r.ours_cpu_s),
+             _ratio(r.theirs_s, r.ours_s), _ratio(r.theirs_cpu_s, r.ours_cpu_s), r.same or "-"] for r in rows]
+    widths = [max(len(line[i]) for line in [head] + body) for i in range(len(head))]
+    lines = []
+    for line in [head] + body:
+        cells = ([c.ljust(w) for c, w in zip(line[:2], widths)] + [c.rjust(w) for c, w in zip(line[2:-1], widths[2:-1])]
+                 + [line[-1]])
+        lines.append("    " + "  ".join(cells).rstrip())
+    return "\n".join(lines)
 
 
 def _spark_text() -> str:
@@ -188,12 +253,9 @@ def run(args) -> int:
     table = bench_table(args.records, args.keys, args.seed)
     if "a" in only:
         case_a(table)
-    sweep_s = results = None
-    if "b" in only:
-        in_process, on_spark, results, in_process_cpu = case_b(table, spark_session())
-        sweep_s = (in_process, on_spark)
+    sweep = case_b(table, spark_session()) if "b" in only else None
     if "c" in only:
-        case_c(table, sweep_s, args.keys, args.seed, results, in_process_cpu if sweep_s else None)
+        case_c(table, sweep, args.keys, args.seed)
     if "s" in only:
         # session windows on the fast path, the same records and grid (bench sessions has the engine comparison)
         print("(s) session windows (200 ms gap) on the fast path, the same log:")
