@@ -168,3 +168,25 @@ def test_check_spark_compares_emitted_and_left_windows():
     assert check_spark(anchor, row).startswith("same figures as real Spark")
     anchor.figures["emitted windows"] += 1
     assert "DIFFERENT from real Spark: emitted windows" in check_spark(anchor, row)
+
+
+def test_bench_sweep_writes_its_figures_as_json(tmp_path, monkeypatch, capsys):
+    """``--json FILE``: the printed figures, machine-readable (seconds, ratios, checks, load)."""
+    monkeypatch.setenv("WATERMARK_LAB_ORACLE", str(tmp_path / "nowhere"))
+    monkeypatch.setattr(bench_sweep, "spark_session", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("no Java")))
+    out = tmp_path / "figures.json"
+    assert main(["bench", "sweep", "--records", "3000", "--keys", "10", "--only", "a,c", "--json", str(out)]) == 0
+    assert f"figures written to {out}" in capsys.readouterr().out
+    figures = json.loads(out.read_text())
+    assert figures["records"] == 3000 and "load_average_start" in figures and "load_average_end" in figures
+    assert figures["a"]["record_configurations_per_s"] > 0 and "b" not in figures
+    (engine,) = figures["c"]
+    assert engine["theirs"] == "engine path" and engine["ours"] == "in-process, 100 settings"
+    assert engine["ratio"] == pytest.approx(engine["theirs_s"] / engine["ours_s"]) and engine["same_figures"] is None
+
+
+def test_bench_json_bad_target_names_the_option(tmp_path, capsys):
+    assert main(["bench", "sweep", "--records", "3000", "--json", str(tmp_path / "no" / "such" / "f.json")]) == 2
+    assert "--json" in capsys.readouterr().err
+    assert main(["bench", "replay", "--records", "3000", "--json", str(tmp_path / "f.json")]) == 2
+    assert "--json: only bench sweep writes JSON" in capsys.readouterr().err

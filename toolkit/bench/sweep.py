@@ -1,24 +1,28 @@
 """``python -m toolkit bench sweep``: fast-path throughput, 100-configuration sweeps in-process
-and on local Spark, and the speed-up over the engine and over real Flink measured in the same run.
+and on local Spark, and the speed-up over the engine, real Flink and real Spark Structured
+Streaming, each measured in the same run on the same log.
 
 The log is the Flink oracle's anchor log (``toolkit.bench.anchors.flink_bench_table``: the same
 records the oracle's bench job generates, 1,000 keys by default). Sub-cases (``--only a,b,c,s``):
 ``a`` fast-path record-configurations per second on one core; ``b`` wall time of a
-100-configuration sweep in-process and on local Spark (session started beforehand); ``c`` the
-same sweep against running each configuration through the engine (measured on a slice,
-extrapolated) and against real Flink: the oracle's anchor job is run now over the same records
-(one configuration of the grid; the sweep's row for it must have Flink's figures), when the
-oracle is found beside the repository (``../shared/oracle`` or ``$WATERMARK_LAB_ORACLE``); if
-it is not, the output says so and gives no Flink ratio; then a Spark-semantics sweep (20
-delays, :func:`toolkit.bench.anchors.spark_setting`) and real Spark Structured Streaming run
-now on the same records for one of them (the sweep's row must have Spark's figures), with the
-ratio per setting, or why Spark was not measured; ``s`` session windows on the fast path
-(record-configurations per CPU-second; ``bench sessions`` compares them with the engine). Scaling with the log size:
-``bench scale``. Figures depend on the machine and on what else runs on it (the load average
-is printed).
+100-configuration sweep in-process and on local Spark (session started beforehand); ``c`` one
+setting at a time against our sweeps' time per setting, in one aligned table (theirs, ours, wall
+and CPU ratios, whether the figures are the same): the engine path (measured on a slice,
+extrapolated); real Flink, whose anchor job is run now over the same records (one configuration
+of the grid; the sweep's row for it must have Flink's figures) when the oracle is found beside
+the repository (``../shared/oracle`` or ``$WATERMARK_LAB_ORACLE``), otherwise the output says so
+and gives no Flink ratio; real Spark Structured Streaming, run now on the same records for one
+of a Spark-semantics sweep's 20 delays (:func:`toolkit.bench.anchors.spark_setting`: the sweep's
+row must have Spark's figures and our replay Spark's every emitted window), or why Spark was not
+measured. Without case b, case c runs the in-process sweep itself for its ratios. ``s``
+session windows on the fast path (record-configurations per CPU-second; ``bench sessions``
+compares them with the engine). ``--json FILE`` also writes the figures (seconds, ratios,
+checks, load average) as JSON. Scaling with the log size: ``bench scale``. Figures depend on
+the machine and on what else runs on it (the load average is printed).
 """
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from dataclasses import dataclass
@@ -53,7 +57,7 @@ def _grid():
                 interval=anchor["interval"])
 
 
-def case_a(table: pd.DataFrame) -> float:
+def case_a(table: pd.DataFrame) -> dict:
     """Fast-path evaluation only (timelines built, pairs shared), one core."""
     configs = grid(**_grid())
     arr, ts = table["arrival_time"].to_numpy(), table["event_time"].to_numpy()
@@ -76,7 +80,8 @@ def case_a(table: pd.DataFrame) -> float:
           f"=> {n / cpu / 1e6:.1f} M record-configurations per CPU-second")
     print(f"    => {n / wall / 1e6:.1f} M record-configurations/s (evaluation, wall), "
           f"{n / total / 1e6:.1f} M/s including timelines and setup")
-    return n / total
+    return {"record_configurations_per_s": n / wall, "record_configurations_per_cpu_s": n / cpu,
+            "per_s_with_setup": n / total}
 
 
 #: the sweep most lines of case c's table divide by its settings
@@ -91,6 +96,11 @@ class SweepTimes:
     in_process_cpu_s: float
     results: pd.DataFrame
     spark_s: float | None = None  # on local Spark, when case b ran
+    identical: bool | None = None  # in-process and on Spark
+
+    def figures(self) -> dict:
+        return {"in_process_s": self.in_process_s, "in_process_cpu_s": self.in_process_cpu_s,
+                "local_spark_s": self.spark_s, "identical_in_process_and_on_spark": self.identical}
 
 
 @dataclass
@@ -104,6 +114,13 @@ class Comparison:
     theirs_s: float
     theirs_cpu_s: float | None
     same: str  # "yes", "NO" or "" (not checked on this line)
+
+    def figures(self) -> dict:
+        ratio = self.theirs_s / self.ours_s if self.ours_s else None
+        cpu = self.theirs_cpu_s / self.ours_cpu_s if self.theirs_cpu_s is not None and self.ours_cpu_s else None
+        return {"theirs": self.theirs, "ours": self.ours, "theirs_s": self.theirs_s, "theirs_cpu_s": self.theirs_cpu_s,
+                "ours_s": self.ours_s, "ours_cpu_s": self.ours_cpu_s, "ratio": ratio, "ratio_cpu": cpu,
+                "same_figures": {"yes": True, "NO": False}.get(self.same)}
 
 
 def case_b(table: pd.DataFrame, spark) -> SweepTimes:
@@ -122,7 +139,7 @@ def case_b(table: pd.DataFrame, spark) -> SweepTimes:
     same = local.equals(remote)
     print(f"    identical results in-process and on Spark: {same}")
     dist.spark_df.unpersist()
-    return SweepTimes(in_process.wall, in_process.cpu, local, on_spark.wall)
+    return SweepTimes(in_process.wall, in_process.cpu, local, on_spark.wall, same)
 
 
 def case_c(table: pd.DataFrame, sweep: SweepTimes | None, keys: int, seed: int) -> list[Comparison]:
@@ -248,18 +265,38 @@ def run(args) -> int:
     if unknown:
         raise ValueError(f"--only: unknown sub-case {', '.join(sorted(unknown))} (bench sweep has a, b, c, s; "
                          "the 10 M-record run moved to 'bench scale')")
-    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start "
+    out_json = _json_target(getattr(args, "json", None))
+    load = os.getloadavg()[0]
+    print(f"machine: {os.cpu_count()} cores, load average {load:.1f} at the start "
           "(shared with other work: treat timings as indicative)")
+    figures: dict = {"bench": "sweep", "records": args.records, "keys": args.keys, "seed": args.seed,
+                     "cores": os.cpu_count(), "load_average_start": load}
     table = bench_table(args.records, args.keys, args.seed)
     if "a" in only:
-        case_a(table)
+        figures["a"] = case_a(table)
     sweep = case_b(table, spark_session()) if "b" in only else None
+    if sweep:
+        figures["b"] = sweep.figures()
     if "c" in only:
-        case_c(table, sweep, args.keys, args.seed)
+        figures["c"] = [r.figures() for r in case_c(table, sweep, args.keys, args.seed)]
     if "s" in only:
         # session windows on the fast path, the same records and grid (bench sessions has the engine comparison)
         print("(s) session windows (200 ms gap) on the fast path, the same log:")
         bench_sessions.warm_up()
-        bench_sessions.case_a(table, "200ms")
-    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+        figures["s"] = {"gap_ms": 200, "record_configurations_per_cpu_s": bench_sessions.case_a(table, "200ms")}
+    figures["load_average_end"] = os.getloadavg()[0]
+    print(f"load average {figures['load_average_end']:.1f} at the end")
+    if out_json:
+        out_json.write_text(json.dumps(figures, indent=1) + "\n")
+        print(f"figures written to {out_json}")
     return 0
+
+
+def _json_target(path: str | None) -> Path | None:
+    """``--json FILE``: where the figures go, checked before the minutes of benchmarking."""
+    if not path:
+        return None
+    target = Path(path)
+    if target.is_dir() or not target.parent.is_dir():
+        raise ValueError(f"--json {path}: not a file in an existing folder")
+    return target

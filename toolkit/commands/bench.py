@@ -31,10 +31,19 @@ def register(subparsers) -> None:
     p.add_argument("--only", default=None, help="comma-separated sub-cases to run (default: all)")
     p.add_argument("--svg", action="store_true", help="viz: also time drawing each chart to SVG")
     p.add_argument("--gap", default="200ms", help="sessions: the session gap (default 200ms)")
+    p.add_argument("--json", default=None, metavar="FILE",
+                   help="sweep: also write the figures to FILE as JSON (seconds, ratios, checks, load average)")
     p.add_argument("--engine-records", type=int, default=None,
                    help="sessions: run the engine path on the first N records only (default: all)")
     p.set_defaults(func=run)
 
 
+#: benchmarks that write their figures as JSON with ``--json FILE``
+JSON_BENCHMARKS = ("sweep",)
+
+
 def run(args) -> int:
+    if getattr(args, "json", None) and args.name not in JSON_BENCHMARKS:
+        raise ValueError(f"--json: only {', '.join('bench ' + b for b in JSON_BENCHMARKS)} writes JSON "
+                         f"(bench {args.name} prints its figures)")
     return int(importlib.import_module(BENCHMARKS[args.name]).run(args) or 0)
