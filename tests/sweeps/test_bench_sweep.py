@@ -44,8 +44,8 @@ def test_bench_sweep_prints_the_session_figure(capsys):
     per second (the issue asks ``bench sweep`` for the session figure beside the windows')."""
     assert main(["bench", "sweep", "--records", "3000", "--keys", "10", "--only", "s"]) == 0
     out = capsys.readouterr().out
-    assert "(s) session windows (200 ms gap) on the fast path" in out
-    assert "100 configurations x 3,000 records" in out and "M per CPU-second" in out
+    assert "(s) session windows (200 ms gap) on the fast path, the same log, 100 configurations x 3,000 records" in out
+    assert "M per CPU-second" in out and "(a)" not in out
 
 
 @pytest.mark.spark

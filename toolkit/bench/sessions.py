@@ -45,8 +45,9 @@ def warm_up() -> float:
     return w.wall
 
 
-def case_a(table: pd.DataFrame, gap: str) -> float:
-    """Fast sessions only: per-configuration evaluation on one shard, one core."""
+def case_a(table: pd.DataFrame, gap: str, label: str = "(a) fast sessions") -> float:
+    """Fast sessions only: per-configuration evaluation on one shard, one core (``label`` heads
+    the output: ``bench sweep`` prints it as its sub-case ``s``)."""
     configs = grid(**_grid(gap))
     timelines, build = timed(lambda: build_timelines(configs, local_sources(table)))
     with Timer() as setup:
@@ -61,7 +62,7 @@ def case_a(table: pd.DataFrame, gap: str) -> float:
             fast_sessions.partial(shard, spec, timelines[i], c.lateness)
     n = len(table) * len(configs)
     wall, cpu = evaluation.wall, evaluation.cpu
-    print(f"(a) fast sessions, {len(configs)} configurations x {len(table):,} records, one process:")
+    print(f"{label}, {len(configs)} configurations x {len(table):,} records, one process:")
     print(f"    timelines: {build.wall:.2f} s; shared setup (arrival sort, key groups, true sessions): {setup.wall:.2f} s")
     print(f"    per-configuration evaluation: {wall:.2f} s wall = {wall / len(configs) * 1000:.1f} ms/config, "
           f"{cpu:.2f} s CPU")
