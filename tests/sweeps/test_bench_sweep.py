@@ -190,3 +190,16 @@ def test_bench_json_bad_target_names_the_option(tmp_path, capsys):
     assert "--json" in capsys.readouterr().err
     assert main(["bench", "replay", "--records", "3000", "--json", str(tmp_path / "f.json")]) == 2
     assert "--json: only bench sweep writes JSON" in capsys.readouterr().err
+
+
+def test_bench_sweep_when_the_spark_query_fails_says_why(tmp_path, monkeypatch, capsys):
+    """A session starts but the query fails: Spark's reason, no Spark line in the table."""
+    monkeypatch.setenv("WATERMARK_LAB_ORACLE", str(tmp_path / "nowhere"))
+    monkeypatch.setattr(bench_sweep, "spark_session", lambda *a, **k: object())
+    monkeypatch.setattr(bench_sweep, "spark_anchor",
+                        lambda *a, **k: "the Spark Structured Streaming query failed: StreamingQueryException: boom")
+    assert main(["bench", "sweep", "--records", "3000", "--keys", "10", "--only", "c"]) == 0
+    out = capsys.readouterr().out
+    assert ("real Spark Structured Streaming: not measured in this run: the Spark Structured Streaming query failed: "
+            "StreamingQueryException: boom") in out
+    assert "real Spark Structured Streaming, query" not in out
