@@ -366,7 +366,7 @@ def beam_sessions(key_code: np.ndarray, ts: np.ndarray, gap: int) -> tuple[np.nd
     sid = np.empty(len(t), dtype=np.int64)
     sid[order] = sid_sorted
     firsts = np.flatnonzero(new)
-    lasts = np.append(firsts[1:], len(t)) - 1
+    lasts = np.append(firsts[1:], len(t)) - 1 if len(t) else firsts  # no record: no session
     return sid, c[firsts], t[firsts], t[lasts] + np.int64(gap)
 
 

@@ -287,6 +287,55 @@ def run_spark(
     return result.set_index("config").sort_index()
 
 
+_WHOLE_ID = "__whole_config"
+
+
+def run_whole(spark_df: Any, configs: dict[int, Setting], *, invalid: int, partitions=None, spark: Any = None,
+              master: str | None = None, progress: bool | None = None) -> pd.DataFrame:
+    """Summary rows (index: config position) of the rows that run in one piece
+    (``toolkit.sweeps.whole``) over a Spark-backed log: each configuration's whole log goes to
+    ONE Spark task (the log cross-joined with the configuration ids, ``groupBy(id).applyInPandas``),
+    where :func:`toolkit.sweeps.whole.whole_figures` evaluates it from the records in the
+    in-process table's order (:func:`toolkit.sweeps.whole.canonical_table`); only the figures
+    come back to the driver. A setting error inside a task comes back as that error."""
+    from pyspark.sql import functions as F
+
+    from toolkit.spark import prepare_executors, spark_session
+    from toolkit.sweeps.whole import canonical_table, whole_figures
+
+    session = spark or spark_session(master)
+    prepare_executors(session)
+    declared = None if partitions is None else tuple(partitions)
+    bc = session.sparkContext.broadcast(dict(configs))
+    schema = _summary_schema() + ", error_setting string, error_message string"
+    columns = ["config"] + SUMMARY_COLUMNS + ["error_setting", "error_message"]
+
+    def one_row(pdf: pd.DataFrame) -> pd.DataFrame:
+        cid = int(pdf[_WHOLE_ID].iloc[0])
+        table = canonical_table(pdf.drop(columns=[_WHOLE_ID]))
+        out = {"config": cid, **{c: np.nan for c in SUMMARY_COLUMNS}, "error_setting": None, "error_message": None}
+        try:
+            out.update(whole_figures(table, bc.value[cid], invalid, declared))
+        except SettingError as exc:  # the user's error, raised again on the driver
+            out.update({c: 0 for c in _INT_COLS}, error_setting=exc.setting, error_message=str(exc))
+        frame = pd.DataFrame([out])[columns]
+        return frame.astype({c: np.int64 for c in _INT_COLS} | {"config": np.int64})
+
+    ids = session.createDataFrame([(int(i),) for i in configs], f"{_WHOLE_ID} long")
+    whole = spark_df.crossJoin(F.broadcast(ids)).groupBy(_WHOLE_ID).applyInPandas(one_row, schema=schema)
+    got = _collect_with_progress(session.sparkContext, whole, total=len(configs), progress=progress)
+    bc.unpersist()
+    for _, r in got.sort_values("config").iterrows():
+        if r["error_setting"] is not None and not pd.isna(r["error_setting"]):
+            raise SettingError(r["error_setting"], r["error_message"])
+    missing = [i for i in configs if i not in set(got["config"].tolist())]
+    if missing:  # an empty log: no group at all; the figures of no records, on the driver
+        empty = canonical_table(spark_df.limit(0).toPandas())
+        extra = [{"config": i, **whole_figures(empty, configs[i], invalid, declared)} for i in missing]
+        got = pd.concat([got, pd.DataFrame(extra)], ignore_index=True)
+    return got.set_index("config").sort_index()[SUMMARY_COLUMNS]
+
+
 def _state_range(timelines: dict, shards: int) -> int:
     """Positions per range of the state fold: the positions of the longest timeline
     (``2 * ticks + 2``) cut into about one range per key shard (every range of every
