@@ -53,7 +53,8 @@ the input watermark (a window's hold is its end - 1 µs, released by its waterma
 data sets none), so the output watermark equals the input watermark and keys are independent
 (:func:`shardable` says why sessions and processing-time triggers are not): :data:`SHARDABLE` configurations are evaluated in
 key shards (:func:`drive` checks the rule on every step and raises if it ever fails). The others
-are evaluated with every key in one step (``toolkit.sweeps.sweep`` runs them in-process).
+are evaluated with every key in one step (``toolkit.sweeps.whole``: in-process, or for a
+Spark-backed log in one Spark task holding the whole log).
 """
 from __future__ import annotations
 

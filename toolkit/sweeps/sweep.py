@@ -17,7 +17,9 @@ by ``toolkit.replays.microbatch`` with the replay's own figures, or, on Spark an
 the same figures; ``kafka_streams`` for ``semantics="kafka_streams"`` rows, evaluated
 in-process task by task by ``toolkit.replays.kafka_streams``; ``beam`` for ``semantics="beam"``
 rows, by ``toolkit.replays.beam``: in one piece, or in key shards when its keys are independent,
-``toolkit.replays.beam.shardable``), then
+``toolkit.replays.beam.shardable``). Rows evaluated in one piece (``toolkit.sweeps.whole``) run on
+the driver for a local log, and for a Spark-backed log on Spark, each row's whole log in one
+task (``toolkit.sweeps.spark.run_whole``); then
 
 - ``records`` (valid + invalid) = ``on_time + late_accepted + dropped + invalid``: a record is
   ``on_time`` when it is in the first firing (pane 0) of a window that accepted it (a late
