@@ -110,3 +110,27 @@ def test_a_spark_backed_log_swept_locally_names_execution(spark_log):
     with pytest.raises(SettingError, match="execution='spark'") as err:
         toolkit.sweep(spark_log, execution="local", progress=False, semantics="beam", window="session:1s")
     assert err.value.setting == "execution"
+
+
+@pytest.mark.spark
+def test_cli_sweep_of_the_four_semantics_with_spark_equals_in_process(spark, tmp_path, capsys):
+    """``python -m toolkit sweep LOG --spark`` (the log loaded in Spark) over the four semantics, Beam
+    session and processing-time-trigger rows included: the in-process figures."""
+    from toolkit.cli import main
+
+    path = tmp_path / "log.csv"
+    _frame().to_csv(path, index=False)
+    grid = dict(semantics=list(SEMANTICS), window="session:1500ms", delay=[0, "1s"],
+                beam_trigger=["default", "after_watermark(early=after_processing_time:1s)"])
+    expected = toolkit.sweep(toolkit.load_log(_frame(), time_unit="ms"), execution="local", progress=False, **grid)
+    out = tmp_path / "spark.csv"
+    assert main(["sweep", str(path), "--spark", "--shards", "3", "--no-progress", "--out", str(out),
+                 "--semantics", ",".join(SEMANTICS), "--window", "session:1500ms", "--delay", "0,1s",
+                 "--beam-trigger", "default", "--beam-trigger", "after_watermark(early=after_processing_time:1s)"]) == 0
+    assert f"wrote {len(expected)} configurations" in capsys.readouterr().out
+    order = ["semantics", "delay_ms", "beam_trigger"]  # the command line's grid has its own order
+    got = pd.read_csv(out).sort_values(order, kind="stable").reset_index(drop=True)
+    expected = expected.sort_values(order, kind="stable").reset_index(drop=True)
+    assert list(got["semantics"]) == list(expected["semantics"]) and list(got["path"]) == list(expected["path"])
+    assert (got["semantics"] == "beam").sum() == 4
+    assert not _diff(expected, got)
