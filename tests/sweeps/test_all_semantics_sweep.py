@@ -134,3 +134,13 @@ def test_cli_sweep_of_the_four_semantics_with_spark_equals_in_process(spark, tmp
     assert list(got["semantics"]) == list(expected["semantics"]) and list(got["path"]) == list(expected["path"])
     assert (got["semantics"] == "beam").sum() == 4
     assert not _diff(expected, got)
+
+
+@pytest.mark.spark
+def test_a_row_whose_one_task_would_not_fit_is_refused_naming_max_memory(spark, spark_log):
+    """The whole log in one task is estimated before any work (``check_whole_memory``)."""
+    with pytest.raises(SettingError, match=r"evaluated in one piece, each in one Spark task holding the whole log "
+                                           r"\(240 records\).*--max-memory") as err:
+        toolkit.sweep(spark_log, execution="spark", spark=spark, progress=False, semantics="beam",
+                      window=["session:1s", "sliding:2s/1s"], beam_trigger="after_count:2", max_memory="100KB")
+    assert err.value.setting == "max_memory" and "beam window sliding:2s/1s" in str(err.value)

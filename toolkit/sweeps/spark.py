@@ -290,14 +290,55 @@ def run_spark(
 _WHOLE_ID = "__whole_config"
 
 
+#: cost model of a task that holds the whole log (``run_whole``), bytes per record and per (record,
+#: window) pair: the task's pandas table plus the replay's per-record state (measured: Beam 410-580
+#: B/record for sessions and fixed windows, 2,530 with 10 sliding windows a record; Spark's complete
+#: mode 350, over 100,000 records)
+_WHOLE_BYTES = {"beam": (800, 250), "microbatch": (600, 150)}
+
+
+def check_whole_memory(limits: Limits, configs: dict[int, Setting], *, session, records: int) -> None:
+    """Refuse rows evaluated in one Spark task each (:func:`run_whole`) whose task would hold more
+    than it may use: ``max_memory``, else ``spark.executor.pyspark.memory``, else, when the
+    executors run on this machine, its memory; the tasks that run at once (one per row, up to the
+    parallelism) add up."""
+    from toolkit.sweeps.whole import WHOLE_PATHS
+
+    worst, why = 0, ""
+    for c in configs.values():
+        base, per_pair = _WHOLE_BYTES.get(WHOLE_PATHS[c.semantics], _TASK_BYTES["engine"])
+        need = records * (base + windows_per_record(c.window) * per_pair)
+        if need > worst:
+            worst, why = need, f"{c.semantics} window {c.window}"
+    conf = session.sparkContext.getConf()
+    here = session.sparkContext.master.startswith("local")
+    at_once = max(1, min(len(configs), int(session.sparkContext.defaultParallelism if here
+                                           else conf.get("spark.executor.cores", "1") or 1)))
+    if limits.max_memory:
+        cap, whose = limits.max_memory, "the limit"
+    elif conf.get("spark.executor.pyspark.memory", None):
+        cap, whose = _spark_bytes(conf.get("spark.executor.pyspark.memory")), "spark.executor.pyspark.memory"
+    elif here and machine_memory():
+        cap, whose = machine_memory(), "this machine"
+    else:
+        return
+    if worst * at_once > cap:
+        raise SettingError("max_memory", f"{len(configs)} sweep row(s) are evaluated in one piece, each in one Spark task "
+                           f"holding the whole log ({records:,} records): about {format_bytes(worst)} a task ({why}), "
+                           f"{at_once} at once, more than {whose}'s {format_bytes(cap)}: sweep those settings on a sample "
+                           "of the log (log.to_pandas(limit=...)), or raise max_memory (--max-memory) if the estimate "
+                           "is too cautious")
+
+
 def run_whole(spark_df: Any, configs: dict[int, Setting], *, invalid: int, partitions=None, spark: Any = None,
-              master: str | None = None, progress: bool | None = None) -> pd.DataFrame:
+              master: str | None = None, progress: bool | None = None, limits: Limits | None = None) -> pd.DataFrame:
     """Summary rows (index: config position) of the rows that run in one piece
     (``toolkit.sweeps.whole``) over a Spark-backed log: each configuration's whole log goes to
     ONE Spark task (the log cross-joined with the configuration ids, ``groupBy(id).applyInPandas``),
     where :func:`toolkit.sweeps.whole.whole_figures` evaluates it from the records in the
     in-process table's order (:func:`toolkit.sweeps.whole.canonical_table`); only the figures
-    come back to the driver. A setting error inside a task comes back as that error."""
+    come back to the driver. A setting error inside a task comes back as that error. ``limits``: the
+    memory guard (:func:`check_whole_memory`), checked after one count of the log."""
     from pyspark.sql import functions as F
 
     from toolkit.spark import prepare_executors, spark_session
@@ -305,6 +346,7 @@ def run_whole(spark_df: Any, configs: dict[int, Setting], *, invalid: int, parti
 
     session = spark or spark_session(master)
     prepare_executors(session)
+    check_whole_memory(limits or Limits(), configs, session=session, records=int(spark_df.count()))
     declared = None if partitions is None else tuple(partitions)
     bc = session.sparkContext.broadcast(dict(configs))
     schema = _summary_schema() + ", error_setting string, error_message string"

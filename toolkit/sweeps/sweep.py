@@ -144,7 +144,7 @@ def sweep(
     if not micro:
         return assemble(shown, paths, summary)
     whole = _whole_rows(all_configs, micro, table, spark_df, invalid, declared, use_spark=use_spark, spark=spark,
-                        master=master, progress=progress)
+                        master=master, progress=progress, limits=limits)
     return _with_microbatch(all_configs, flink, paths, summary, micro, whole)
 
 
@@ -252,7 +252,8 @@ def _spark_gap_max(spark_df: Any, col: str) -> int:
 
 
 def _whole_rows(configs: list[Setting], micro: list[int], table: pd.DataFrame | None, spark_df: Any, invalid: int,
-                partitions, *, use_spark: bool, spark: Any, master: str | None, progress: bool | None) -> pd.DataFrame:
+                partitions, *, use_spark: bool, spark: Any, master: str | None, progress: bool | None,
+                limits: Limits | None = None) -> pd.DataFrame:
     """The figures of the rows that run in one piece (``toolkit.sweeps.whole``), index: config
     position. A local log: in-process, on the driver. A Spark-backed log: on Spark, each row's
     whole log in one Spark task (``toolkit.sweeps.spark.run_whole``); only the figures come back."""
@@ -264,7 +265,7 @@ def _whole_rows(configs: list[Setting], micro: list[int], table: pd.DataFrame | 
     from toolkit.sweeps.spark import run_whole
 
     return run_whole(spark_df, {i: configs[i] for i in micro}, invalid=invalid, partitions=partitions, spark=spark,
-                     master=master, progress=progress)
+                     master=master, progress=progress, limits=limits)
 
 
 def _with_microbatch(configs: list[Setting], flink: list[int], paths: list[str], summary: pd.DataFrame | None,
