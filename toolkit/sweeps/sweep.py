@@ -109,8 +109,9 @@ def sweep(
     use_spark = execution == "spark" or (
         execution == "auto" and (spark_df is not None or master is not None or spark is not None or bool(os.environ.get("SPARK_MASTER")))
     )
-    # sharded (Spark, or in-process shards > 1): every semantics with a registry entry
-    # (toolkit.sweeps.semantics); the others (and, in one piece, Spark's) by the replay's own code
+    # sharded (Spark, or in-process shards > 1): every row the registry (toolkit.sweeps.semantics)
+    # shards; the others, and every non-Flink row of an unsharded sweep, in one piece by the replay's
+    # own code (toolkit.sweeps.whole: on the driver, or in one Spark task for a Spark-backed log)
     in_shards = use_spark or (shards or 1) > 1
     micro = [i for i, c in enumerate(configs)
              if c.semantics in WHOLE_PATHS and not (in_shards and c.semantics in REGISTRY and _shardable(c))]
@@ -145,7 +146,7 @@ def sweep(
         return assemble(shown, paths, summary)
     whole = _whole_rows(all_configs, micro, table, spark_df, invalid, declared, use_spark=use_spark, spark=spark,
                         master=master, progress=progress, limits=limits)
-    return _with_microbatch(all_configs, flink, paths, summary, micro, whole)
+    return _with_whole_rows(all_configs, flink, paths, summary, micro, whole)
 
 
 def _shardable(c: Setting) -> bool:
@@ -268,7 +269,7 @@ def _whole_rows(configs: list[Setting], micro: list[int], table: pd.DataFrame | 
                      master=master, progress=progress, limits=limits)
 
 
-def _with_microbatch(configs: list[Setting], flink: list[int], paths: list[str], summary: pd.DataFrame | None,
+def _with_whole_rows(configs: list[Setting], flink: list[int], paths: list[str], summary: pd.DataFrame | None,
                      micro: list[int], whole: pd.DataFrame) -> pd.DataFrame:
     """Add the rows evaluated in one piece (``whole``: their figures by config position), path
     ``microbatch`` / ``kafka_streams`` / ``beam``, to the sharded rows' ``summary``."""
