@@ -51,11 +51,26 @@ def test_a_finishing_trigger_says_so_and_its_drops_are_finished(path, capsys):
     ``finished``, not late (3 s is still expired); no pane waits for the end of input."""
     out = _replay(path, capsys, "--beam-trigger", "count:2", "--timestamp-combiner", "earliest")
     assert "  Beam panes: 2 = 2 early + 0 on time + 0 late (PaneInfo timing; 0 empty)" in out
-    assert "  at the end of input (at_end): no pane" in out
+    assert "  at the end of input (at_end): no pane (every pane came while the log was read)" in out
     assert "  dropped            2    33.33%  (expired 1: past the allowed lateness; finished 1: their window's trigger had finished)" in out
     assert "  trigger after_count:2: one pane when 2 new elements have arrived, then the trigger finishes" in out
     assert "  accumulation accumulating: each pane holds every element of the window so far" in out
     assert "  timestamp combiner earliest: a pane's timestamp is its earliest element's" in out
+
+
+def test_a_trigger_that_never_fires_stalls_and_its_records_never_fired(capsys, tmp_path):
+    """``repeatedly(count:3)`` with no allowed lateness: no window gets 3 elements, nothing is
+    emitted, the held windows stall the pipeline (Beam's DirectRunner reports it)."""
+    p = tmp_path / "log.csv"
+    p.write_text("event_time,arrival_time,key\n" + "".join(f"{BASE + e},{BASE + a},a\n" for e, a in RECORDS))
+    assert main(["replay", str(p), "--semantics", "beam", "--window", "tumbling:10s", "--beam-trigger", "repeatedly(count:3)"]) == 0
+    out = capsys.readouterr().out
+    assert "(expired 2: past the allowed lateness; never fired 4: taken, but no pane came after them)" in out
+    assert "  Beam panes: 0 = 0 early + 0 on time + 0 late" in out
+    assert "  at the end of input (at_end): no pane\n" in out
+    assert "  trigger repeatedly(after_count:3): a pane each time 3 new elements have arrived; it never finishes" in out
+    assert "  no allowed lateness: an element is dropped (expired) when the watermark is past the end" in out
+    assert "  stalled: a window kept a watermark hold no pane released" in out
 
 
 def test_summary_text_without_the_result_still_prints_the_panes():

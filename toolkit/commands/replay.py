@@ -272,7 +272,8 @@ def beam_lines(summary: dict, setting, result=None) -> list[str]:
         lines.append(f"  at the end of input (at_end): {number(at_end)} pane{'s' * (at_end != 1)}, fired when the end of the log took the "
                      "watermark to the end of time; in a live stream they come later")
     else:
-        lines.append("  at the end of input (at_end): no pane (every window fired while the log was read)")
+        lines.append("  at the end of input (at_end): no pane" + (" (every pane came while the log was read)"
+                                                                 if early + on_time + late else ""))
     trigger = setting.beam_trigger
     lines.append(f"  trigger {trigger}: {trigger_words(trigger)}")
     lines.append(f"  accumulation {accumulation_words(setting.accumulation)}")
