@@ -8,8 +8,8 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser(
         "replay",
-        help="replay an event log through Flink's (or, --semantics spark / kafka_streams, Spark Structured "
-        "Streaming's / Kafka Streams') event-time windowing under one setting; write emissions and fates",
+        help="replay an event log through Flink's (or, --semantics spark / kafka_streams / beam, Spark Structured "
+        "Streaming's / Kafka Streams' / Apache Beam's) event-time windowing under one setting; write emissions and fates",
         description="Replay LOG (CSV, Parquet, JSON lines, or a folder of parts) under one setting and print its "
         "figures (the same as that setting's row in 'sweep'); --out writes every emission, record fate, late "
         "record, watermark and state sample.",
@@ -150,7 +150,7 @@ def run(args) -> int:
         print(json.dumps(s, default=str))
     else:
         source = " + ".join([args.log] + list(others)) if others else args.log
-        print(summary_text(summary, setting, source=source))
+        print(summary_text(summary, setting, source=source, result=result))
         if len(result.pipeline) > 1:
             print(stages_text(result))
         for path, rows in written:
@@ -164,8 +164,11 @@ def run(args) -> int:
     return 0
 
 
-def summary_text(summary: dict, setting, *, source: str = "") -> str:
-    """The figures of one replay as a person reads them (percentages, durations, words)."""
+def summary_text(summary: dict, setting, *, source: str = "", result=None) -> str:
+    """The figures of one replay as a person reads them (percentages, durations, words);
+    ``result`` (the ``ReplayResult``, optional) adds what only its tables hold (Beam: the
+    panes fired at the end of input by timing, the dropped records by reason)."""
+    beam = getattr(setting, "semantics", None) == "beam"
     from toolkit.viz._format import duration, number, share
 
     def pct(n: int, total: int) -> str:
@@ -185,7 +188,9 @@ def summary_text(summary: dict, setting, *, source: str = "") -> str:
     for name, key in rows:
         n = int(summary.get(key, 0) or 0)
         extra = ""
-        if key == "dropped" and "late_side_output" in summary:
+        if key == "dropped" and beam:
+            extra = _beam_drops(summary, result)
+        elif key == "dropped" and "late_side_output" in summary:
             extra = f"  (late side output: {number(summary['late_side_output'])})"
             if summary.get("never_fired"):
                 extra = extra[:-1] + (f"; never fired: {number(summary['never_fired'])}, taken into a window whose "
@@ -215,6 +220,8 @@ def summary_text(summary: dict, setting, *, source: str = "") -> str:
         lines.append(f"  state: peak {number(summary['peak_state_windows'])} open windows and "
                      f"{number(summary.get('peak_state_records', 0))} buffered records (mean "
                      f"{number(summary.get('mean_state_windows', 0))} and {number(summary.get('mean_state_records', 0))})")
+    if beam:
+        lines += beam_lines(summary, setting, result)
     if "dropped_records_sensor" in summary:  # Kafka Streams' own figures
         lines.append(f"  Kafka Streams: {number(summary.get('tasks', 0))} tasks; dropped-records sensor "
                      f"{number(summary['dropped_records_sensor'])} (one per skipped record-window pair); "
@@ -224,6 +231,61 @@ def summary_text(summary: dict, setting, *, source: str = "") -> str:
     for note in summary.get("notes") or ():
         lines.append(f"  note: {note}")
     return "\n".join(lines)
+
+
+_BEAM_DROPS = (("expired", "expired", "past the allowed lateness"),
+               ("finished", "finished", "their window's trigger had finished"),
+               ("never_fired", "never fired", "taken, but no pane came after them"))
+
+
+def _beam_drops(summary: dict, result) -> str:
+    """Beam's dropped records by reason (from the fates), or the never-fired count alone."""
+    if result is not None and "reason" in getattr(result, "fates", {}):
+        from toolkit.viz._format import number
+
+        counts = result.fates.loc[result.fates["fate"] == "dropped", "reason"].value_counts()
+        parts = [f"{name} {number(int(counts[r]))}: {why}" for r, name, why in _BEAM_DROPS if counts.get(r, 0)]
+        return f"  ({'; '.join(parts)})" if parts else ""
+    n = int(summary.get("never_fired", 0) or 0)
+    return f"  (never fired: {n:,})" if n else ""
+
+
+def beam_lines(summary: dict, setting, result=None) -> list[str]:
+    """What is Beam's own in a replay: panes by timing (EARLY / ON_TIME / LATE, PaneInfo's),
+    those the end of input fired (``at_end``), the trigger, accumulation mode, timestamp
+    combiner and allowed lateness in words, and a stall."""
+    from toolkit.replays.beam_words import accumulation_words, combiner_words, trigger_words
+    from toolkit.viz._format import duration, number
+
+    early, on_time, late = (int(summary.get(k, 0) or 0) for k in ("early_panes", "on_time_panes", "late_panes"))
+    lines = [f"  Beam panes: {number(early + on_time + late)} = {number(early)} early + {number(on_time)} on time + "
+             f"{number(late)} late (PaneInfo timing; {number(int(summary.get('empty_panes', 0) or 0))} empty)"]
+    at_end = int(summary.get("at_end_firings", 0) or 0)
+    em = getattr(result, "emissions", None)
+    if at_end and em is not None and "beam_timing" in em:
+        by = em.loc[em["at_end"].astype(bool), "beam_timing"].value_counts()
+        names = (("EARLY", "early"), ("ON_TIME", "on time"), ("LATE", "late"))
+        how = ", ".join(f"{number(int(by[t]))} {w}" for t, w in names if by.get(t, 0))
+        lines.append(f"  at the end of input (at_end): {number(at_end)} pane{'s' * (at_end != 1)} ({how}), fired when the end of the log took "
+                     "the watermark to the end of time; in a live stream they come later")
+    elif at_end:
+        lines.append(f"  at the end of input (at_end): {number(at_end)} pane{'s' * (at_end != 1)}, fired when the end of the log took the "
+                     "watermark to the end of time; in a live stream they come later")
+    else:
+        lines.append("  at the end of input (at_end): no pane" + (" (every pane came while the log was read)"
+                                                                 if early + on_time + late else ""))
+    trigger = setting.beam_trigger
+    lines.append(f"  trigger {trigger}: {trigger_words(trigger)}")
+    lines.append(f"  accumulation {accumulation_words(setting.accumulation)}")
+    lines.append(f"  timestamp combiner {combiner_words(setting.timestamp_combiner)}")
+    lateness = int(setting.lateness or 0)
+    lines.append(f"  allowed lateness {duration(lateness)}: an element is dropped (expired) when the watermark is more than "
+                 f"{duration(lateness)} past the end of each of its windows" if lateness else
+                 "  no allowed lateness: an element is dropped (expired) when the watermark is past the end of each of its windows")
+    if summary.get("stalled"):
+        lines.append("  stalled: a window kept a watermark hold no pane released, so the output watermark never reached "
+                     "the end of time (Beam's DirectRunner reports a pipeline stall)")
+    return lines
 
 
 def stages_text(result) -> str:

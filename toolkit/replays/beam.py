@@ -53,7 +53,8 @@ the input watermark (a window's hold is its end - 1 µs, released by its waterma
 data sets none), so the output watermark equals the input watermark and keys are independent
 (:func:`shardable` says why sessions and processing-time triggers are not): :data:`SHARDABLE` configurations are evaluated in
 key shards (:func:`drive` checks the rule on every step and raises if it ever fails). The others
-are evaluated with every key in one step (``toolkit.sweeps.sweep`` runs them in-process).
+are evaluated with every key in one step (``toolkit.sweeps.whole``: in-process, or for a
+Spark-backed log in one Spark task holding the whole log).
 """
 from __future__ import annotations
 
@@ -366,7 +367,7 @@ def beam_sessions(key_code: np.ndarray, ts: np.ndarray, gap: int) -> tuple[np.nd
     sid = np.empty(len(t), dtype=np.int64)
     sid[order] = sid_sorted
     firsts = np.flatnonzero(new)
-    lasts = np.append(firsts[1:], len(t)) - 1
+    lasts = np.append(firsts[1:], len(t)) - 1 if len(t) else firsts  # no record: no session
     return sid, c[firsts], t[firsts], t[lasts] + np.int64(gap)
 
 

@@ -287,6 +287,97 @@ def run_spark(
     return result.set_index("config").sort_index()
 
 
+_WHOLE_ID = "__whole_config"
+
+
+#: cost model of a task that holds the whole log (``run_whole``), bytes per record and per (record,
+#: window) pair: the task's pandas table plus the replay's per-record state (measured: Beam 410-580
+#: B/record for sessions and fixed windows, 2,530 with 10 sliding windows a record; Spark's complete
+#: mode 350, over 100,000 records)
+_WHOLE_BYTES = {"beam": (800, 250), "microbatch": (600, 150)}
+
+
+def check_whole_memory(limits: Limits, configs: dict[int, Setting], *, session, records: int) -> None:
+    """Refuse rows evaluated in one Spark task each (:func:`run_whole`) whose task would hold more
+    than it may use: ``max_memory``, else ``spark.executor.pyspark.memory``, else, when the
+    executors run on this machine, its memory; the tasks that run at once (one per row, up to the
+    parallelism) add up."""
+    from toolkit.sweeps.whole import WHOLE_PATHS
+
+    worst, why = 0, ""
+    for c in configs.values():
+        base, per_pair = _WHOLE_BYTES.get(WHOLE_PATHS[c.semantics], _TASK_BYTES["engine"])
+        need = records * (base + windows_per_record(c.window) * per_pair)
+        if need > worst:
+            worst, why = need, f"{c.semantics} window {c.window}"
+    conf = session.sparkContext.getConf()
+    here = session.sparkContext.master.startswith("local")
+    at_once = max(1, min(len(configs), int(session.sparkContext.defaultParallelism if here
+                                           else conf.get("spark.executor.cores", "1") or 1)))
+    if limits.max_memory:
+        cap, whose = limits.max_memory, "the limit"
+    elif conf.get("spark.executor.pyspark.memory", None):
+        cap, whose = _spark_bytes(conf.get("spark.executor.pyspark.memory")), "spark.executor.pyspark.memory"
+    elif here and machine_memory():
+        cap, whose = machine_memory(), "this machine"
+    else:
+        return
+    if worst * at_once > cap:
+        raise SettingError("max_memory", f"{len(configs)} sweep row(s) are evaluated in one piece, each in one Spark task "
+                           f"holding the whole log ({records:,} records): about {format_bytes(worst)} a task ({why}), "
+                           f"{at_once} at once, more than {whose}'s {format_bytes(cap)}: sweep those settings on a sample "
+                           "of the log (log.to_pandas(limit=...)), or raise max_memory (--max-memory) if the estimate "
+                           "is too cautious")
+
+
+def run_whole(spark_df: Any, configs: dict[int, Setting], *, invalid: int, partitions=None, spark: Any = None,
+              master: str | None = None, progress: bool | None = None, limits: Limits | None = None) -> pd.DataFrame:
+    """Summary rows (index: config position) of the rows that run in one piece
+    (``toolkit.sweeps.whole``) over a Spark-backed log: each configuration's whole log goes to
+    ONE Spark task (the log cross-joined with the configuration ids, ``groupBy(id).applyInPandas``),
+    where :func:`toolkit.sweeps.whole.whole_figures` evaluates it from the records in the
+    in-process table's order (:func:`toolkit.sweeps.whole.canonical_table`); only the figures
+    come back to the driver. A setting error inside a task comes back as that error. ``limits``: the
+    memory guard (:func:`check_whole_memory`), checked after one count of the log."""
+    from pyspark.sql import functions as F
+
+    from toolkit.spark import prepare_executors, spark_session
+    from toolkit.sweeps.whole import canonical_table, whole_figures
+
+    session = spark or spark_session(master)
+    prepare_executors(session)
+    check_whole_memory(limits or Limits(), configs, session=session, records=int(spark_df.count()))
+    declared = None if partitions is None else tuple(partitions)
+    bc = session.sparkContext.broadcast(dict(configs))
+    schema = _summary_schema() + ", error_setting string, error_message string"
+    columns = ["config"] + SUMMARY_COLUMNS + ["error_setting", "error_message"]
+
+    def one_row(pdf: pd.DataFrame) -> pd.DataFrame:
+        cid = int(pdf[_WHOLE_ID].iloc[0])
+        table = canonical_table(pdf.drop(columns=[_WHOLE_ID]))
+        out = {"config": cid, **{c: np.nan for c in SUMMARY_COLUMNS}, "error_setting": None, "error_message": None}
+        try:
+            out.update(whole_figures(table, bc.value[cid], invalid, declared))
+        except SettingError as exc:  # the user's error, raised again on the driver
+            out.update({c: 0 for c in _INT_COLS}, error_setting=exc.setting, error_message=str(exc))
+        frame = pd.DataFrame([out])[columns]
+        return frame.astype({c: np.int64 for c in _INT_COLS} | {"config": np.int64})
+
+    ids = session.createDataFrame([(int(i),) for i in configs], f"{_WHOLE_ID} long")
+    whole = spark_df.crossJoin(F.broadcast(ids)).groupBy(_WHOLE_ID).applyInPandas(one_row, schema=schema)
+    got = _collect_with_progress(session.sparkContext, whole, total=len(configs), progress=progress)
+    bc.unpersist()
+    for _, r in got.sort_values("config").iterrows():
+        if r["error_setting"] is not None and not pd.isna(r["error_setting"]):
+            raise SettingError(r["error_setting"], r["error_message"])
+    missing = [i for i in configs if i not in set(got["config"].tolist())]
+    if missing:  # an empty log: no group at all; the figures of no records, on the driver
+        empty = canonical_table(spark_df.limit(0).toPandas())
+        extra = [{"config": i, **whole_figures(empty, configs[i], invalid, declared)} for i in missing]
+        got = pd.concat([got, pd.DataFrame(extra)], ignore_index=True)
+    return got.set_index("config").sort_index()[SUMMARY_COLUMNS]
+
+
 def _state_range(timelines: dict, shards: int) -> int:
     """Positions per range of the state fold: the positions of the longest timeline
     (``2 * ticks + 2``) cut into about one range per key shard (every range of every

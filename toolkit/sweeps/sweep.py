@@ -17,7 +17,9 @@ by ``toolkit.replays.microbatch`` with the replay's own figures, or, on Spark an
 the same figures; ``kafka_streams`` for ``semantics="kafka_streams"`` rows, evaluated
 in-process task by task by ``toolkit.replays.kafka_streams``; ``beam`` for ``semantics="beam"``
 rows, by ``toolkit.replays.beam``: in one piece, or in key shards when its keys are independent,
-``toolkit.replays.beam.shardable``), then
+``toolkit.replays.beam.shardable``). Rows evaluated in one piece (``toolkit.sweeps.whole``) run on
+the driver for a local log, and for a Spark-backed log on Spark, each row's whole log in one
+task (``toolkit.sweeps.spark.run_whole``); then
 
 - ``records`` (valid + invalid) = ``on_time + late_accepted + dropped + invalid``: a record is
   ``on_time`` when it is in the first firing (pane 0) of a window that accepted it (a late
@@ -59,6 +61,7 @@ from toolkit.settings import (CONFIG_COLUMNS, SESSION_WINDOWS, DynamicSession, L
 from toolkit.sweeps.evaluate import merge_all
 from toolkit.sweeps.semantics import REGISTRY, all_timelines, evaluate_shard, split_ids, split_unit
 from toolkit.sweeps.timelines import local_sources
+from toolkit.sweeps.whole import WHOLE_PATHS, whole_figures
 
 RESULT_COLUMNS = CONFIG_COLUMNS + ["path"] + SUMMARY_COLUMNS
 PATHS = ("auto", "fast", "engine")
@@ -106,11 +109,12 @@ def sweep(
     use_spark = execution == "spark" or (
         execution == "auto" and (spark_df is not None or master is not None or spark is not None or bool(os.environ.get("SPARK_MASTER")))
     )
-    # sharded (Spark, or in-process shards > 1): every semantics with a registry entry
-    # (toolkit.sweeps.semantics); the others (and, in one piece, Spark's) by the replay's own code
+    # sharded (Spark, or in-process shards > 1): every row the registry (toolkit.sweeps.semantics)
+    # shards; the others, and every non-Flink row of an unsharded sweep, in one piece by the replay's
+    # own code (toolkit.sweeps.whole: on the driver, or in one Spark task for a Spark-backed log)
     in_shards = use_spark or (shards or 1) > 1
     micro = [i for i, c in enumerate(configs)
-             if c.semantics in IN_PROCESS and not (in_shards and c.semantics in REGISTRY and _shardable(c))]
+             if c.semantics in WHOLE_PATHS and not (in_shards and c.semantics in REGISTRY and _shardable(c))]
     flink = sorted(set(range(len(configs))) - set(micro))
     configs = [all_configs[i] for i in flink]
     shown = configs  # the rows show the settings as given; the work runs on them resolved
@@ -119,7 +123,7 @@ def sweep(
     check_spark_gaps(configs, table, spark_df)
     fl = [c for c in configs if c.semantics == "flink"]
     fl_paths = iter(choose_paths(fl, path, event_range=_event_range(table, spark_df) if fl else None, gap_max=gap_max))
-    paths = [next(fl_paths) if c.semantics == "flink" else IN_PROCESS[c.semantics] for c in configs]
+    paths = [next(fl_paths) if c.semantics == "flink" else WHOLE_PATHS[c.semantics] for c in configs]
     summary = None
     if not configs:
         pass
@@ -140,7 +144,9 @@ def sweep(
                             partitions=declared)
     if not micro:
         return assemble(shown, paths, summary)
-    return _with_microbatch(all_configs, flink, paths, summary, micro, table, invalid, declared)
+    whole = _whole_rows(all_configs, micro, table, spark_df, invalid, declared, use_spark=use_spark, spark=spark,
+                        master=master, progress=progress, limits=limits)
+    return _with_whole_rows(all_configs, flink, paths, summary, micro, whole)
 
 
 def _shardable(c: Setting) -> bool:
@@ -246,36 +252,28 @@ def _spark_gap_max(spark_df: Any, col: str) -> int:
     return int(agg["mx"] or 0)
 
 
-#: semantics whose rows are evaluated in-process by their replay module, and the path they show
-IN_PROCESS = {"spark": "microbatch", "kafka_streams": "kafka_streams", "beam": "beam"}
+def _whole_rows(configs: list[Setting], micro: list[int], table: pd.DataFrame | None, spark_df: Any, invalid: int,
+                partitions, *, use_spark: bool, spark: Any, master: str | None, progress: bool | None,
+                limits: Limits | None = None) -> pd.DataFrame:
+    """The figures of the rows that run in one piece (``toolkit.sweeps.whole``), index: config
+    position. A local log: in-process, on the driver. A Spark-backed log: on Spark, each row's
+    whole log in one Spark task (``toolkit.sweeps.spark.run_whole``); only the figures come back."""
+    if table is not None:
+        rows = {i: whole_figures(table, configs[i], invalid, partitions) for i in micro}
+        return pd.DataFrame.from_dict(rows, orient="index", columns=SUMMARY_COLUMNS)
+    if not use_spark:
+        raise SettingError("execution", "this log is Spark-backed: run the sweep with execution='spark' (or 'auto')")
+    from toolkit.sweeps.spark import run_whole
+
+    return run_whole(spark_df, {i: configs[i] for i in micro}, invalid=invalid, partitions=partitions, spark=spark,
+                     master=master, progress=progress, limits=limits)
 
 
-def _in_process_figures(table: pd.DataFrame, s: Setting, invalid: int, partitions=None) -> dict:
-    """A non-Flink row's figures: its replay module's own (``toolkit.replays.microbatch`` or
-    ``toolkit.replays.kafka_streams``, which evaluates task by task: ``shard_key``, ``evaluate_task``,
-    ``combine``), so they equal ``replay(log, s).summary()``."""
-    if s.semantics == "beam":  # every key in one GroupByKey step: the registry's evaluator on one shard
-        return run_local(table, [s], ["beam"], invalid=invalid, shards=1, progress=False).iloc[0][SUMMARY_COLUMNS].to_dict()
-    if s.semantics == "kafka_streams":
-        from toolkit.replays.kafka_streams import sweep_figures as kafka_figures
-
-        f = kafka_figures(table, s, invalid)
-        return {k: f[k] for k in SUMMARY_COLUMNS}
-    from toolkit.replays.microbatch import sweep_figures
-
-    return sweep_figures(table, s, invalid, sources=partitions)
-
-
-def _with_microbatch(configs: list[Setting], flink: list[int], paths: list[str], summary: pd.DataFrame | None,
-                     micro: list[int], table: pd.DataFrame | None, invalid: int, partitions=None) -> pd.DataFrame:
-    """Add the ``semantics="spark"`` and ``"kafka_streams"`` configurations, evaluated in-process
-    by their own engines (the replay's own figures), path ``microbatch`` / ``kafka_streams``."""
-    if table is None:
-        sem = sorted({configs[i].semantics for i in micro})
-        raise SettingError("semantics", f"semantics={'/'.join(sem)} settings are swept in-process: give a local log "
-                           "(a Spark-backed log: log.to_pandas() first)")
-    rows = {i: _in_process_figures(table, configs[i], invalid, partitions) for i in micro}
-    frame = pd.DataFrame.from_dict(rows, orient="index", columns=SUMMARY_COLUMNS)
+def _with_whole_rows(configs: list[Setting], flink: list[int], paths: list[str], summary: pd.DataFrame | None,
+                     micro: list[int], whole: pd.DataFrame) -> pd.DataFrame:
+    """Add the rows evaluated in one piece (``whole``: their figures by config position), path
+    ``microbatch`` / ``kafka_streams`` / ``beam``, to the sharded rows' ``summary``."""
+    frame = whole[SUMMARY_COLUMNS]
     if summary is not None:
         s = summary.sort_index()
         s.index = flink
@@ -284,7 +282,7 @@ def _with_microbatch(configs: list[Setting], flink: list[int], paths: list[str],
     for i, p in zip(flink, paths):
         all_paths[i] = p
     for i in micro:
-        all_paths[i] = IN_PROCESS[configs[i].semantics]
+        all_paths[i] = WHOLE_PATHS[configs[i].semantics]
     return assemble(configs, all_paths, frame.sort_index())
 
 
