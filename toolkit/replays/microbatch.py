@@ -32,9 +32,9 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from toolkit.engine.microbatch import MicroBatchConfig, MicroBatchConfigError, run_microbatch
-from toolkit.engine.microbatch.aggregation import window_pairs
-from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, NO_SESSION, ON_TIME
+from toolkit.engine.microbatch import MicroBatchConfig, MicroBatchConfigError
+from toolkit.engine.microbatch.prepared import MicroBatchLog
+from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, NO_SESSION, ON_TIME, run_prepared
 from toolkit.metrics.fates import FATE_NAMES
 from toolkit.metrics.summary import nearest_rank
 from toolkit.metrics.truth import sessionize
@@ -132,28 +132,89 @@ def microbatch_config(s: Setting, sources: Sequence[int] | None = None) -> Micro
 
 def table_arrays(table: pd.DataFrame, s: Setting) -> dict:
     """A log table's columns in arrival order (ties: row order), as ``microbatch_parts`` takes them."""
-    order = np.lexsort((table["row"].to_numpy(np.int64), table["arrival_time"].to_numpy(np.int64)))
-    t = table.iloc[order]
-    part = t["partition"].to_numpy(np.int64) if "partition" in t else np.zeros(len(t), np.int64)
-    return {"ts": t["event_time"].to_numpy(np.int64), "arr": t["arrival_time"].to_numpy(np.int64),
-            "part": part if s.partitions_as_sources else np.zeros_like(part),
-            "keys": t["key"].to_numpy(dtype=object), "vals": t["value"].to_numpy() if "value" in t else np.ones(len(t), np.int64),
-            "rows": t["row"].to_numpy(np.int64), "has_arr": True,
-            "gap": spark_gap_column(t, s.gap_column) if s.gap_column is not None else None}
+    return SparkSweepLog(table).arrays(s)
 
 
-def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0, sources: Sequence[int] | None = None) -> dict:
+class SparkSweepLog:
+    """A log table prepared once for many Spark settings (a sweep's ``semantics="spark"`` rows).
+
+    What does not depend on the setting is done once and kept: the columns in arrival order
+    (ties: row order), the engine's ``MicroBatchLog`` (key codes, data batches per trigger
+    interval, window groups: ``toolkit.engine.microbatch.prepared``), the gap columns read
+    Spark's way and the batch answer of each session gap. :meth:`figures` gives exactly
+    ``replay(log, s).summary()``'s figures (the same code computes both)."""
+
+    def __init__(self, table: pd.DataFrame) -> None:
+        self._table = table
+        order = np.lexsort((table["row"].to_numpy(np.int64), table["arrival_time"].to_numpy(np.int64)))
+        t = table.iloc[order]
+        self._ordered = t
+        self._base = {"ts": t["event_time"].to_numpy(np.int64), "arr": t["arrival_time"].to_numpy(np.int64),
+                      "part": t["partition"].to_numpy(np.int64) if "partition" in t else np.zeros(len(t), np.int64),
+                      "keys": t["key"].to_numpy(dtype=object),
+                      "vals": t["value"].to_numpy() if "value" in t else np.ones(len(t), np.int64),
+                      "rows": t["row"].to_numpy(np.int64), "has_arr": True}
+        self._gaps: dict[str, np.ndarray] = {}
+        self._engine: MicroBatchLog | None = None
+        self.truths: dict = {}  # session batch answers by gap (see _summary)
+
+    def arrays(self, s: Setting) -> dict:
+        """The columns as ``microbatch_parts`` takes them for ``s`` (one input unless
+        ``partitions_as_sources``; ``gap``: the setting's gap column, Spark's way)."""
+        a = dict(self._base)
+        if not s.partitions_as_sources:
+            a["part"] = np.zeros_like(a["part"])
+        a["gap"] = None
+        if s.gap_column is not None:
+            if s.gap_column not in self._gaps:
+                self._gaps[s.gap_column] = spark_gap_column(self._ordered, s.gap_column)
+            a["gap"] = self._gaps[s.gap_column]
+        return a
+
+    @property
+    def engine(self) -> MicroBatchLog:
+        """The engine's prepared log (made on first use)."""
+        if self._engine is None:
+            b = self._base
+            self._engine = MicroBatchLog(b["ts"], b["arr"], b["keys"], b["vals"], b["part"])
+        return self._engine
+
+    def figures(self, s: Setting, invalid: int = 0, sources: Sequence[int] | None = None) -> dict:
+        """The sweep row's figures (``SUMMARY_COLUMNS``) of the Spark setting ``s``."""
+        from toolkit.metrics.summary import SUMMARY_COLUMNS
+
+        parts = microbatch_parts(None, s, self.arrays(s), invalid=invalid, fates=False, sources=sources, prepared=self)
+        return {k: parts["_summary"][k] for k in SUMMARY_COLUMNS}
+
+
+def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0, sources: Sequence[int] | None = None,
+                  prepared: SparkSweepLog | None = None) -> dict:
     """The sweep row's figures (``SUMMARY_COLUMNS``) of the Spark setting ``s`` on a log table:
     exactly ``replay(log, s).summary()``'s (the same code computes both); ``sources``: the
-    declared partitions (``EventLog.declared_partitions``)."""
-    from toolkit.metrics.summary import SUMMARY_COLUMNS
+    declared partitions (``EventLog.declared_partitions``); ``prepared``: ``table`` prepared
+    once for all the sweep's Spark settings (:class:`SparkSweepLog`; made here when None)."""
+    return (prepared or SparkSweepLog(table)).figures(s, invalid, sources)
 
-    parts = microbatch_parts(None, s, table_arrays(table, s), invalid=invalid, fates=False, sources=sources)
-    return {k: parts["_summary"][k] for k in SUMMARY_COLUMNS}
+
+def sweep_rows(table: pd.DataFrame, settings: Sequence[Setting], invalid: int = 0,
+               sources: Sequence[int] | None = None) -> list[dict]:
+    """:func:`sweep_figures` of every Spark setting in ``settings``, the table prepared once;
+    evaluated grouped by window and trigger interval (the prepared log keeps a few of each)."""
+    for s in settings:  # a setting Spark would refuse is named before any work, in the sweep's order
+        microbatch_config(s, sources)
+    if not settings:
+        return []
+    prepared = SparkSweepLog(table)
+    rank = sorted(range(len(settings)), key=lambda i: (str(settings[i].window), int(settings[i].trigger_interval), i))
+    out: dict[int, dict] = {}
+    for i in rank:
+        out[i] = prepared.figures(settings[i], invalid, sources)
+    return [out[i] for i in range(len(settings))]
 
 
 def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = None, fates: bool = True,
-                     sources: Sequence[int] | None = None, gap: np.ndarray | None = None) -> dict:
+                     sources: Sequence[int] | None = None, gap: np.ndarray | None = None,
+                     prepared: SparkSweepLog | None = None) -> dict:
     """The fields of a ``ReplayResult`` for ``log`` under the Spark setting ``s``.
 
     ``a``: the log's columns in arrival order (``ts, arr, part, keys, vals, rows, has_arr``);
@@ -162,7 +223,8 @@ def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = Non
     ``session_window(ts, gap_column)``; session settings only; default: ``a["gap"]``, which a
     ``dynamic_session:COLUMN`` setting needs): a row whose gap is null (NaN or
     None), zero or negative is in no session, its fate is ``invalid`` and ``summary()`` counts
-    it under ``invalid``."""
+    it under ``invalid``. ``prepared``: the same columns prepared for many settings
+    (:class:`SparkSweepLog`; a sweep), whose engine log and batch answers are reused."""
     if not a["has_arr"]:
         raise SettingError("semantics", "semantics='spark' replays micro-batches cut from arrival times, "
                            "but the log has no arrival times; load it with an arrival-time column")
@@ -172,9 +234,15 @@ def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = Non
         if gap is None:
             raise SettingError("window", f"window {s.window}: the per-record gaps of column {s.gap_column!r} were not given")
     ts, arr, keys, vals, rows = a["ts"], a["arr"], a["keys"], a["vals"], a["rows"]
+    # a session setting's batch answer, kept across a sweep's settings: per gap, or per gap column
+    truth_key = (("gap", cfg.gap) if gap is None else
+                 ("column", s.gap_column) if s.gap_column is not None and gap is a.get("gap") else None)
     n = len(ts)
     try:
-        res = run_microbatch(cfg, ts, arr, keys, vals, partition=a["part"], gap=gap)
+        if not n:
+            raise MicroBatchConfigError("log: there are no records to replay")
+        engine_log = prepared.engine if prepared is not None else MicroBatchLog(ts, arr, keys, vals, a["part"])
+        res = run_prepared(cfg, engine_log, gap=gap)
     except MicroBatchConfigError as exc:  # e.g. complete mode's output too large: name the option
         raise SettingError(str(exc).partition(":")[0].strip(), str(exc)) from None
     b = res.batches
@@ -254,7 +322,7 @@ def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = Non
     settings_d = describe_setting(s)
     settings_d["has_arrival_time"] = True
     summary = _summary(int(getattr(log, "n_invalid", 0)) if invalid is None else invalid, res, a, emissions, state,
-                       gap)
+                       gap, engine_log, k_all[order], prepared.truths if prepared is not None else {}, truth_key)
     summary["settings"] = settings_d
     return {"emissions": emissions, "fates": fates, "late": late, "watermarks": watermarks, "state": state,
             "settings": settings_d, "setting": s, "_summary": summary}
@@ -280,7 +348,8 @@ def _input_watermarks(res, ts: np.ndarray, part: np.ndarray, delay: int) -> pd.D
                          "batch": df["batch"].to_numpy(np.int64), "no_data": False})
 
 
-def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.DataFrame, gap=None) -> dict:
+def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.DataFrame, gap, engine_log: MicroBatchLog,
+             em_codes: np.ndarray, truths: dict, truth_key=None) -> dict:
     """The sweep's figures for this Spark setting (same definitions as for Flink), then Spark's own.
 
     Ground truth is the batch answer (every record in every window it belongs to; sessions:
@@ -290,6 +359,10 @@ def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.Data
     a window's end has passed the watermark, so ``late_firings`` is 0; complete mode re-emits
     every window in every batch, and its re-emissions after the ``on_time`` one are
     ``late_firings``. ``retractions`` are always 0.
+
+    ``engine_log``: the run's prepared log (its window groups are the batch answer of fixed
+    windows); ``em_codes``: the key code of every row of ``emissions``; ``truths``: session
+    batch answers kept across the settings of a sweep, under ``truth_key`` (None: not kept).
     """
     cfg = res.config
     ts, keys = a["ts"], a["keys"]
@@ -299,23 +372,28 @@ def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.Data
     em = emissions
     first_em = em[em["pane"] == 0]
     if cfg.window_kind == "session":
-        if gap is None:
+        if truth_key is not None and truth_key in truths:
+            truth, true_pairs = truths[truth_key]
+        elif gap is None:
             truth, _ = sessionize(keys, ts, cfg.gap)
             true_pairs = n
         else:
             truth, true_pairs = sessions_of_batch(keys, ts, gap)
+        if truth_key is not None:
+            truths[truth_key] = (truth, true_pairs)
         n_true = len(truth)
         got = pd.DataFrame({"key": first_em["key"].to_numpy(), "window_start": first_em["window_start"].astype("int64").to_numpy(),
                             "window_end": first_em["window_end"].astype("int64").to_numpy(),
                             "true_count": first_em["count"].astype("int64").to_numpy()})
         exact = len(truth.merge(got, on=["key", "window_start", "window_end", "true_count"], how="inner"))
     else:
-        rec, start = window_pairs(ts, cfg.size, cfg.slide, cfg.offset)
-        true_pairs = len(rec)
-        tk = pd.DataFrame({"key": keys[rec], "window_start": start}).groupby(
-            ["key", "window_start"], sort=False).size().rename("t").reset_index()
+        # the batch answer: every (key, window) group of the window's pairs (keys as codes)
+        w = engine_log.windows(cfg.size, cfg.slide, cfg.offset)
+        true_pairs = len(w.record)
+        tk = pd.DataFrame({"key": w.group_key, "window_start": w.group_start, "t": w.true_count})
         n_true = len(tk)
-        got = pd.DataFrame({"key": first_em["key"].to_numpy(), "window_start": first_em["window_start"].astype("int64").to_numpy(),
+        got = pd.DataFrame({"key": em_codes[(em["pane"] == 0).to_numpy()],
+                            "window_start": first_em["window_start"].astype("int64").to_numpy(),
                             "g": first_em["count"].astype("int64").to_numpy()})
         joined = tk.merge(got, on=["key", "window_start"], how="inner")
         exact = int((joined["t"] == joined["g"]).sum())

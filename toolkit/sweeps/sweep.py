@@ -274,7 +274,11 @@ def _with_microbatch(configs: list[Setting], flink: list[int], paths: list[str],
         sem = sorted({configs[i].semantics for i in micro})
         raise SettingError("semantics", f"semantics={'/'.join(sem)} settings are swept in-process: give a local log "
                            "(a Spark-backed log: log.to_pandas() first)")
-    rows = {i: _in_process_figures(table, configs[i], invalid, partitions) for i in micro}
+    from toolkit.replays.microbatch import sweep_rows
+
+    spark = [i for i in micro if configs[i].semantics == "spark"]  # one prepared table for all of them
+    rows = dict(zip(spark, sweep_rows(table, [configs[i] for i in spark], invalid, sources=partitions)))
+    rows.update({i: _in_process_figures(table, configs[i], invalid, partitions) for i in micro if i not in rows})
     frame = pd.DataFrame.from_dict(rows, orient="index", columns=SUMMARY_COLUMNS)
     if summary is not None:
         s = summary.sort_index()
