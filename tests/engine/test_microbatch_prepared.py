@@ -105,3 +105,17 @@ def test_caches_hold_a_few_entries_and_undeclared_partitions_are_named():
     assert len(log._windows._d) == prepared_mod.CACHE_ENTRIES
     with pytest.raises(MicroBatchConfigError, match=r"partitions_as_sources: partition 2 is not among the sources \[0, 1\]"):
         run_prepared(MicroBatchConfig("tumbling", size=1000, partitions_as_sources=True, sources=(0, 1)), log)
+
+
+def test_bench_microbatch_sweep_case_prints_the_time_per_setting(capsys):
+    """``bench microbatch --only sweep``: bench sweep (c)'s 20 Spark settings swept in-process, in
+    append and update mode, with the time per setting and the load; an unknown sub-case is named."""
+    from toolkit.cli import main
+
+    assert main(["bench", "microbatch", "--records", "3000", "--keys", "10", "--only", "sweep"]) == 0
+    out = capsys.readouterr().out
+    assert "bench sweep (c)'s log (3,000 records, 10 keys), 20 delays each" in out
+    assert "append 20 settings" in out and "update 20 settings" in out and "per setting: wall" in out
+    assert "load average" in out
+    assert main(["bench", "microbatch", "--records", "3000", "--only", "swep"]) == 2
+    assert "--only: unknown sub-case swep" in capsys.readouterr().err

@@ -62,6 +62,30 @@ def window_pairs(event_time: np.ndarray, size: int, slide: int, offset: int = 0)
 
 
 @dataclass(frozen=True)
+class WindowGroups:
+    """A window's (record, window) pairs (``window_pairs`` order) and their (key, window) groups.
+
+    ``record``, ``start``, ``key`` per pair; ``group`` per pair: the rank of its (key code,
+    start) among the distinct ones (ascending key code, then start); ``group_key`` and
+    ``group_start`` per group; ``true_count`` per group: its pairs (the batch answer)."""
+
+    record: np.ndarray
+    start: np.ndarray
+    key: np.ndarray
+    group: np.ndarray
+    group_key: np.ndarray
+    group_start: np.ndarray
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.group_key)
+
+    @property
+    def true_count(self) -> np.ndarray:
+        return np.bincount(self.group, minlength=self.n_groups).astype(np.int64)
+
+
+@dataclass(frozen=True)
 class Emissions:
     """Emitted rows (columnar): key code, window start/end, count, sum, batch, timing, pane."""
 
@@ -104,7 +128,7 @@ def _subset_groups(group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.nda
 
 def aggregate_windows(key: np.ndarray, event_time: np.ndarray, value: np.ndarray, record_batch: np.ndarray,
                       batches: Batches, size: int, slide: int, output_mode: str, offset: int = 0,
-                      groups=None, batch_order: np.ndarray | None = None):
+                      groups: WindowGroups | None = None, batch_order: np.ndarray | None = None):
     """Run the aggregation; return (pairs, emissions, window table, dropped-group count per batch).
 
     ``key``: int codes; ``record_batch``: executed batch id of every record. The window table
@@ -112,7 +136,7 @@ def aggregate_windows(key: np.ndarray, event_time: np.ndarray, value: np.ndarray
     sum, first_batch (first batch that accepted a row) and emit_batch (append mode: the batch
     that emits it; ``len(batches)`` when none does). ``groups``: this window's pairs and their
     (key, window) groups computed beforehand from the same keys and event times
-    (``prepared.WindowGroups``; computed here when None); ``batch_order``: those pairs ordered
+    (:class:`WindowGroups`, ``MicroBatchLog.windows``; computed here when None); ``batch_order``: those pairs ordered
     by (group, data batch) (``MicroBatchLog.window_batch_order``), which update mode then need not sort.
     """
     if groups is None:

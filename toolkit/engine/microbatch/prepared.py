@@ -17,12 +17,11 @@ executed batch for every setting with that trigger interval.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
-from toolkit.engine.microbatch.aggregation import window_pairs
+from toolkit.engine.microbatch.aggregation import WindowGroups, window_pairs
 from toolkit.engine.microbatch.batches import data_ticks
 from toolkit.engine.microbatch.config import MicroBatchConfigError
 from toolkit.engine.microbatch.watermark import batch_source_maxima
@@ -60,30 +59,6 @@ def _hash_codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     index: dict = {}
     codes = np.fromiter((index.setdefault(k, len(index)) for k in keys.tolist()), np.int64, len(keys))
     return codes, np.array(list(index), dtype=object)
-
-
-@dataclass(frozen=True)
-class WindowGroups:
-    """A window's (record, window) pairs (``window_pairs`` order) and their (key, window) groups.
-
-    ``record``, ``start``, ``key`` per pair; ``group`` per pair: the rank of its (key code,
-    start) among the distinct ones (ascending key code, then start); ``group_key`` and
-    ``group_start`` per group; ``true_count`` per group: its pairs (the batch answer)."""
-
-    record: np.ndarray
-    start: np.ndarray
-    key: np.ndarray
-    group: np.ndarray
-    group_key: np.ndarray
-    group_start: np.ndarray
-
-    @property
-    def n_groups(self) -> int:
-        return len(self.group_key)
-
-    @property
-    def true_count(self) -> np.ndarray:
-        return np.bincount(self.group, minlength=self.n_groups).astype(np.int64)
 
 
 class _Lru:
