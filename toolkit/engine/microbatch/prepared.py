@@ -82,16 +82,17 @@ class MicroBatchLog:
     """A log's columns for ``run_prepared`` (any row order), with its setting-free work cached.
 
     ``event_time``, ``arrival_time``, ``partition`` (int64), ``value``; ``keys`` (distinct) and
-    ``key_code`` per record (:func:`key_codes`)."""
+    ``key_code`` per record (:func:`key_codes`, or ``codes`` when the caller has them)."""
 
-    def __init__(self, event_time, arrival_time, key, value, partition=None) -> None:
+    def __init__(self, event_time, arrival_time, key, value, partition=None, codes=None) -> None:
         self.event_time = np.asarray(event_time, dtype=np.int64)
         self.arrival_time = np.asarray(arrival_time, dtype=np.int64)
         n = len(self.event_time)
         self.value = np.asarray(value)
         self.partition = (np.zeros(n, dtype=np.int64) if partition is None
                           else np.asarray(partition, dtype=np.int64))
-        self.keys, self.key_code = key_codes(np.asarray(key))
+        # ``codes``: (distinct keys, code per record) already known (ascending codes of sorted keys)
+        self.keys, self.key_code = key_codes(np.asarray(key)) if codes is None else codes
         self._ticks = _Lru()
         self._sources = _Lru()
         self._maxima = _Lru()
