@@ -103,6 +103,16 @@ def test_caches_hold_a_few_entries_and_undeclared_partitions_are_named():
     for size in range(1000, 1000 + 100 * (prepared_mod.CACHE_ENTRIES + 3), 100):
         log.windows(size, size, 0)
     assert len(log._windows._d) == prepared_mod.CACHE_ENTRIES
+    # past CACHE_PAIRS (record, window) pairs in all, only the newest window stays
+    old = prepared_mod.CACHE_PAIRS
+    prepared_mod.CACHE_PAIRS = 2 * len(ts)
+    try:
+        log.windows(1000, 100, 0)  # ten pairs a record
+        assert list(log._windows._d) == [(1000, 100, 0)]
+        log.windows(500, 500, 0)
+        assert len(log._windows._d) == 1
+    finally:
+        prepared_mod.CACHE_PAIRS = old
     with pytest.raises(MicroBatchConfigError, match=r"partitions_as_sources: partition 2 is not among the sources \[0, 1\]"):
         run_prepared(MicroBatchConfig("tumbling", size=1000, partitions_as_sources=True, sources=(0, 1)), log)
 

@@ -147,8 +147,8 @@ class SparkSweepLog:
     def __init__(self, table: pd.DataFrame) -> None:
         self._table = table
         order = np.lexsort((table["row"].to_numpy(np.int64), table["arrival_time"].to_numpy(np.int64)))
+        self._order = order
         t = table.iloc[order]
-        self._ordered = t
         self._base = {"ts": t["event_time"].to_numpy(np.int64), "arr": t["arrival_time"].to_numpy(np.int64),
                       "part": t["partition"].to_numpy(np.int64) if "partition" in t else np.zeros(len(t), np.int64),
                       "keys": t["key"].to_numpy(dtype=object),
@@ -167,7 +167,8 @@ class SparkSweepLog:
         a["gap"] = None
         if s.gap_column is not None:
             if s.gap_column not in self._gaps:
-                self._gaps[s.gap_column] = spark_gap_column(self._ordered, s.gap_column)
+                cols = [c for c in (s.gap_column, "row") if c in self._table.columns]
+                self._gaps[s.gap_column] = spark_gap_column(self._table[cols].iloc[self._order], s.gap_column)
             a["gap"] = self._gaps[s.gap_column]
         return a
 

@@ -26,9 +26,11 @@ from toolkit.engine.microbatch.batches import data_ticks
 from toolkit.engine.microbatch.config import MicroBatchConfigError
 from toolkit.engine.microbatch.watermark import batch_source_maxima
 
-#: entries kept per cache (least recently used dropped): a sliding window's pairs are
-#: (size / slide) x records long, so only a few windows' worth stay in memory
+#: entries kept per cache (least recently used dropped)
 CACHE_ENTRIES = 3
+#: (record, window) pairs kept across the window caches: a sliding window has (size / slide)
+#: pairs a record, so past this only the newest window stays (about 40 bytes a pair)
+CACHE_PAIRS = 16_000_000
 
 
 def key_codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -62,10 +64,12 @@ def _hash_codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class _Lru:
-    """A small least-recently-used cache (``CACHE_ENTRIES`` entries)."""
+    """A small least-recently-used cache: at most ``CACHE_ENTRIES`` entries and, when ``size``
+    is given, at most ``CACHE_PAIRS`` pairs in all (the newest entry is always kept)."""
 
-    def __init__(self) -> None:
+    def __init__(self, size: Callable | None = None) -> None:
         self._d: OrderedDict = OrderedDict()
+        self._size = size
 
     def get(self, key, make: Callable):
         if key in self._d:
@@ -73,7 +77,8 @@ class _Lru:
             return self._d[key]
         value = make()
         self._d[key] = value
-        if len(self._d) > CACHE_ENTRIES:
+        while len(self._d) > 1 and (len(self._d) > CACHE_ENTRIES or (
+                self._size is not None and sum(self._size(v) for v in self._d.values()) > CACHE_PAIRS)):
             self._d.popitem(last=False)
         return value
 
@@ -96,8 +101,8 @@ class MicroBatchLog:
         self._ticks = _Lru()
         self._sources = _Lru()
         self._maxima = _Lru()
-        self._windows = _Lru()
-        self._window_batch_order = _Lru()
+        self._windows = _Lru(lambda w: len(w.record))
+        self._window_batch_order = _Lru(len)
         self._seen_partitions: np.ndarray | None = None
 
     def __len__(self) -> int:
