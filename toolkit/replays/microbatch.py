@@ -32,9 +32,9 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from toolkit.engine.microbatch import MicroBatchConfig, MicroBatchConfigError, run_microbatch
-from toolkit.engine.microbatch.aggregation import window_pairs
-from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, NO_SESSION, ON_TIME
+from toolkit.engine.microbatch import MicroBatchConfig, MicroBatchConfigError
+from toolkit.engine.microbatch.prepared import MicroBatchLog
+from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, NO_SESSION, ON_TIME, run_prepared
 from toolkit.metrics.fates import FATE_NAMES
 from toolkit.metrics.summary import nearest_rank
 from toolkit.metrics.truth import sessionize
@@ -132,28 +132,90 @@ def microbatch_config(s: Setting, sources: Sequence[int] | None = None) -> Micro
 
 def table_arrays(table: pd.DataFrame, s: Setting) -> dict:
     """A log table's columns in arrival order (ties: row order), as ``microbatch_parts`` takes them."""
-    order = np.lexsort((table["row"].to_numpy(np.int64), table["arrival_time"].to_numpy(np.int64)))
-    t = table.iloc[order]
-    part = t["partition"].to_numpy(np.int64) if "partition" in t else np.zeros(len(t), np.int64)
-    return {"ts": t["event_time"].to_numpy(np.int64), "arr": t["arrival_time"].to_numpy(np.int64),
-            "part": part if s.partitions_as_sources else np.zeros_like(part),
-            "keys": t["key"].to_numpy(dtype=object), "vals": t["value"].to_numpy() if "value" in t else np.ones(len(t), np.int64),
-            "rows": t["row"].to_numpy(np.int64), "has_arr": True,
-            "gap": spark_gap_column(t, s.gap_column) if s.gap_column is not None else None}
+    return SparkSweepLog(table).arrays(s)
 
 
-def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0, sources: Sequence[int] | None = None) -> dict:
+class SparkSweepLog:
+    """A log table prepared once for many Spark settings (a sweep's ``semantics="spark"`` rows).
+
+    What does not depend on the setting is done once and kept: the columns in arrival order
+    (ties: row order), the engine's ``MicroBatchLog`` (key codes, data batches per trigger
+    interval, window groups: ``toolkit.engine.microbatch.prepared``), the gap columns read
+    Spark's way and the batch answer of each session gap. :meth:`figures` gives exactly
+    ``replay(log, s).summary()``'s figures (the same code computes both)."""
+
+    def __init__(self, table: pd.DataFrame) -> None:
+        self._table = table
+        order = np.lexsort((table["row"].to_numpy(np.int64), table["arrival_time"].to_numpy(np.int64)))
+        self._order = order
+        t = table.iloc[order]
+        self._base = {"ts": t["event_time"].to_numpy(np.int64), "arr": t["arrival_time"].to_numpy(np.int64),
+                      "part": t["partition"].to_numpy(np.int64) if "partition" in t else np.zeros(len(t), np.int64),
+                      "keys": t["key"].to_numpy(dtype=object),
+                      "vals": t["value"].to_numpy() if "value" in t else np.ones(len(t), np.int64),
+                      "rows": t["row"].to_numpy(np.int64), "has_arr": True}
+        self._gaps: dict[str, np.ndarray] = {}
+        self._engine: MicroBatchLog | None = None
+        self.truths: dict = {}  # session batch answers by gap (see _summary)
+
+    def arrays(self, s: Setting) -> dict:
+        """The columns as ``microbatch_parts`` takes them for ``s`` (one input unless
+        ``partitions_as_sources``; ``gap``: the setting's gap column, Spark's way)."""
+        a = dict(self._base)
+        if not s.partitions_as_sources:
+            a["part"] = np.zeros_like(a["part"])
+        a["gap"] = None
+        if s.gap_column is not None:
+            if s.gap_column not in self._gaps:
+                cols = [c for c in (s.gap_column, "row") if c in self._table.columns]
+                self._gaps[s.gap_column] = spark_gap_column(self._table[cols].iloc[self._order], s.gap_column)
+            a["gap"] = self._gaps[s.gap_column]
+        return a
+
+    @property
+    def engine(self) -> MicroBatchLog:
+        """The engine's prepared log (made on first use)."""
+        if self._engine is None:
+            b = self._base
+            self._engine = MicroBatchLog(b["ts"], b["arr"], b["keys"], b["vals"], b["part"])
+        return self._engine
+
+    def figures(self, s: Setting, invalid: int = 0, sources: Sequence[int] | None = None) -> dict:
+        """The sweep row's figures (``SUMMARY_COLUMNS``) of the Spark setting ``s``."""
+        from toolkit.metrics.summary import SUMMARY_COLUMNS
+
+        summary = microbatch_summary(s, self.arrays(s), invalid=invalid, sources=sources, prepared=self)
+        return {k: summary[k] for k in SUMMARY_COLUMNS}
+
+
+def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0, sources: Sequence[int] | None = None,
+                  prepared: SparkSweepLog | None = None) -> dict:
     """The sweep row's figures (``SUMMARY_COLUMNS``) of the Spark setting ``s`` on a log table:
     exactly ``replay(log, s).summary()``'s (the same code computes both); ``sources``: the
-    declared partitions (``EventLog.declared_partitions``)."""
-    from toolkit.metrics.summary import SUMMARY_COLUMNS
+    declared partitions (``EventLog.declared_partitions``); ``prepared``: ``table`` prepared
+    once for all the sweep's Spark settings (:class:`SparkSweepLog`; made here when None)."""
+    return (prepared or SparkSweepLog(table)).figures(s, invalid, sources)
 
-    parts = microbatch_parts(None, s, table_arrays(table, s), invalid=invalid, fates=False, sources=sources)
-    return {k: parts["_summary"][k] for k in SUMMARY_COLUMNS}
+
+def sweep_rows(table: pd.DataFrame, settings: Sequence[Setting], invalid: int = 0,
+               sources: Sequence[int] | None = None) -> list[dict]:
+    """:func:`sweep_figures` of every Spark setting in ``settings``, the table prepared once;
+    evaluated grouped by window and trigger interval (the prepared log keeps a few of each)."""
+    for s in settings:  # a setting Spark would refuse is named before any work, in the sweep's order
+        microbatch_config(s, sources)
+    if not settings:
+        return []
+    prepared = SparkSweepLog(table)
+    rank = sorted(range(len(settings)), key=lambda i: (str(settings[i].window), int(settings[i].trigger_interval), i))
+    out: dict[int, dict] = {}
+    for i in rank:
+        out[i] = prepared.figures(settings[i], invalid, sources)
+    return [out[i] for i in range(len(settings))]
 
 
 def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = None, fates: bool = True,
-                     sources: Sequence[int] | None = None, gap: np.ndarray | None = None) -> dict:
+                     sources: Sequence[int] | None = None, gap: np.ndarray | None = None,
+                     prepared: SparkSweepLog | None = None) -> dict:
     """The fields of a ``ReplayResult`` for ``log`` under the Spark setting ``s``.
 
     ``a``: the log's columns in arrival order (``ts, arr, part, keys, vals, rows, has_arr``);
@@ -162,63 +224,28 @@ def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = Non
     ``session_window(ts, gap_column)``; session settings only; default: ``a["gap"]``, which a
     ``dynamic_session:COLUMN`` setting needs): a row whose gap is null (NaN or
     None), zero or negative is in no session, its fate is ``invalid`` and ``summary()`` counts
-    it under ``invalid``."""
-    if not a["has_arr"]:
-        raise SettingError("semantics", "semantics='spark' replays micro-batches cut from arrival times, "
-                           "but the log has no arrival times; load it with an arrival-time column")
-    cfg = microbatch_config(s, sources)
-    if gap is None and s.gap_column is not None:
-        gap = a.get("gap")
-        if gap is None:
-            raise SettingError("window", f"window {s.window}: the per-record gaps of column {s.gap_column!r} were not given")
+    it under ``invalid``. ``prepared``: the same columns prepared for many settings
+    (:class:`SparkSweepLog`; a sweep), whose engine log and batch answers are reused."""
+    run = _Run(s, a, sources, gap, prepared)
+    res, cfg = run.res, run.cfg
     ts, arr, keys, vals, rows = a["ts"], a["arr"], a["keys"], a["vals"], a["rows"]
-    n = len(ts)
-    try:
-        res = run_microbatch(cfg, ts, arr, keys, vals, partition=a["part"], gap=gap)
-    except MicroBatchConfigError as exc:  # e.g. complete mode's output too large: name the option
-        raise SettingError(str(exc).partition(":")[0].strip(), str(exc)) from None
     b = res.batches
     n_exec = len(b)
-    em = res.emissions
-    last_tick = int(b.tick[-1])
-    append = cfg.output_mode == "append"
-    # --- emissions, plus the windows still in state at the end (append mode) flushed at_end
-    tab = res.windows
-    pending = tab["emit_batch"] >= n_exec if append else np.zeros(len(tab["start"]), dtype=bool)
-    k_all = np.concatenate([em.key, tab["key"][pending]])
-    start = np.concatenate([em.start, tab["start"][pending]])
-    end = np.concatenate([em.end, tab["end"][pending]])
-    count = np.concatenate([em.count, tab["count"][pending]])
-    total = np.concatenate([em.sum, tab["sum"][pending]])
-    n_em, n_pend = len(em.key), int(pending.sum())
-    at_end = np.concatenate([np.zeros(n_em, bool), np.ones(n_pend, bool)])
-    batch = np.concatenate([em.batch, np.full(n_pend, -1, np.int64)])
-    emit_time = np.concatenate([b.tick[em.batch], np.full(n_pend, last_tick, np.int64)])
-    wm = np.concatenate([b.watermark[em.batch], np.full(n_pend, b.watermark[-1], np.int64)])
-    final = np.concatenate([em.final, np.ones(n_pend, bool)])
-    timing = np.where(at_end, "at_end", np.where(final, "on_time", "early")).astype(object)
-    if cfg.output_mode == "complete" and len(em.key):  # re-emissions after the on_time one are late
-        seen = np.zeros(len(final), dtype=bool)
-        o = np.lexsort((em.batch, em.start, em.key))
-        fin = em.final[o]
-        grp = np.ones(len(o), dtype=bool)
-        grp[1:] = (em.key[o][1:] != em.key[o][:-1]) | (em.start[o][1:] != em.start[o][:-1]) | (em.end[o][1:] != em.end[o][:-1])
-        # final emissions of a window before this one, counted within the window
-        cf = np.cumsum(fin)
-        base = np.maximum.accumulate(np.where(grp, cf - fin, 0))
-        seen[o] = fin & (cf - fin - base > 0)
-        timing[seen] = "late"
-    pane = np.concatenate([em.pane, np.zeros(n_pend, np.int64)])
-    order = np.lexsort((start, emit_time, at_end))
+    e = run.emission_columns()
+    at_end = e["at_end"]
+    timing = np.where(at_end, "at_end", np.where(e["final"], "on_time", "early")).astype(object)
+    timing[e["late"]] = "late"
+    order = np.lexsort((e["start"], e["emit_time"], at_end))
+    end, batch, total = e["end"][order], e["batch"][order], e["sum"][order]
     emissions = pd.DataFrame({
-        "key": res.keys[k_all[order]] if len(order) else np.zeros(0, dtype=object),
-        "window_start": pd.array(start[order], dtype="Int64"), "window_end": pd.array(end[order], dtype="Int64"),
-        "max_timestamp": (end[order] - 1).astype(np.int64), "pane": pane[order].astype(np.int64),
+        "key": res.keys[e["key"][order]] if len(order) else np.zeros(0, dtype=object),
+        "window_start": pd.array(e["start"][order], dtype="Int64"), "window_end": pd.array(end, dtype="Int64"),
+        "max_timestamp": (end - 1).astype(np.int64), "pane": e["pane"][order].astype(np.int64),
         "timing": timing[order].astype(object), "kind": np.full(len(order), "fire", dtype=object),
-        "count": pd.array(count[order], dtype="Int64"), "sum": total[order], "value": total[order],
-        "watermark": wm[order].astype(np.int64), "emit_time": pd.array(emit_time[order], dtype="Int64"),
+        "count": pd.array(e["count"][order], dtype="Int64"), "sum": total, "value": total,
+        "watermark": e["watermark"][order].astype(np.int64), "emit_time": pd.array(e["emit_time"][order], dtype="Int64"),
         "at_end": at_end[order], "seq": np.arange(len(order), dtype=np.int64),
-        "batch": pd.array(np.where(batch[order] < 0, None, batch[order]).tolist(), dtype="Int64"),
+        "batch": pd.array(np.where(batch < 0, None, batch).tolist(), dtype="Int64"),
     })
     # --- fates, dropped records ("late")
     if fates:
@@ -241,23 +268,107 @@ def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = Non
         wms.append(_input_watermarks(res, ts, a["part"], cfg.delay))
     watermarks = pd.concat(wms, ignore_index=True)
     # --- state after every batch: windows in the store and the rows they aggregate
-    first, last = tab["first_batch"], np.minimum(tab["emit_batch"], n_exec)
-    dw = np.zeros(n_exec + 1, np.int64)
-    dr = np.zeros(n_exec + 1, np.int64)
-    np.add.at(dw, first, 1)
-    np.add.at(dw, last, -1)
-    rows_in = _rows_per_window_batch(res, tab, n_exec)
-    np.add.at(dr, rows_in[0], rows_in[1])
-    np.add.at(dr, last, -tab["count"])
-    open_w, open_r = np.cumsum(dw)[:n_exec], np.cumsum(dr)[:n_exec]
+    open_w, open_r = run.state_columns()
     state = pd.DataFrame({"time": b.tick.astype(np.int64), "open_windows": open_w, "buffered_records": open_r})
     settings_d = describe_setting(s)
     settings_d["has_arrival_time"] = True
-    summary = _summary(int(getattr(log, "n_invalid", 0)) if invalid is None else invalid, res, a, emissions, state,
-                       gap)
+    summary = run.summary(int(getattr(log, "n_invalid", 0)) if invalid is None else invalid, e, (open_w, open_r))
     summary["settings"] = settings_d
     return {"emissions": emissions, "fates": fates, "late": late, "watermarks": watermarks, "state": state,
             "settings": settings_d, "setting": s, "_summary": summary}
+
+
+def microbatch_summary(s: Setting, a: dict, *, invalid: int = 0, sources: Sequence[int] | None = None,
+                       gap: np.ndarray | None = None, prepared: SparkSweepLog | None = None) -> dict:
+    """``microbatch_parts(...)["_summary"]`` without the replay's tables (a sweep's row): the same
+    run, emission and state columns, and the same :func:`_summary`."""
+    run = _Run(s, a, sources, gap, prepared)
+    return run.summary(invalid, run.emission_columns(), run.state_columns())
+
+
+class _Run:
+    """One Spark setting run over ``a`` (see :func:`microbatch_parts` for the arguments), and the
+    columns a replay and a sweep row are both made of."""
+
+    def __init__(self, s: Setting, a: dict, sources, gap, prepared: SparkSweepLog | None) -> None:
+        if not a["has_arr"]:
+            raise SettingError("semantics", "semantics='spark' replays micro-batches cut from arrival times, "
+                               "but the log has no arrival times; load it with an arrival-time column")
+        cfg = microbatch_config(s, sources)
+        if gap is None and s.gap_column is not None:
+            gap = a.get("gap")
+            if gap is None:
+                raise SettingError("window", f"window {s.window}: the per-record gaps of column {s.gap_column!r} were not given")
+        ts = a["ts"]
+        # a session setting's batch answer, kept across a sweep's settings: per gap, or per gap column
+        self.truth_key = (("gap", cfg.gap) if gap is None else
+                          ("column", s.gap_column) if s.gap_column is not None and gap is a.get("gap") else None)
+        try:
+            if not len(ts):
+                raise MicroBatchConfigError("log: there are no records to replay")
+            self.engine_log = (prepared.engine if prepared is not None
+                               else MicroBatchLog(ts, a["arr"], a["keys"], a["vals"], a["part"]))
+            self.res = run_prepared(cfg, self.engine_log, gap=gap)
+        except MicroBatchConfigError as exc:  # e.g. complete mode's output too large: name the option
+            raise SettingError(str(exc).partition(":")[0].strip(), str(exc)) from None
+        self.cfg, self.a, self.gap = cfg, a, gap
+        self.truths = prepared.truths if prepared is not None else {}
+
+    def emission_columns(self) -> dict:
+        """Every emitted result, then (append mode) the windows still in state at the end, flushed
+        at the last tick (``at_end``); arrays: key (code), start, end, count, sum, at_end, batch
+        (-1 at the end), emit_time, watermark, final, late (a complete-mode re-emission after the
+        window's ``on_time`` one), pane."""
+        res, cfg = self.res, self.cfg
+        b = res.batches
+        n_exec = len(b)
+        em = res.emissions
+        tab = res.windows
+        pending = (tab["emit_batch"] >= n_exec if cfg.output_mode == "append"
+                   else np.zeros(len(tab["start"]), dtype=bool))
+        n_em, n_pend = len(em.key), int(pending.sum())
+        late = np.zeros(n_em + n_pend, dtype=bool)
+        if cfg.output_mode == "complete" and n_em:  # re-emissions after the on_time one are late
+            o = np.lexsort((em.batch, em.start, em.key))
+            fin = em.final[o]
+            grp = np.ones(len(o), dtype=bool)
+            grp[1:] = (em.key[o][1:] != em.key[o][:-1]) | (em.start[o][1:] != em.start[o][:-1]) | (em.end[o][1:] != em.end[o][:-1])
+            # final emissions of a window before this one, counted within the window
+            cf = np.cumsum(fin)
+            base = np.maximum.accumulate(np.where(grp, cf - fin, 0))
+            late[o] = fin & (cf - fin - base > 0)
+        return {
+            "key": np.concatenate([em.key, tab["key"][pending]]),
+            "start": np.concatenate([em.start, tab["start"][pending]]),
+            "end": np.concatenate([em.end, tab["end"][pending]]),
+            "count": np.concatenate([em.count, tab["count"][pending]]),
+            "sum": np.concatenate([em.sum, tab["sum"][pending]]),
+            "at_end": np.concatenate([np.zeros(n_em, bool), np.ones(n_pend, bool)]),
+            "batch": np.concatenate([em.batch, np.full(n_pend, -1, np.int64)]),
+            "emit_time": np.concatenate([b.tick[em.batch], np.full(n_pend, int(b.tick[-1]), np.int64)]),
+            "watermark": np.concatenate([b.watermark[em.batch], np.full(n_pend, b.watermark[-1], np.int64)]),
+            "final": np.concatenate([em.final, np.ones(n_pend, bool)]),
+            "late": late,
+            "pane": np.concatenate([em.pane, np.zeros(n_pend, np.int64)]),
+        }
+
+    def state_columns(self) -> tuple[np.ndarray, np.ndarray]:
+        """(windows, rows) in the state store after every executed batch."""
+        res = self.res
+        tab = res.windows
+        n_exec = len(res.batches)
+        first, last = tab["first_batch"], np.minimum(tab["emit_batch"], n_exec)
+        dw = np.zeros(n_exec + 1, np.int64)
+        dr = np.zeros(n_exec + 1, np.int64)
+        np.add.at(dw, first, 1)
+        np.add.at(dw, last, -1)
+        rows_in = _rows_per_window_batch(res, tab, n_exec)
+        np.add.at(dr, rows_in[0], rows_in[1])
+        np.add.at(dr, last, -tab["count"])
+        return np.cumsum(dw)[:n_exec], np.cumsum(dr)[:n_exec]
+
+    def summary(self, invalid: int, e: dict, state: tuple[np.ndarray, np.ndarray]) -> dict:
+        return _summary(invalid, self.res, self.a, e, state, self.gap, self.engine_log, self.truths, self.truth_key)
 
 
 def _rows_per_window_batch(res, tab: dict, n_exec: int) -> tuple[np.ndarray, np.ndarray]:
@@ -280,7 +391,8 @@ def _input_watermarks(res, ts: np.ndarray, part: np.ndarray, delay: int) -> pd.D
                          "batch": df["batch"].to_numpy(np.int64), "no_data": False})
 
 
-def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.DataFrame, gap=None) -> dict:
+def _summary(invalid: int, res, a: dict, e: dict, state: tuple[np.ndarray, np.ndarray], gap, engine_log: MicroBatchLog,
+             truths: dict, truth_key=None) -> dict:
     """The sweep's figures for this Spark setting (same definitions as for Flink), then Spark's own.
 
     Ground truth is the batch answer (every record in every window it belongs to; sessions:
@@ -290,46 +402,56 @@ def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.Data
     a window's end has passed the watermark, so ``late_firings`` is 0; complete mode re-emits
     every window in every batch, and its re-emissions after the ``on_time`` one are
     ``late_firings``. ``retractions`` are always 0.
+
+    ``e``: the emission columns (``_Run.emission_columns``), ``state``: (windows, rows) in state
+    after every batch; ``engine_log``: the run's prepared log (its window groups are the batch
+    answer of fixed windows); ``truths``: session batch answers kept across the settings of a
+    sweep, under ``truth_key`` (None: not kept).
     """
     cfg = res.config
     ts, keys = a["ts"], a["keys"]
     n = len(ts)
     fate = res.fate
-    tab = res.windows
-    em = emissions
-    first_em = em[em["pane"] == 0]
+    first = e["pane"] == 0
+    f_key, f_start, f_end, f_count = e["key"][first], e["start"][first], e["end"][first], e["count"][first]
     if cfg.window_kind == "session":
-        if gap is None:
+        if truth_key is not None and truth_key in truths:
+            truth, true_pairs = truths[truth_key]
+        elif gap is None:
             truth, _ = sessionize(keys, ts, cfg.gap)
             true_pairs = n
         else:
             truth, true_pairs = sessions_of_batch(keys, ts, gap)
+        if truth_key is not None:
+            truths[truth_key] = (truth, true_pairs)
         n_true = len(truth)
-        got = pd.DataFrame({"key": first_em["key"].to_numpy(), "window_start": first_em["window_start"].astype("int64").to_numpy(),
-                            "window_end": first_em["window_end"].astype("int64").to_numpy(),
-                            "true_count": first_em["count"].astype("int64").to_numpy()})
+        got = pd.DataFrame({"key": res.keys[f_key] if len(f_key) else np.zeros(0, dtype=object),
+                            "window_start": f_start.astype(np.int64), "window_end": f_end.astype(np.int64),
+                            "true_count": f_count.astype(np.int64)})
         exact = len(truth.merge(got, on=["key", "window_start", "window_end", "true_count"], how="inner"))
     else:
-        rec, start = window_pairs(ts, cfg.size, cfg.slide, cfg.offset)
-        true_pairs = len(rec)
-        tk = pd.DataFrame({"key": keys[rec], "window_start": start}).groupby(
-            ["key", "window_start"], sort=False).size().rename("t").reset_index()
+        # the batch answer: every (key, window) group of the window's pairs (keys as codes)
+        w = engine_log.windows(cfg.size, cfg.slide, cfg.offset)
+        true_pairs = len(w.record)
+        tk = pd.DataFrame({"key": w.group_key, "window_start": w.group_start, "t": w.true_count})
         n_true = len(tk)
-        got = pd.DataFrame({"key": first_em["key"].to_numpy(), "window_start": first_em["window_start"].astype("int64").to_numpy(),
-                            "g": first_em["count"].astype("int64").to_numpy()})
+        got = pd.DataFrame({"key": f_key.astype(np.int64), "window_start": f_start.astype(np.int64),
+                            "g": f_count.astype(np.int64)})
         joined = tk.merge(got, on=["key", "window_start"], how="inner")
         exact = int((joined["t"] == joined["g"]).sum())
-    timed = first_em[~first_em["at_end"].to_numpy()]
-    lat = (timed["emit_time"].astype("int64") - timed["window_end"].astype("int64")).to_numpy(np.int64)
+    timed = ~e["at_end"][first]
+    lat = (e["emit_time"][first][timed] - f_end[timed]).astype(np.int64)
     lv, lc = np.unique(lat, return_counts=True)
-    span = int(state["time"].iloc[-1] - state["time"].iloc[0]) if len(state) else 0
+    tick = res.batches.tick.astype(np.int64)
+    open_w, open_r = state
+    span = int(tick[-1] - tick[0]) if len(tick) else 0
     if span > 0:
-        dt = np.diff(state["time"].to_numpy(np.int64))
-        mean_w = float((state["open_windows"].to_numpy()[:-1] * dt).sum() / span)
-        mean_r = float((state["buffered_records"].to_numpy()[:-1] * dt).sum() / span)
+        dt = np.diff(tick)
+        mean_w = float((open_w[:-1] * dt).sum() / span)
+        mean_r = float((open_r[:-1] * dt).sum() / span)
     else:
-        mean_w = float(state["open_windows"].iloc[-1]) if len(state) else 0.0
-        mean_r = float(state["buffered_records"].iloc[-1]) if len(state) else 0.0
+        mean_w = float(open_w[-1]) if len(open_w) else 0.0
+        mean_r = float(open_r[-1]) if len(open_r) else 0.0
     out = {
         "records": n + invalid,  # no_session rows are among the n and counted as invalid
         "on_time": int((fate == ON_TIME).sum()),
@@ -343,15 +465,15 @@ def _summary(invalid: int, res, a: dict, emissions: pd.DataFrame, state: pd.Data
         "latency_p95_ms": nearest_rank(lv, lc, 0.95),
         "latency_p99_ms": nearest_rank(lv, lc, 0.99),
         "latency_max_ms": float(lv[-1]) if len(lv) else float("nan"),
-        "firings": int(len(em)),
-        "late_firings": int((em["timing"] == "late").sum()),
+        "firings": int(len(e["key"])),
+        "late_firings": int(e["late"].sum()),
         "retractions": 0,
-        "peak_state_windows": int(state["open_windows"].max()) if len(state) else 0,
-        "peak_state_records": int(state["buffered_records"].max()) if len(state) else 0,
+        "peak_state_windows": int(open_w.max()) if len(open_w) else 0,
+        "peak_state_records": int(open_r.max()) if len(open_r) else 0,
         "mean_state_records": mean_r,
         "mean_state_windows": mean_w,
         "windows": int(n_true),
-        "at_end_firings": int(em["at_end"].sum()),
+        "at_end_firings": int(e["at_end"].sum()),
         "late_side_output": 0,
         "batches": int(len(res.batches)),
         "no_data_batches": int((~res.batches.is_data).sum()),

@@ -15,13 +15,15 @@ positions). ``merge_config`` then gives exactly ``replay(log, setting).summary()
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from toolkit.engine.microbatch.aggregation import aggregate_windows, window_pairs
+from toolkit.engine.microbatch.aggregation import aggregate_windows
 from toolkit.engine.microbatch.batches import Batches, executed_batches
+from toolkit.engine.microbatch.prepared import MicroBatchLog
 from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, NO_SESSION, ON_TIME
 from toolkit.engine.microbatch.sessions import aggregate_sessions
 from toolkit.engine.microbatch.watermark import watermarks_after
@@ -114,6 +116,34 @@ def build_batch_timelines(configs: list[Setting], maxima_of, partitions=None) ->
     return out
 
 
+class _ShardWork:
+    """What a key shard's Spark partials share across the sweep's settings: the engine's
+    prepared log of the shard (window pairs and groups, their order by batch), each trigger
+    interval's data-batch ticks, the batch answer of each session gap."""
+
+    def __init__(self, shard: Shard) -> None:
+        ones = np.ones(shard.n, dtype=np.int64)
+        self.log = MicroBatchLog(shard.ts, shard.arrival, None, ones, codes=(shard.keys, shard.key_code))
+        self.ticks: dict[int, np.ndarray] = {}
+        self.truths: dict = {}
+
+    def tick(self, arrival: np.ndarray, interval: int) -> np.ndarray:
+        if interval not in self.ticks:
+            self.ticks[interval] = tick_of(arrival, interval)
+        return self.ticks[interval]
+
+
+_WORK: "weakref.WeakKeyDictionary[Shard, _ShardWork]" = weakref.WeakKeyDictionary()
+
+
+def _work(shard: Shard) -> _ShardWork:
+    """The shard's shared work, made on its first Spark setting, gone with the shard."""
+    w = _WORK.get(shard)
+    if w is None:
+        w = _WORK[shard] = _ShardWork(shard)
+    return w
+
+
 def _empty_partial() -> dict:
     z = np.zeros(0, dtype=np.int64)
     return {"scalars": dict.fromkeys(SCALARS, 0), "latency": (z, z), "state": (z, z, z)}
@@ -132,9 +162,10 @@ def microbatch_partial(shard: Shard, config: Setting, tl: BatchTimeline) -> dict
     n = shard.n
     if n == 0:
         return _empty_partial()
+    work = _work(shard)
     b = tl.batches
     n_exec = len(b)
-    idx = np.searchsorted(tl.ticks, tick_of(shard.arrival, tl.interval))
+    idx = np.searchsorted(tl.ticks, work.tick(shard.arrival, tl.interval))
     rb = b.of_data[idx]
     kc, ts = shard.key_code, shard.ts
     ones = np.ones(n, dtype=np.int64)
@@ -148,14 +179,18 @@ def microbatch_partial(shard: Shard, config: Setting, tl: BatchTimeline) -> dict
         fate[~has] = NO_SESSION
         fate[accepted] = np.where(ts[accepted] <= late_wm[accepted], LATE_ACCEPTED, ON_TIME)
         accepted_pairs = first_pairs = int(accepted.sum())
-        if config.gap_column is None:
-            truth, _ = sessionize(kc, ts, cfg.gap)
-            true_pairs = n
-        else:
-            truth, true_pairs = sessions_of_batch(kc, ts, gap)
+        tkey = ("gap", cfg.gap) if config.gap_column is None else ("column", config.gap_column)
+        if tkey not in work.truths:
+            work.truths[tkey] = ((sessionize(kc, ts, cfg.gap)[0], n) if config.gap_column is None
+                                 else sessions_of_batch(kc, ts, gap))
+        truth, true_pairs = work.truths[tkey]
         n_true = len(truth)
     else:
-        pairs, em, tab, _ = aggregate_windows(kc, ts, ones, rb, b, cfg.size, cfg.slide, cfg.output_mode, cfg.offset)
+        groups = work.log.windows(cfg.size, cfg.slide, cfg.offset)
+        order = (work.log.window_batch_order(cfg.size, cfg.slide, cfg.offset, tl.interval)
+                 if cfg.output_mode == "update" else None)
+        pairs, em, tab, _ = aggregate_windows(kc, ts, ones, rb, b, cfg.size, cfg.slide, cfg.output_mode, cfg.offset,
+                                              groups=groups, batch_order=order)
         acc_rec = np.zeros(n, dtype=bool)
         acc_rec[pairs.record[pairs.accepted]] = True
         fate[acc_rec] = np.where(ts[acc_rec] <= late_wm[acc_rec], LATE_ACCEPTED, ON_TIME)
@@ -165,10 +200,10 @@ def microbatch_partial(shard: Shard, config: Setting, tl: BatchTimeline) -> dict
         else:
             pi = tab["pair_index"]
             first_pairs = int((pairs.batch[pi] == tab["first_batch"][tab["pair_window"]]).sum())
-        rec, start = window_pairs(ts, cfg.size, cfg.slide, cfg.offset)
-        true_pairs = len(rec)
-        truth = pd.DataFrame({"key": kc[rec], "window_start": start}).groupby(
-            ["key", "window_start"], sort=False).size().rename("true_count").reset_index()
+        # the batch answer: the window's (key, window) groups of the shard's pairs
+        true_pairs = len(groups.record)
+        truth = pd.DataFrame({"key": groups.group_key, "window_start": groups.group_start,
+                              "true_count": groups.true_count})
         n_true = len(truth)
     # first results: emissions of pane 0, plus (append) the windows flushed at the end
     pending = tab["emit_batch"] >= n_exec if append else np.zeros(len(tab["start"]), dtype=bool)

@@ -259,7 +259,11 @@ def _whole_rows(configs: list[Setting], micro: list[int], table: pd.DataFrame | 
     position. A local log: in-process, on the driver. A Spark-backed log: on Spark, each row's
     whole log in one Spark task (``toolkit.sweeps.spark.run_whole``); only the figures come back."""
     if table is not None:
-        rows = {i: whole_figures(table, configs[i], invalid, partitions) for i in micro}
+        from toolkit.replays.microbatch import sweep_rows
+
+        spark_rows = [i for i in micro if configs[i].semantics == "spark"]  # one prepared log for all of them
+        rows = dict(zip(spark_rows, sweep_rows(table, [configs[i] for i in spark_rows], invalid, sources=partitions)))
+        rows.update({i: whole_figures(table, configs[i], invalid, partitions) for i in micro if i not in rows})
         return pd.DataFrame.from_dict(rows, orient="index", columns=SUMMARY_COLUMNS)
     if not use_spark:
         raise SettingError("execution", "this log is Spark-backed: run the sweep with execution='spark' (or 'auto')")

@@ -62,6 +62,30 @@ def window_pairs(event_time: np.ndarray, size: int, slide: int, offset: int = 0)
 
 
 @dataclass(frozen=True)
+class WindowGroups:
+    """A window's (record, window) pairs (``window_pairs`` order) and their (key, window) groups.
+
+    ``record``, ``start``, ``key`` per pair; ``group`` per pair: the rank of its (key code,
+    start) among the distinct ones (ascending key code, then start); ``group_key`` and
+    ``group_start`` per group; ``true_count`` per group: its pairs (the batch answer)."""
+
+    record: np.ndarray
+    start: np.ndarray
+    key: np.ndarray
+    group: np.ndarray
+    group_key: np.ndarray
+    group_start: np.ndarray
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.group_key)
+
+    @property
+    def true_count(self) -> np.ndarray:
+        return np.bincount(self.group, minlength=self.n_groups).astype(np.int64)
+
+
+@dataclass(frozen=True)
 class Emissions:
     """Emitted rows (columnar): key code, window start/end, count, sum, batch, timing, pane."""
 
@@ -75,10 +99,12 @@ class Emissions:
     pane: np.ndarray
 
 
-def _group(*cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(group id per row, index of each group's first row in sorted order) for equal tuples."""
+def _group(*cols: np.ndarray, order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(group id per row, index of each group's first row in sorted order) for equal tuples;
+    ``order``: the rows already sorted by ``cols`` (stably), when known."""
     n = len(cols[0])
-    order = np.lexsort(tuple(reversed(cols)))
+    if order is None:
+        order = np.lexsort(tuple(reversed(cols)))
     new = np.zeros(n, dtype=bool)
     if n:
         new[0] = True
@@ -91,21 +117,37 @@ def _group(*cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return gid, order[new]
 
 
+def _subset_groups(group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rank of each row's group among the groups present, which of the ``n_groups`` are present):
+    the groups of a subset of rows, numbered in the order of the whole set's groups."""
+    used = np.zeros(n_groups, dtype=bool)
+    used[group] = True
+    rank = np.cumsum(used) - 1
+    return rank[group], used
+
+
 def aggregate_windows(key: np.ndarray, event_time: np.ndarray, value: np.ndarray, record_batch: np.ndarray,
-                      batches: Batches, size: int, slide: int, output_mode: str, offset: int = 0):
+                      batches: Batches, size: int, slide: int, output_mode: str, offset: int = 0,
+                      groups: WindowGroups | None = None, batch_order: np.ndarray | None = None):
     """Run the aggregation; return (pairs, emissions, window table, dropped-group count per batch).
 
     ``key``: int codes; ``record_batch``: executed batch id of every record. The window table
     (dict of arrays, one entry per window that accepted a row) has key, start, end, count,
     sum, first_batch (first batch that accepted a row) and emit_batch (append mode: the batch
-    that emits it; ``len(batches)`` when none does).
+    that emits it; ``len(batches)`` when none does). ``groups``: this window's pairs and their
+    (key, window) groups computed beforehand from the same keys and event times
+    (:class:`WindowGroups`, ``MicroBatchLog.windows``; computed here when None); ``batch_order``: those pairs ordered
+    by (group, data batch) (``MicroBatchLog.window_batch_order``), which update mode then need not sort.
     """
-    rec, start = window_pairs(event_time, size, slide, offset)
+    if groups is None:
+        rec, start = window_pairs(event_time, size, slide, offset)
+        k = np.asarray(key, dtype=np.int64)[rec]
+    else:
+        rec, start, k = groups.record, groups.start, groups.key
     pb = record_batch[rec]
     complete = output_mode == "complete"
     accepted = np.ones(len(rec), dtype=bool) if complete else start + size > batches.late_watermark[pb]
     pairs = Pairs(rec, start, pb, accepted)
-    k = np.asarray(key, dtype=np.int64)[rec]
     n_exec = len(batches)
     # the metric: distinct (batch, key, window) among dropped pairs
     d = ~accepted
@@ -116,18 +158,22 @@ def aggregate_windows(key: np.ndarray, event_time: np.ndarray, value: np.ndarray
     a = accepted
     ka, sa, ba, ra = k[a], start[a], pb[a], rec[a]
     va = np.asarray(value)[ra]
-    wid, wfirst = _group(ka, sa)
-    nw = len(wfirst)
+    if groups is None:
+        wid, wfirst = _group(ka, sa)
+        w_key, w_start = ka[wfirst], sa[wfirst]
+    else:  # the accepted pairs' windows, in the same (key, start) order
+        wid, used = _subset_groups(groups.group[a], groups.n_groups)
+        w_key, w_start = groups.group_key[used], groups.group_start[used]
+    nw = len(w_key)
     w_count = np.bincount(wid, minlength=nw).astype(np.int64)
     w_sum = np.zeros(nw, dtype=va.dtype if va.dtype.kind in "iuf" else np.float64)
     np.add.at(w_sum, wid, va)
     w_first = np.full(nw, n_exec, dtype=np.int64)
     np.minimum.at(w_first, wid, ba)
-    w_start = sa[wfirst]
     w_end = w_start + np.int64(size)
     emit = (np.full(nw, n_exec, dtype=np.int64) if complete  # never evicted
             else np.searchsorted(batches.watermark, w_end, side="left").astype(np.int64))
-    table = {"key": ka[wfirst], "start": w_start, "end": w_end, "count": w_count, "sum": w_sum,
+    table = {"key": w_key, "start": w_start, "end": w_end, "count": w_count, "sum": w_sum,
              "first_batch": w_first, "emit_batch": emit, "pair_window": wid, "pair_index": np.flatnonzero(a),
              "pair_batch": ba, "pair_record": ra}
     if output_mode == "append":
@@ -137,7 +183,12 @@ def aggregate_windows(key: np.ndarray, event_time: np.ndarray, value: np.ndarray
     elif complete:
         em = _complete_emissions(table, wid, ba, va, batches)
     else:
-        gid, gfirst = _group(wid, ba)  # (window, batch) groups, sorted by window then batch
+        # (window, batch) groups, sorted by window then batch; the prepared order restricted to
+        # the accepted pairs is that sort (batch ids grow with data-batch ids)
+        known = None
+        if groups is not None and batch_order is not None:
+            known = (np.cumsum(a) - 1)[batch_order[a[batch_order]]]
+        gid, gfirst = _group(wid, ba, order=known)
         ng = len(gfirst)
         g_count = np.bincount(gid, minlength=ng).astype(np.int64)
         g_sum = np.zeros(ng, dtype=w_sum.dtype)

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from toolkit.engine.microbatch.aggregation import Emissions, aggregate_windows
-from toolkit.engine.microbatch.batches import Batches, data_ticks, executed_batches
+from toolkit.engine.microbatch.batches import Batches, executed_batches
 from toolkit.engine.microbatch.config import MicroBatchConfig, MicroBatchConfigError
+from toolkit.engine.microbatch.prepared import MicroBatchLog, key_codes
 from toolkit.engine.microbatch.sessions import aggregate_sessions
-from toolkit.engine.microbatch.watermark import watermarks_after
+from toolkit.engine.microbatch.watermark import watermarks_from_maxima
 
 ON_TIME, LATE_ACCEPTED, DROPPED, NO_SESSION = 0, 1, 2, 3
 
@@ -74,13 +75,8 @@ class MicroBatchResult:
 
 
 def _codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    try:
-        uniq, inv = np.unique(keys, return_inverse=True)
-        return uniq, inv.astype(np.int64)
-    except TypeError:  # mixed key types: order of first appearance
-        index: dict = {}
-        inv = np.fromiter((index.setdefault(k, len(index)) for k in keys), np.int64, len(keys))
-        return np.array(list(index), dtype=object), inv
+    """(distinct keys, code of every record): :func:`prepared.key_codes`."""
+    return key_codes(keys)
 
 
 def run_microbatch(config: MicroBatchConfig, event_time, arrival_time, key, value, partition=None,
@@ -90,34 +86,32 @@ def run_microbatch(config: MicroBatchConfig, event_time, arrival_time, key, valu
     ``gap``: a per-record session gap in ms (Spark's ``session_window(ts, gap_column)``), an
     array as long as the log (int, float with NaN for null, or object with None), instead of
     ``config.gap``; session windows only. Rows whose gap is null, zero or negative get no
-    session (fate ``NO_SESSION``), as in Spark."""
-    ts = np.asarray(event_time, dtype=np.int64)
-    arr = np.asarray(arrival_time, dtype=np.int64)
+    session (fate ``NO_SESSION``), as in Spark. Many settings over one log: prepare it once
+    (``MicroBatchLog``) and call :func:`run_prepared` (the same figures)."""
+    if len(np.asarray(event_time)) == 0:
+        raise MicroBatchConfigError("log: there are no records to replay")
+    return run_prepared(config, MicroBatchLog(event_time, arrival_time, key, value, partition), gap=gap)
+
+
+def run_prepared(config: MicroBatchConfig, log: MicroBatchLog, gap=None) -> MicroBatchResult:
+    """:func:`run_microbatch` on a prepared log: the key codes, data batches, per-batch maxima and
+    window groups come from ``log``'s caches (computed by the first run that needs them)."""
+    ts, vals = log.event_time, log.value
     n = len(ts)
-    vals = np.asarray(value)
     if n == 0:
         raise MicroBatchConfigError("log: there are no records to replay")
-    part = np.zeros(n, dtype=np.int64) if partition is None else np.asarray(partition, dtype=np.int64)
-    if config.partitions_as_sources:
-        sources = np.asarray(sorted(set(config.sources) if config.sources is not None else set(np.unique(part).tolist())),
-                             dtype=np.int64)
-        src = np.searchsorted(sources, part)
-        bad = (src >= len(sources)) | (sources[np.minimum(src, len(sources) - 1)] != part)
-        if bad.any():
-            raise MicroBatchConfigError(
-                f"partitions_as_sources: partition {int(part[bad][0])} is not among the sources {sources.tolist()}")
-        n_src = len(sources)
-    else:
-        src = np.zeros(n, dtype=np.int64)
-        n_src = 1
-    ticks, data_idx = data_ticks(arr, config.trigger_interval)
-    after = watermarks_after(ts, data_idx, len(ticks), src, n_src, config.delay, config.multiple_watermark_policy)
+    ticks, data_idx = log.ticks(config.trigger_interval)
+    per_input = bool(config.partitions_as_sources)
+    if per_input:
+        log.sources(config.sources)  # an undeclared partition is refused before any work
+    per = log.maxima(config.trigger_interval, config.sources, per_input)
+    after = watermarks_from_maxima(per, config.delay, config.multiple_watermark_policy)
     complete = config.output_mode == "complete"
     batches = executed_batches(ticks, after, config.trigger_interval, no_data_batches=not complete)
     rb = batches.of_data[data_idx]
     n_exec = len(batches)
     input_rows = np.bincount(rb, minlength=n_exec).astype(np.int64)
-    keys, kc = _codes(np.asarray(key))
+    keys, kc = log.keys, log.key_code
     late_wm = batches.late_watermark[rb]
     fate = np.full(n, DROPPED, dtype=np.int8)
     if config.window_kind == "session":
@@ -138,8 +132,12 @@ def run_microbatch(config: MicroBatchConfig, event_time, arrival_time, key, valu
         # emission when their batch is the session's first (a later merge re-emits them)
         first_pairs = accepted_pairs if not complete else int((rb[accepted] == table["first_batch"][sid[accepted]]).sum())
     else:
+        groups = log.windows(config.size, config.slide, config.offset)
+        order = (log.window_batch_order(config.size, config.slide, config.offset, config.trigger_interval)
+                 if config.output_mode == "update" else None)
         pairs, em, table, dropped = aggregate_windows(kc, ts, vals, rb, batches, config.size, config.slide,
-                                                      config.output_mode, config.offset)
+                                                      config.output_mode, config.offset, groups=groups,
+                                                      batch_order=order)
         acc_rec = np.zeros(n, dtype=bool)
         acc_rec[pairs.record[pairs.accepted]] = True
         fate[acc_rec] = np.where(ts[acc_rec] <= late_wm[acc_rec], LATE_ACCEPTED, ON_TIME)
