@@ -406,7 +406,8 @@ class Explorer(_App):
         try:
             spelled = str(parse_beam_trigger(text))
         except SettingError as exc:
-            self.beam_trigger_error.value = f"<span style='color:#b00020'>{html.escape(str(exc))}</span>"
+            self.beam_trigger_error.value = (f"<div style='color:#b00020;line-height:1.35;padding:2px 0 6px 0'>"
+                                             f"{html.escape(str(exc))}</div>")
             spelled = None
         else:
             self.beam_trigger_error.value = ""
@@ -463,7 +464,11 @@ class Explorer(_App):
             with self._lock:
                 if generation == self._generation:
                     self.error = str(exc)
-                    self.busy.value = f"<span style='color:#b00020'>error: {html.escape(str(exc))}</span>"
+                    said = (getattr(exc, "setting", None) == "beam_trigger" and self.beam_trigger_error.value
+                            and self.controls["beam_trigger"].layout.display != "none")
+                    text = ("the trigger spec above; the last good replay stays" if said  # not said twice
+                            else html.escape(str(exc)))
+                    self.busy.value = f"<span style='color:#b00020'>error: {text}</span>"
                     self._idle.set()
             return
         elapsed = time.perf_counter() - t0
@@ -521,7 +526,7 @@ class Explorer(_App):
         total = max(1, int(s.get("records", 0)))
         rows = []
         for name, v in s.items():
-            if name == "settings":
+            if name in ("settings", "deployable"):  # figures only: the code is toolkit.deploy's
                 continue
             text = fmt.cell(name, v)
             if name in ("on_time", "late_accepted", "dropped"):
@@ -530,7 +535,8 @@ class Explorer(_App):
             rows.append((shown, text))
         flink = settings.get("semantics", "flink") == "flink"
         caption = "replay: " + fmt.settings_text(settings) + ("" if "idleness" in settings or not flink else ", no idleness")
-        return fmt.kv_grid(rows, columns=2, caption=caption)
+        # a long setting (a Beam trigger) wraps in the caption instead of widening the table
+        return f"<div style='overflow-wrap:anywhere'>{fmt.kv_grid(rows, columns=2, caption=caption)}</div>"
 
 
 def _preset_of(trigger: str | None) -> str:
