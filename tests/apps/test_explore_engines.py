@@ -100,7 +100,7 @@ def test_beam_has_its_trigger_combiner_and_accumulation_controls(log):
     assert "beam_trigger=" in app.summary.value and "accumulation=discarding" in app.summary.value
 
     # a typed trigger: parsed by the settings' parser; the picker follows ("custom" for its own)
-    app.controls["beam_trigger"].value = "repeatedly(after_count:3)"
+    app.controls["beam_trigger"].value = "repeatedly(\n  after_count:3)"  # the box wraps; line breaks are no part of it
     assert app.error is None and str(app.result.setting.beam_trigger) == "repeatedly(after_count:3)"
     assert app.controls["beam_trigger_preset"].value == "custom" and not app.beam_trigger_error.value
     app.controls["beam_trigger"].value = "repeatedly(after_count:10)"

@@ -282,9 +282,9 @@ def _move_explorer_control(driver, rows, folder: Path) -> list[str]:
 # the <select> of the dropdown labelled arguments[1] (or the <input> of that text box) in arguments[0]
 FIND_FIELD = """
 const [node, label] = arguments;
-for (const box of node.querySelectorAll('.widget-dropdown, .widget-text')) {
+for (const box of node.querySelectorAll('.widget-dropdown, .widget-text, .widget-textarea')) {
   const lab = box.querySelector('label');
-  if (lab && lab.innerText.trim() === label && box.offsetParent) return box.querySelector('select, input');
+  if (lab && lab.innerText.trim() === label && box.offsetParent) return box.querySelector('select, input, textarea');
 }
 return null;
 """
@@ -330,7 +330,7 @@ def _move_beam_controls(driver, rows, folder: Path) -> list[str]:
     def type_bad():
         box = field("trigger spec")
         box.clear()
-        box.send_keys("after_cont:2", Keys.ENTER)
+        box.send_keys("after_cont:2", Keys.TAB)  # a text area's value is sent when it loses focus
     step("bad-trigger", type_bad, ["unknown beam_trigger 'after_cont:2'", "did you mean"])
     if Select(field(BEAM_PICKER)).first_selected_option.text != "custom (type it below)":
         problems.append("beam explorer: the picker did not turn to 'custom' for a typed trigger")

@@ -291,11 +291,12 @@ class Explorer(_App):
                                 description="tasks"),
             "beam_trigger_preset": w.Dropdown(options=list(BEAM_TRIGGERS), value=_preset_of(beam_trigger),
                                               description="beam trigger"),
-            "beam_trigger": w.Text(value=beam_trigger, placeholder=BEAM_TRIGGER_HINT, description="trigger spec",
-                                   continuous_update=False,
-                                   tooltip="any Beam trigger: default, after_watermark(early=...,late=...), "
-                                           "after_count:N, after_processing_time:5s, repeatedly(...), "
-                                           "after_any(...), after_all(...), after_each(...), orfinally(main,final)"),
+            # two wrapped lines: a long trigger stays readable in the 380 px column
+            "beam_trigger": w.Textarea(value=beam_trigger, placeholder=BEAM_TRIGGER_HINT, description="trigger spec",
+                                       continuous_update=False, rows=2,
+                                       tooltip="any Beam trigger: default, after_watermark(early=...,late=...), "
+                                               "after_count:N, after_processing_time:5s, repeatedly(...), "
+                                               "after_any(...), after_all(...), after_each(...), orfinally(main,final)"),
             "timestamp_combiner": w.Dropdown(options=list(TIMESTAMP_COMBINERS), value=timestamp_combiner,
                                              description="timestamp combiner"),
             "accumulation": w.Dropdown(options=["accumulating", "discarding"], value=accumulation,
@@ -382,7 +383,8 @@ class Explorer(_App):
                     or (name == "stagger" and (v == "aligned" or c["window"] != "tumbling"))
                     or (name == "stages" and not str(v).strip())):
                 continue
-            out[name] = int(v) if name in ("source_parallelism", "tasks") else v
+            out[name] = int(v) if name in ("source_parallelism", "tasks") else (
+                _one_line(v) if name == "beam_trigger" else v)
         return out
 
     # ------------------------------------------------------------------ running
@@ -404,7 +406,7 @@ class Explorer(_App):
         from toolkit.settings import SettingError, parse_beam_trigger
 
         try:
-            spelled = str(parse_beam_trigger(text))
+            spelled = str(parse_beam_trigger(_one_line(text)))
         except SettingError as exc:
             self.beam_trigger_error.value = (f"<div style='color:#b00020;line-height:1.35;padding:2px 0 6px 0'>"
                                              f"{html.escape(str(exc))}</div>")
@@ -537,6 +539,11 @@ class Explorer(_App):
         caption = "replay: " + fmt.settings_text(settings) + ("" if "idleness" in settings or not flink else ", no idleness")
         # a long setting (a Beam trigger) wraps in the caption instead of widening the table
         return f"<div style='overflow-wrap:anywhere'>{fmt.kv_grid(rows, columns=2, caption=caption)}</div>"
+
+
+def _one_line(text: Any) -> str:
+    """The trigger text box's value without its line breaks (it wraps; a typed Enter is no part of it)."""
+    return "".join(str(text).split())
 
 
 def _preset_of(trigger: str | None) -> str:
