@@ -77,3 +77,9 @@ def test_with_beam_it_prints_the_ratio_and_whether_the_panes_are_equal(monkeypat
 def test_an_unknown_case_is_refused_naming_the_option(capsys):
     assert main(["bench", "beam", "--records", "50", "--only", "sessoins"]) == 2
     assert "--only" in capsys.readouterr().err
+
+
+def test_no_beam_times_ours_alone(monkeypatch, capsys):
+    monkeypatch.setattr(bench, "beam_python", lambda: pytest.fail("--no-beam must not look for real Beam"))
+    assert main(["bench", "beam", "--records", "60", "--only", "sessions", "--no-beam"]) == 0
+    assert "real Beam: not run: --no-beam; ours alone" in capsys.readouterr().out

@@ -1,7 +1,7 @@
 """``python -m toolkit bench beam``: the Beam engine's replay speed, and real Beam's on the same records.
 
 A synthetic log like ``data/sample.csv`` (the ``sample`` model: 3 partitions, one silent for
-40 s, 8 keys, lognormal delays with a held-back share; ``--records``, default 1,000, and
+40 s, 8 keys, lognormal delays with a held-back share; ``--records``, default 2,000, and
 ``--seed``) is replayed with ``semantics="beam"``, 1 s windows, a 500 ms delay, under a few
 trigger shapes (``--only``):
 
@@ -19,7 +19,8 @@ and, when the Beam oracle's virtualenv exists (``python oracles/beam/beam_oracle
 through real Apache Beam's BundleBasedDirectRunner (a ``TestStream``), in one process started
 once (Beam's import and a warm-up pipeline are not timed). Printed: both times, the ratio, and
 whether the panes are equal (per key, in order: window, PaneInfo, output timestamp, values).
-Without the virtualenv it says so and prints ours alone. On a shared machine trust CPU seconds
+Without the virtualenv it says so and prints ours alone (``--no-beam``: ours alone anyway,
+for logs too big for real Beam). On a shared machine trust CPU seconds
 more than wall seconds (Beam's are its process's, all threads).
 """
 from __future__ import annotations
@@ -37,8 +38,8 @@ import numpy as np
 
 from toolkit.bench._timing import timed
 
-DEFAULT_RECORDS = 1_000
-"""The default ``--records``: real Beam's DirectRunner takes 10-40 ms of wall time per TestStream
+DEFAULT_RECORDS = 2_000
+"""The default ``--records``: real Beam's DirectRunner takes 5-15 ms of wall time per TestStream
 event here, so the three cases finish in a couple of minutes."""
 
 CASES: dict[str, dict[str, Any]] = {
@@ -173,7 +174,7 @@ def run(args: Any) -> int:
     load = os.getloadavg()
     print(f"beam replay benchmark: {n:,} records ('sample' model, 8 keys, 3 partitions, seed {args.seed}); "
           f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
-    python, oracle = beam_python()
+    python, oracle = (None, "--no-beam") if getattr(args, "no_beam", False) else beam_python()
     print(f"real Beam: {oracle}" if python else f"real Beam: not run: {oracle}; ours alone", flush=True)
     toolkit.replay(log, Setting.parse(semantics="beam", **CASES[only[0]]))  # imports and first calls: not timed
     rows, cases = [], []

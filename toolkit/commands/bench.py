@@ -27,7 +27,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("bench", help="run a benchmark: " + ", ".join(sorted(BENCHMARKS)))
     p.add_argument("name", choices=sorted(BENCHMARKS), help="which benchmark")
     p.add_argument("--records", type=int, default=None,
-                   help="records per run (default 1,000,000; beam: 3,000, real Beam is slow)")
+                   help="records per run (default 1,000,000; beam: 2,000, real Beam is slow)")
     p.add_argument("--keys", type=int, default=1000, help="distinct keys (default 1000)")
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--only", default=None, help="comma-separated sub-cases to run (default: all)")
@@ -35,6 +35,8 @@ def register(subparsers) -> None:
     p.add_argument("--gap", default="200ms", help="sessions: the session gap (default 200ms)")
     p.add_argument("--engine-records", type=int, default=None,
                    help="sessions: run the engine path on the first N records only (default: all)")
+    p.add_argument("--no-beam", action="store_true",
+                   help="beam: time our replay alone, without real Beam (which is slow: a few ms per record)")
     p.set_defaults(func=run)
 
 
