@@ -8,6 +8,7 @@ again moves it.
 """
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -55,6 +56,7 @@ class KeyedState:
     live_total: int = 0  # sum(live.values())
     live_windows: dict = field(default_factory=dict)  # window -> its ids in live (windows holding elements)
     hold_mins: dict = field(default_factory=dict)  # HOLD tag name -> {window id: min of that id's cell}
+    in_order: list = field(default_factory=list)  # the known windows (window_ids), sorted by (start, end)
 
     # -- window ids ---------------------------------------------------------------------------
     def id_of(self, window) -> int:
@@ -63,6 +65,8 @@ class KeyedState:
         if ids:
             return ids[0]
         self.counter += 1
+        if window not in self.window_ids:
+            insort(self.in_order, window)
         self.window_ids[window] = [self.counter]
         self.owner[self.counter] = window
         return self.counter
@@ -73,6 +77,27 @@ class KeyedState:
     def known_windows(self) -> list:
         return list(self.window_ids)
 
+    def known_overlapping(self, windows) -> list:
+        """The known windows that overlap the span of ``windows`` (or, through them, one
+        another), in (start, end) order. Known windows of a merging WindowFn never overlap
+        (every merge pass merges each overlapping group), so these are all that can merge
+        with ``windows``."""
+        order = self.in_order
+        lo, hi = min(w.start for w in windows), max(w.end for w in windows)
+        while True:
+            i = max(0, bisect_left(order, type(order[0])(lo, lo)) - 1) if order else 0
+            out = []
+            while i < len(order) and order[i].start < hi:
+                if order[i].end > lo:
+                    out.append(order[i])
+                i += 1
+            if not out:
+                return out
+            lo2, hi2 = min(lo, out[0].start), max(hi, max(w.end for w in out))
+            if (lo2, hi2) == (lo, hi):
+                return out
+            lo, hi = lo2, hi2
+
     def window_of(self, window_id: int):
         return self.owner[window_id]
 
@@ -81,6 +106,9 @@ class KeyedState:
         for w in to_be_merged:
             if w != result and w in self.window_ids:
                 moved = self.window_ids.pop(w)
+                del self.in_order[bisect_left(self.in_order, w)]
+                if result not in self.window_ids:
+                    insort(self.in_order, result)
                 self.window_ids.setdefault(result, []).extend(moved)
                 for i in moved:
                     self.owner[i] = result
