@@ -74,9 +74,11 @@ def test_with_beam_it_prints_the_ratio_and_whether_the_panes_are_equal(monkeypat
     assert "panes DIFFER" in got.out and "conformance bug" in got.err
 
 
-def test_an_unknown_case_is_refused_naming_the_option(capsys):
-    assert main(["bench", "beam", "--records", "50", "--only", "sessoins"]) == 2
-    assert "--only" in capsys.readouterr().err
+@pytest.mark.parametrize("argv, message", [(["--records", "50", "--only", "sessoins"], "--only sessoins"),
+                                           (["--records", "0"], "--records must be >= 1")])
+def test_bad_options_are_refused_naming_the_option(argv, message, capsys):
+    assert main(["bench", "beam", *argv, "--no-beam"]) == 2
+    assert message in capsys.readouterr().err
 
 
 def test_no_beam_times_ours_alone(monkeypatch, capsys):

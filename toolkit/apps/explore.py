@@ -291,9 +291,9 @@ class Explorer(_App):
                                 description="tasks"),
             "beam_trigger_preset": w.Dropdown(options=list(BEAM_TRIGGERS), value=_preset_of(beam_trigger),
                                               description="beam trigger"),
-            # two wrapped lines: a long trigger stays readable in the 380 px column
+            # three wrapped lines: a long trigger stays readable in the 380 px column
             "beam_trigger": w.Textarea(value=beam_trigger, placeholder=BEAM_TRIGGER_HINT, description="trigger spec",
-                                       continuous_update=False, rows=2,
+                                       continuous_update=False, rows=3,
                                        tooltip="any Beam trigger: default, after_watermark(early=...,late=...), "
                                                "after_count:N, after_processing_time:5s, repeatedly(...), "
                                                "after_any(...), after_all(...), after_each(...), orfinally(main,final)"),

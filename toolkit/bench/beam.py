@@ -165,7 +165,9 @@ def run(args: Any) -> int:
     from toolkit.log.synth import generate
     from toolkit.settings import Setting
 
-    n = int(getattr(args, "records", None) or DEFAULT_RECORDS)
+    n = DEFAULT_RECORDS if getattr(args, "records", None) is None else int(args.records)
+    if n < 1:
+        raise ValueError(f"--records must be >= 1, got {n}")
     only = args.only.split(",") if getattr(args, "only", None) else list(CASES)
     unknown = [o for o in only if o not in CASES]
     if unknown:
