@@ -92,7 +92,12 @@ def test_an_engine_the_table_does_not_list_gets_the_controls_its_settings_accept
     monkeypatch.delitem(ex.ENGINE_CONTROLS, "spark")
     got = ex.engine_controls("spark", list(toolkit.explore(log, debounce_ms=0, renderer="svg").controls))
     assert {"trigger_interval", "output_mode", "multiple_watermark_policy"} <= set(got)
-    assert not {"lateness", "idleness", "stagger", "stages", "grace", "emit", "tasks"} & set(got)
+    assert not {"lateness", "idleness", "stagger", "stages", "grace", "emit", "tasks", "beam_trigger",
+                "timestamp_combiner", "accumulation"} & set(got)
+    monkeypatch.delitem(ex.ENGINE_CONTROLS, "beam")
+    got = ex.engine_controls("beam", list(toolkit.explore(log, debounce_ms=0, renderer="svg").controls))
+    assert {"beam_trigger", "timestamp_combiner", "accumulation", "lateness"} <= set(got)
+    assert not {"stagger", "stages", "trigger_interval", "grace", "beam_trigger_preset"} & set(got)
 
 
 def test_no_description_is_cut(log):

@@ -72,3 +72,62 @@ def test_kafka_streams_has_grace_emit_tasks_and_no_delay(log):
     assert (app.result.setting.grace, app.result.setting.tasks) == (1000, 2)
     app.controls["semantics"].value = "flink"
     assert app.result.setting.delay == 500 and "delay" in _shown(app)
+
+
+def test_beam_has_its_trigger_combiner_and_accumulation_controls(log):
+    app = toolkit.explore(log, debounce_ms=0, renderer="svg", delay="500ms")
+    beam_only = {"beam_trigger_preset", "beam_trigger", "timestamp_combiner", "accumulation"}
+    assert not beam_only & _shown(app)  # Flink's explorer has none of them
+    app.controls["semantics"].value = "beam"
+    assert app.error is None and app.result.setting.semantics == "beam"
+    assert beam_only | {"lateness", "delay"} <= _shown(app) and "stages" not in _shown(app)
+    assert str(app.result.setting.beam_trigger) == "default" and app.result.setting.timestamp_combiner == "end_of_window"
+
+    early = "after_watermark(early=after_count:10,late=after_count:1)"
+    app.controls["beam_trigger_preset"].value = early  # the picker writes the text box, which replays
+    assert app.controls["beam_trigger"].value == early and app.error is None
+    assert str(app.result.setting.beam_trigger) == early
+    want = toolkit.replay(log, window="tumbling:1s", delay="500ms", lateness="0ms", semantics="beam", beam_trigger=early)
+    assert app.result.summary() == want.summary() and app.result.summary()["early_panes"] > 0
+
+    app.controls["timestamp_combiner"].value = "latest"
+    app.controls["accumulation"].value = "discarding"
+    s = app.result.setting
+    assert (s.timestamp_combiner, s.accumulation) == ("latest", "discarding")
+    want = toolkit.replay(log, window="tumbling:1s", delay="500ms", semantics="beam", beam_trigger=early,
+                          timestamp_combiner="latest", accumulation="discarding")
+    assert app.result.summary() == want.summary()
+    assert "beam_trigger=" in app.summary.value and "accumulation=discarding" in app.summary.value
+
+    # a typed trigger: parsed by the settings' parser; the picker follows ("custom" for its own)
+    app.controls["beam_trigger"].value = "repeatedly(\n  after_count:3)"  # the box wraps; line breaks are no part of it
+    assert app.error is None and str(app.result.setting.beam_trigger) == "repeatedly(after_count:3)"
+    assert app.controls["beam_trigger_preset"].value == "custom" and not app.beam_trigger_error.value
+    app.controls["beam_trigger"].value = "repeatedly(after_count:10)"
+    assert app.controls["beam_trigger_preset"].value == "repeatedly(after_count:10)"
+
+    # a bad one is shown under the box, not raised; the last good replay stays
+    app.controls["beam_trigger"].value = "after_cont:2"
+    assert "beam_trigger" in app.beam_trigger_error.value and "after_count" in app.beam_trigger_error.value
+    assert app.beam_trigger_error.layout.display != "none"
+    assert app.error is not None and "beam_trigger" in app.error
+    assert str(app.result.setting.beam_trigger) == "repeatedly(after_count:10)"
+    app.controls["beam_trigger_preset"].value = "default"  # picking a trigger clears the error
+    assert app.error is None and not app.beam_trigger_error.value and app.beam_trigger_error.layout.display == "none"
+    assert str(app.result.setting.beam_trigger) == "default"
+
+    app.controls["semantics"].value = "flink"  # the Beam controls go away and stay out of Flink's setting
+    assert not beam_only & _shown(app) and app.error is None and app.result.setting.semantics == "flink"
+    assert app.result.setting.accumulation == "accumulating"
+
+
+def test_explorer_starts_on_beam_with_a_trigger_and_refuses_a_bad_one(log):
+    app = toolkit.explore(log, debounce_ms=0, renderer="svg", semantics="beam", beam_trigger="count:2",
+                          timestamp_combiner="earliest")
+    s = app.result.setting
+    assert (str(s.beam_trigger), s.timestamp_combiner) == ("after_count:2", "earliest")
+    assert app.controls["beam_trigger"].value == "after_count:2" and app.controls["beam_trigger_preset"].value == "custom"
+    with pytest.raises(SettingError, match="beam_trigger"):
+        toolkit.explore(log, semantics="beam", beam_trigger="after_watermark(erly=count:2)")
+    with pytest.raises(SettingError, match="timestamp_combiner"):
+        toolkit.explore(log, semantics="beam", timestamp_combiner="middle")

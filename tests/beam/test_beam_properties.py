@@ -66,3 +66,34 @@ def test_beam_pane_invariants(window, trigger, lateness, acc, combiner, evs):
             assert p["count"] == len(p["values"]) and p["sum"] == sum(p["values"])
             assert not any((key, w, v) in dropped for v in p["values"])
             assert p["timing"] in ("EARLY", "ON_TIME", "LATE")
+
+
+sessions = st.builds(lambda g: {"type": "sessions", "gap": g}, st.integers(1, 12))
+
+
+@settings(max_examples=80, deadline=None)
+@given(sessions, triggers, st.sampled_from([0, 5, 30]), st.sampled_from(["accumulating", "discarding"]),
+       st.sampled_from(["end_of_window", "earliest", "latest"]), st.lists(event, max_size=40))
+def test_a_new_session_merges_with_the_overlapping_known_windows_only(window, trigger, lateness, acc, combiner, evs):
+    """The merge pass given only the known windows that overlap a new one (found by bisection)
+    gives what the pass over every known window of the key gives (Beam's MergeOverlappingIntervalWindows
+    over all of them): same panes, drops, stall verdict, and the known windows never overlap."""
+    import pytest
+
+    from toolkit.engine.beam.state import KeyedState
+
+    case = _case(window, trigger, lateness, acc, combiner, evs)
+    panes, stalled, step = run_scenario(case)
+    for state in step.states.values():
+        order = state.in_order
+        assert order == sorted(state.window_ids) and all(a.end <= b.start for a, b in zip(order, order[1:]))
+        # the state size and earliest hold kept as the cells change are those a scan gives
+        assert state.held() == (len({state.owner[i] for i in state.live}), sum(state.live.values()))
+        holds = [min(c["watermark"]) for c in state.cells.values() if c.get("watermark")]
+        assert state.earliest_hold("watermark") == (min(holds) - 1 if holds else None)
+    with pytest.MonkeyPatch.context() as m:  # the reference: every known window goes through the merge pass
+        m.setattr(KeyedState, "known_overlapping", lambda self, windows: sorted(self.window_ids))
+        want, want_stalled, ref = run_scenario(case)
+    assert panes == want and stalled == want_stalled
+    assert [(d.key, d.value, d.window_start, d.window_end, d.reason) for d in step.drops] == [
+        (d.key, d.value, d.window_start, d.window_end, d.reason) for d in ref.drops]

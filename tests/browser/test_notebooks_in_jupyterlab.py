@@ -4,7 +4,8 @@ For each notebook: open it, run all cells, and for every chart output (an Altair
 Vega mime bundle, an SVG, or HTML that embeds Vega) check that an SVG or a canvas was drawn,
 and that no "Error loading script", "Error displaying widget", JavaScript error or traceback
 shows anywhere in the notebook. In a notebook that creates ``toolkit.explore(...)`` one
-control is moved and the drawn chart must change. No widget description may be cut off. Every chart must be an interactive Vega view,
+control is moved and the drawn chart must change; an explorer on Beam has its trigger picked,
+its timestamp combiner and accumulation changed and a bad trigger typed (said under the box). No widget description may be cut off. Every chart must be an interactive Vega view,
 and in the quickstart hovering must show a Vega tooltip. Screenshots of the notebook and of
 each chart output are written under the pytest tmp dir; a failure prints their folder.
 
@@ -278,6 +279,69 @@ def _move_explorer_control(driver, rows, folder: Path) -> list[str]:
     return problems
 
 
+# the <select> of the dropdown labelled arguments[1] (or the <input> of that text box) in arguments[0]
+FIND_FIELD = """
+const [node, label] = arguments;
+for (const box of node.querySelectorAll('.widget-dropdown, .widget-text, .widget-textarea')) {
+  const lab = box.querySelector('label');
+  if (lab && lab.innerText.trim() === label && box.offsetParent) return box.querySelector('select, input, textarea');
+}
+return null;
+"""
+BEAM_PICKER = "beam trigger"
+
+
+def _move_beam_controls(driver, rows, folder: Path) -> list[str]:
+    """In an explorer on Beam: pick a trigger, change the timestamp combiner and accumulation (the
+    summary must name each), type a bad trigger (its error must show under the box, the charts
+    stay), then pick the default again (the error goes). Screenshots after each step."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    apps = [r for r in rows if r["chart"] and r["node"] is not None
+            and driver.execute_script(FIND_FIELD, r["node"], BEAM_PICKER) is not None]
+    if not apps:
+        return [f"no explorer with a {BEAM_PICKER!r} picker was found in the outputs"]
+    node, problems = apps[-1]["node"], []
+
+    def field(label):
+        return driver.execute_script(FIND_FIELD, node, label)
+
+    def shot(name):
+        time.sleep(1.0)
+        with _tall_viewport(driver):
+            node.screenshot(str(folder / f"beam-explorer-{name}.png"))
+
+    def step(name, act, want, absent=()):
+        act()
+        ok = _wait(lambda: all(t in node.text for t in want) and not any(t in node.text for t in absent)
+                   and "replaying" not in node.text and "waiting for changes" not in node.text, timeout=90)
+        shot(name)
+        if not ok:
+            problems.append(f"beam explorer, {name}: {want} not shown within 90 s: {node.text[:600]!r}")
+
+    driver.execute_script("arguments[0].scrollIntoView({block: 'start'});", node)
+    step("late-firings", lambda: Select(field(BEAM_PICKER)).select_by_visible_text("late: every late record"),
+         ["beam_trigger=after_watermark(late=after_count:1)", "replayed in"])
+    step("latest-discarding", lambda: (Select(field("timestamp combiner")).select_by_visible_text("latest"),
+                                       Select(field("accumulation")).select_by_visible_text("discarding")),
+         ["timestamp_combiner=latest", "accumulation=discarding", "replayed in"])
+
+    def type_bad():
+        box = field("trigger spec")
+        box.clear()
+        box.send_keys("after_cont:2", Keys.TAB)  # a text area's value is sent when it loses focus
+    step("bad-trigger", type_bad, ["unknown beam_trigger 'after_cont:2'", "did you mean"])
+    if Select(field(BEAM_PICKER)).first_selected_option.text != "custom (type it below)":
+        problems.append("beam explorer: the picker did not turn to 'custom' for a typed trigger")
+    step("default-again", lambda: Select(field(BEAM_PICKER)).select_by_visible_text("at the watermark (default)"),
+         ["replayed in", "accumulation=discarding"], absent=["unknown beam_trigger", "error:"])
+    cut = driver.execute_script(CUT_LABELS)
+    if cut:
+        problems.append(f"beam explorer: widgets cut off: {', '.join(map(repr, cut))}")
+    return problems
+
+
 @pytest.mark.parametrize("notebook", [_param(p) for p in NOTEBOOKS])
 def test_notebook_charts_draw_in_jupyterlab(notebook: Path, jupyterlab, chrome, artifacts):
     folder = artifacts / notebook.stem
@@ -310,6 +374,8 @@ def test_notebook_charts_draw_in_jupyterlab(notebook: Path, jupyterlab, chrome, 
             problems.append(f"widgets cut off: {', '.join(map(repr, cut))}")
         if "toolkit.explore(" in _code(notebook):
             problems += _move_explorer_control(driver, rows, folder)
+            if re.search(r"explore\([^)]*semantics=[\"']beam", _code(notebook)):
+                problems += _move_beam_controls(driver, rows, folder)
         elapsed = time.monotonic() - t0
         print(f"{notebook.name}: {len(charts)} chart outputs drawn in {elapsed:.0f} s; screenshots in {folder}")
         assert not problems, (f"{notebook.name} in JupyterLab (screenshots: {folder}):\n  "

@@ -33,12 +33,28 @@ ALL = "\u2217all"  # filter value meaning "no filter"
 IDLENESS = ["off", "500ms", "1s", "2s", "5s", "10s", "30s", "1min"]
 TRIGGER_INTERVALS = ["100ms", "200ms", "500ms", "1s", "2s", "5s", "10s"]
 STAGES_HINT = "e.g. window=tumbling:5s"
+CUSTOM = "custom"  # the Beam trigger picker's entry for a trigger typed in the text box
+BEAM_TRIGGERS: tuple[tuple[str, str], ...] = (
+    ("at the watermark (default)", "default"),
+    ("late: every late record", "after_watermark(late=after_count:1)"),
+    ("early every 1 s, late each", "after_watermark(early=after_processing_time:1s,late=after_count:1)"),
+    ("early every 10, late each", "after_watermark(early=after_count:10,late=after_count:1)"),
+    ("every 10 records", "repeatedly(after_count:10)"),
+    ("every 5 s (processing time)", "repeatedly(after_processing_time:5s)"),
+    ("custom (type it below)", CUSTOM),
+)
+"""The Beam trigger picker: (label, ``beam_trigger`` spelling). Picking one writes its spelling
+into the ``beam_trigger`` text box, where any trigger ``toolkit.settings.parse_beam_trigger``
+accepts can be typed; "early every 1 s" is ``after_processing_time`` (processing time = arrival)."""
+BEAM_TRIGGER_HINT = "e.g. after_watermark(early=after_count:5)"
 
 ENGINE_CONTROLS: dict[str, tuple[str, ...]] = {
     "flink": ("lateness", "interval", "idleness", "source_parallelism", "stagger", "stages"),
     "spark": ("trigger_interval", "output_mode", "multiple_watermark_policy"),
     "kafka_streams": ("grace", "emit", "tasks"),
-    "beam": ("lateness", "interval", "idleness", "source_parallelism"),  # shared with Flink (Beam's watermark is Flink's)
+    # lateness, interval, idleness and source parallelism are shared with Flink (Beam's watermark is Flink's)
+    "beam": ("beam_trigger_preset", "beam_trigger", "timestamp_combiner", "accumulation", "lateness", "interval",
+             "idleness", "source_parallelism"),
 }
 """The controls only one engine has, shown only while that engine (``semantics``) is chosen;
 the others (window, size, slide, gap column, delay) are every engine's. An engine of
@@ -50,6 +66,10 @@ CONTROL_WIDTH_PX = 380
 
 COMMON_CONTROLS = ("semantics", "window", "size", "slide", "gap_column", "delay")
 """The controls every engine has."""
+
+PICKERS = ("beam_trigger_preset",)
+"""Controls that only fill in another control (the Beam trigger picker writes ``beam_trigger``):
+never a setting of their own."""
 
 NO_DELAY = ("kafka_streams",)
 """Engines without a watermark delay (Kafka Streams closes windows by stream time and grace)."""
@@ -67,7 +87,8 @@ def engine_controls(semantics: str, names: tuple[str, ...] | list[str]) -> tuple
 
     probe = {"lateness": "1s", "interval": "200ms", "idleness": "1s", "source_parallelism": 2, "stagger": "natural",
              "stages": "window=tumbling:5s", "trigger_interval": "1s", "output_mode": "update",
-             "multiple_watermark_policy": "max", "grace": "1s", "emit": "final", "tasks": 2}
+             "multiple_watermark_policy": "max", "grace": "1s", "emit": "final", "tasks": 2,
+             "beam_trigger": "after_count:2", "timestamp_combiner": "latest", "accumulation": "discarding"}
     out = []
     for name in names:
         if name in COMMON_CONTROLS or name not in probe:
@@ -171,10 +192,12 @@ class Explorer(_App):
                  replay_fn: Callable[..., Any] | None = None, parallelism: int | None = None,
                  semantics: str = "flink", trigger_interval: Any = "1s", output_mode: str = "append",
                  multiple_watermark_policy: str = "min", stagger: str = "aligned", stages: Any = "",
-                 grace: Any = "0ms", emit: str = "update", tasks: int = 0):
+                 grace: Any = "0ms", emit: str = "update", tasks: int = 0, beam_trigger: Any = "default",
+                 timestamp_combiner: str = "end_of_window", accumulation: str = "accumulating"):
         import toolkit
         from toolkit import settings as _settings
-        from toolkit.settings import OUTPUT_MODES, SEMANTICS, WATERMARK_POLICIES, SettingError
+        from toolkit.settings import (OUTPUT_MODES, SEMANTICS, TIMESTAMP_COMBINERS, WATERMARK_POLICIES, SettingError,
+                                      parse_beam_trigger)
         from toolkit.sweeps.choose import engine_name
 
         if parallelism is not None:  # the old spelling
@@ -195,6 +218,7 @@ class Explorer(_App):
         self._generation = 0
         self._idle = threading.Event()
         self._idle.set()
+        self._following = False  # the Beam trigger picker is following the text box
 
         if not getattr(log, "has_arrival_time", True) and interval == "200ms":
             interval = "0ms"  # no processing time: a watermark after every record (row order)
@@ -219,6 +243,13 @@ class Explorer(_App):
         if stagger not in staggers:
             staggers.append(str(stagger))
         windows = [t for t in WINDOW_TYPES if t != "dynamic_session" or self.gap_columns]
+        beam_trigger = str(parse_beam_trigger(beam_trigger))  # a bad one is refused here, naming beam_trigger
+        if timestamp_combiner not in TIMESTAMP_COMBINERS:
+            raise SettingError("timestamp_combiner", f"timestamp_combiner {timestamp_combiner!r}: choose one of "
+                               f"{', '.join(TIMESTAMP_COMBINERS)}")
+        if accumulation not in ("accumulating", "discarding"):
+            raise SettingError("accumulation", f"accumulation {accumulation!r}: the explorer offers accumulating "
+                               "and discarding")
 
         def lay() -> w.Layout:  # the column's width less the widgets' margins: nothing overflows it
             return w.Layout(width=f"{CONTROL_WIDTH_PX}px")
@@ -258,12 +289,26 @@ class Explorer(_App):
                                description="emit"),
             "tasks": w.Dropdown(options=[("as partitions", 0)] + [(str(n), n) for n in (1, 2, 4, 8)], value=int(tasks),
                                 description="tasks"),
+            "beam_trigger_preset": w.Dropdown(options=list(BEAM_TRIGGERS), value=_preset_of(beam_trigger),
+                                              description="beam trigger"),
+            # three wrapped lines: a long trigger stays readable in the 380 px column
+            "beam_trigger": w.Textarea(value=beam_trigger, placeholder=BEAM_TRIGGER_HINT, description="trigger spec",
+                                       continuous_update=False, rows=3,
+                                       tooltip="any Beam trigger: default, after_watermark(early=...,late=...), "
+                                               "after_count:N, after_processing_time:5s, repeatedly(...), "
+                                               "after_any(...), after_all(...), after_each(...), orfinally(main,final)"),
+            "timestamp_combiner": w.Dropdown(options=list(TIMESTAMP_COMBINERS), value=timestamp_combiner,
+                                             description="timestamp combiner"),
+            "accumulation": w.Dropdown(options=["accumulating", "discarding"], value=accumulation,
+                                       description="accumulation"),
         }
         style = description_style([c.description for c in controls.values()])
         for c in controls.values():
             c.style.description_width = style["description_width"]
             c.layout = lay()
         self.controls = controls
+        # the trigger text box's own verdict, under it: the parser's error, in the widget
+        self.beam_trigger_error = w.HTML(value="", layout=w.Layout(width=f"{CONTROL_WIDTH_PX}px", display="none"))
         self._show_controls()
         self.busy = w.HTML(value="")
         # the figures take the room the controls leave, and scroll inside themselves if they must:
@@ -278,7 +323,12 @@ class Explorer(_App):
         tabs.observe(self._on_tab, names="selected_index")
         for name, control in self.controls.items():
             control.observe(self._on_change, names="value")
-        left = w.VBox(list(self.controls.values()) + [self.busy],
+        column: list[w.Widget] = []
+        for name, control in self.controls.items():
+            column.append(control)
+            if name == "beam_trigger":
+                column.append(self.beam_trigger_error)
+        left = w.VBox(column + [self.busy],
                       layout=w.Layout(width=f"{CONTROL_WIDTH_PX + 20}px", min_width=f"{CONTROL_WIDTH_PX + 20}px",
                                       flex=f"0 0 {CONTROL_WIDTH_PX + 20}px"))
         self.widget = w.VBox([w.HBox([left, self.summary]), tabs])
@@ -301,6 +351,8 @@ class Explorer(_App):
         c["gap_column"].layout.display = "" if kind == "dynamic_session" else "none"
         if kind != "tumbling":
             c["stagger"].layout.display = "none"
+        shown = c["beam_trigger"].layout.display != "none" and bool(self.beam_trigger_error.value)
+        self.beam_trigger_error.layout.display = "" if shown else "none"
 
     def _show_engine_controls(self, semantics: str) -> None:  # the old name
         self._show_controls()
@@ -321,21 +373,55 @@ class Explorer(_App):
         if c["semantics"] != "flink":
             out["semantics"] = c["semantics"]
         for name in engine_controls(c["semantics"], list(c)):
-            if name not in c:
+            if name not in c or name in PICKERS:
                 continue
             v = c[name]
             if ((name == "idleness" and v == "off") or (name == "tasks" and not v)
+                    or (name == "beam_trigger" and str(v).strip() in ("", "default"))
+                    or (name == "timestamp_combiner" and v == "end_of_window")
+                    or (name == "accumulation" and v == "accumulating")
                     or (name == "stagger" and (v == "aligned" or c["window"] != "tumbling"))
                     or (name == "stages" and not str(v).strip())):
                 continue
-            out[name] = int(v) if name in ("source_parallelism", "tasks") else v
+            out[name] = int(v) if name in ("source_parallelism", "tasks") else (
+                _one_line(v) if name == "beam_trigger" else v)
         return out
 
     # ------------------------------------------------------------------ running
     def _on_change(self, change: dict) -> None:
-        if change.get("owner") in (self.controls["window"], self.controls["semantics"]):
+        owner = change.get("owner")
+        if owner is self.controls["beam_trigger_preset"]:
+            if change["new"] != CUSTOM and not self._following:  # writes the text box, whose change replays
+                self.controls["beam_trigger"].value = change["new"]
+            return
+        if owner is self.controls["beam_trigger"]:
+            self._check_beam_trigger(change["new"])
+        if owner in (self.controls["window"], self.controls["semantics"]):
             self._show_controls()
         self.schedule()
+
+    def _check_beam_trigger(self, text: str) -> None:
+        """Parse the typed trigger with the settings' parser: its error shows under the box (the
+        replay then says it too and keeps the last result); the picker follows the text."""
+        from toolkit.settings import SettingError, parse_beam_trigger
+
+        try:
+            spelled = str(parse_beam_trigger(_one_line(text)))
+        except SettingError as exc:
+            self.beam_trigger_error.value = (f"<div style='color:#b00020;line-height:1.35;padding:2px 0 6px 0'>"
+                                             f"{html.escape(str(exc))}</div>")
+            spelled = None
+        else:
+            self.beam_trigger_error.value = ""
+        self._show_controls()
+        picker = self.controls["beam_trigger_preset"]
+        want = _preset_of(spelled) if spelled is not None else CUSTOM
+        if picker.value != want:  # the picker follows without writing the text back
+            self._following = True
+            try:
+                picker.value = want
+            finally:
+                self._following = False
 
     def schedule(self) -> None:
         """Replay after ``debounce_ms`` without further change (at once when ``debounce_ms`` is 0)."""
@@ -380,7 +466,11 @@ class Explorer(_App):
             with self._lock:
                 if generation == self._generation:
                     self.error = str(exc)
-                    self.busy.value = f"<span style='color:#b00020'>error: {html.escape(str(exc))}</span>"
+                    said = (getattr(exc, "setting", None) == "beam_trigger" and self.beam_trigger_error.value
+                            and self.controls["beam_trigger"].layout.display != "none")
+                    text = ("the trigger spec above; the last good replay stays" if said  # not said twice
+                            else html.escape(str(exc)))
+                    self.busy.value = f"<span style='color:#b00020'>error: {text}</span>"
                     self._idle.set()
             return
         elapsed = time.perf_counter() - t0
@@ -438,7 +528,7 @@ class Explorer(_App):
         total = max(1, int(s.get("records", 0)))
         rows = []
         for name, v in s.items():
-            if name == "settings":
+            if name in ("settings", "deployable"):  # figures only: the code is toolkit.deploy's
                 continue
             text = fmt.cell(name, v)
             if name in ("on_time", "late_accepted", "dropped"):
@@ -447,7 +537,23 @@ class Explorer(_App):
             rows.append((shown, text))
         flink = settings.get("semantics", "flink") == "flink"
         caption = "replay: " + fmt.settings_text(settings) + ("" if "idleness" in settings or not flink else ", no idleness")
-        return fmt.kv_grid(rows, columns=2, caption=caption)
+        # a long setting (a Beam trigger) wraps in the caption instead of widening the table
+        return f"<div style='overflow-wrap:anywhere'>{fmt.kv_grid(rows, columns=2, caption=caption)}</div>"
+
+
+def _one_line(text: Any) -> str:
+    """The trigger text box's value without its line breaks (it wraps; a typed Enter is no part of it)."""
+    return "".join(str(text).split())
+
+
+def _preset_of(trigger: str | None) -> str:
+    """The picker entry of a Beam trigger spelling (:data:`BEAM_TRIGGERS`), or :data:`CUSTOM`."""
+    from toolkit.settings import parse_beam_trigger
+
+    for _, spec in BEAM_TRIGGERS:
+        if spec != CUSTOM and trigger is not None and str(parse_beam_trigger(spec)) == str(trigger):
+            return spec
+    return CUSTOM
 
 
 def explore(log: Any, **options: Any) -> Explorer:
@@ -457,6 +563,9 @@ def explore(log: Any, **options: Any) -> Explorer:
     size, delay, and the chosen engine's own controls (Flink: allowed lateness, interval,
     idleness, source parallelism, stagger for tumbling windows, next stages; Spark: trigger
     interval, output mode, watermark policy; Kafka Streams: grace, emit, tasks, and no delay;
+    Beam: a trigger picker of common triggers (:data:`BEAM_TRIGGERS`) and a text box for any
+    ``beam_trigger``, whose parse error shows under it, timestamp combiner, accumulation
+    (accumulating, discarding), and Flink's watermark and lateness controls;
     :data:`ENGINE_CONTROLS`), in ``toolkit.settings``' names. Flip the engine to see the same
     log under another engine's rules. The replay reruns on change (debounced by
     ``debounce_ms``, default 400, with a busy indicator) and the charts and summary follow; a
@@ -467,7 +576,7 @@ def explore(log: Any, **options: Any) -> Explorer:
     "session:30s", "dynamic_session:gap_ms"), ``delay``, ``lateness``, ``interval``, ``idleness``,
     ``source_parallelism``, ``stagger``, ``stages`` ("window=tumbling:5s lateness=1s | ..."),
     ``trigger_interval``, ``output_mode``, ``multiple_watermark_policy``, ``grace``, ``emit``,
-    ``tasks``. The app's ``result`` is the latest replay.
+    ``tasks``, ``beam_trigger``, ``timestamp_combiner``, ``accumulation``. The app's ``result`` is the latest replay.
     """
     return Explorer(log, **options)
 

@@ -100,10 +100,13 @@ class TriggerDriver:
         return firings, dropped, ignored
 
     def _merge(self, state: KeyedState, per_window: dict) -> dict:
-        old = state.known_windows()
-        all_windows = set(old) | set(per_window)
-        if all_windows == set(old):
+        known = state.window_ids
+        new = [w for w in per_window if w not in known]
+        if not new:
             return per_window
+        # the known windows never overlap one another (each pass merged every overlapping group):
+        # only those overlapping the new windows can merge; the others are groups of one
+        all_windows = state.known_overlapping(new) + new
         merged_away: dict = {}
 
         def on_merge(to_be_merged, result):

@@ -8,6 +8,7 @@ again moves it.
 """
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -50,6 +51,12 @@ class KeyedState:
     counter: int = 0
     owner: dict = field(default_factory=dict)  # window id -> the window that owns it now
     live: dict = field(default_factory=dict)  # window id -> elements its "elements" cell holds (state size)
+    # kept as the cells change, so the per-event questions cost no scan of every window
+    # (the Python SDK never garbage-collects a window: a key's windows pile up to the end):
+    live_total: int = 0  # sum(live.values())
+    live_windows: dict = field(default_factory=dict)  # window -> its ids in live (windows holding elements)
+    hold_mins: dict = field(default_factory=dict)  # HOLD tag name -> {window id: min of that id's cell}
+    in_order: list = field(default_factory=list)  # the known windows (window_ids), sorted by (start, end)
 
     # -- window ids ---------------------------------------------------------------------------
     def id_of(self, window) -> int:
@@ -58,6 +65,8 @@ class KeyedState:
         if ids:
             return ids[0]
         self.counter += 1
+        if window not in self.window_ids:
+            insort(self.in_order, window)
         self.window_ids[window] = [self.counter]
         self.owner[self.counter] = window
         return self.counter
@@ -68,6 +77,27 @@ class KeyedState:
     def known_windows(self) -> list:
         return list(self.window_ids)
 
+    def known_overlapping(self, windows) -> list:
+        """The known windows that overlap the span of ``windows`` (or, through them, one
+        another), in (start, end) order. Known windows of a merging WindowFn never overlap
+        (every merge pass merges each overlapping group), so these are all that can merge
+        with ``windows``."""
+        order = self.in_order
+        lo, hi = min(w.start for w in windows), max(w.end for w in windows)
+        while True:
+            i = max(0, bisect_left(order, type(order[0])(lo, lo)) - 1) if order else 0
+            out = []
+            while i < len(order) and order[i].start < hi:
+                if order[i].end > lo:
+                    out.append(order[i])
+                i += 1
+            if not out:
+                return out
+            lo2, hi2 = min(lo, out[0].start), max(hi, max(w.end for w in out))
+            if (lo2, hi2) == (lo, hi):
+                return out
+            lo, hi = lo2, hi2
+
     def window_of(self, window_id: int):
         return self.owner[window_id]
 
@@ -76,16 +106,39 @@ class KeyedState:
         for w in to_be_merged:
             if w != result and w in self.window_ids:
                 moved = self.window_ids.pop(w)
+                del self.in_order[bisect_left(self.in_order, w)]
+                if result not in self.window_ids:
+                    insort(self.in_order, result)
                 self.window_ids.setdefault(result, []).extend(moved)
                 for i in moved:
                     self.owner[i] = result
+                    if i in self.live:
+                        self._unlive(w)
+                        self.live_windows[result] = self.live_windows.get(result, 0) + 1
+
+    def _unlive(self, window) -> None:
+        n = self.live_windows[window] - 1
+        if n:
+            self.live_windows[window] = n
+        else:
+            del self.live_windows[window]
 
     # -- cells --------------------------------------------------------------------------------
     def add(self, window, tag: StateTag, value) -> None:
         i = self.id_of(window)
         self.cells.setdefault(i, {}).setdefault(tag.name, []).append(value)
         if tag.name == "elements":
-            self.live[i] = self.live.get(i, 0) + 1
+            n = self.live.get(i, 0)
+            if not n:
+                w = self.owner[i]
+                self.live_windows[w] = self.live_windows.get(w, 0) + 1
+            self.live[i] = n + 1
+            self.live_total += 1
+        elif tag.kind == HOLD:
+            mins = self.hold_mins.setdefault(tag.name, {})
+            old = mins.get(i)
+            if old is None or value < old:
+                mins[i] = value
 
     def get(self, window, tag: StateTag, hold_combine: Callable | None = None):
         parts = [self.cells.get(i, {}).get(tag.name, []) for i in self.ids_of(window)]
@@ -99,26 +152,30 @@ class KeyedState:
         return hold_combine([hold_combine(p) for p in parts])
 
     def clear(self, window, tag: StateTag) -> None:
+        mins = self.hold_mins.get(tag.name) if tag.kind == HOLD else None
         for i in self.ids_of(window):
             cell = self.cells.get(i)
             if cell is not None:
                 cell.pop(tag.name, None)
                 if tag.name == "elements":
-                    self.live.pop(i, None)
+                    n = self.live.pop(i, None)
+                    if n:
+                        self.live_total -= n
+                        self._unlive(self.owner[i])
+                if mins:
+                    mins.pop(i, None)
                 if not cell:
                     del self.cells[i]
 
     def held(self) -> tuple[int, int]:
         """(windows holding elements, elements held): the key's state size."""
-        if not self.live:
-            return 0, 0
-        return len({self.owner[i] for i in self.live}), sum(self.live.values())
+        return len(self.live_windows), self.live_total
 
     def earliest_hold(self, hold_tag: str, granularity: int = 1) -> int | None:
         """What this key holds the step's output watermark to: the earliest raw hold of any
         window minus one tick (None: no hold)."""
-        holds = [min(c[hold_tag]) for c in self.cells.values() if c.get(hold_tag)]
-        return min(holds) - granularity if holds else None
+        mins = self.hold_mins.get(hold_tag)
+        return min(mins.values()) - granularity if mins else None
 
     # -- timers -------------------------------------------------------------------------------
     def set_timer(self, window, name: str, domain: str, ts: int) -> None:
