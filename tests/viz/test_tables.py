@@ -20,7 +20,7 @@ def test_readable_emissions_show_end_of_input_and_plain_ms_for_worked_examples()
     assert shown.loc[3, "watermark"] == "end of input"  # Long.MAX: Flink's final watermark
     assert shown.loc[0, "window_end"] == "t=500 ms" and shown.loc[0, "emit_time"] == "t=800 ms"
     assert shown.loc[0, "window_start"] == "t=0"
-    assert shown.loc[0, "count"] == 3 and shown.loc[3, "at_end"]  # other columns as they are
+    assert shown.loc[0, "count"] == "3" and shown.loc[0, "key"] == "a" and shown.loc[3, "at_end"]
     assert em.loc[3, "watermark"] == MAX  # the result's own table is left raw
 
 
@@ -36,10 +36,14 @@ def test_readable_epoch_times_are_utc_timestamps_and_markers_words():
 
 
 def test_readable_durations_carry_their_unit_and_drop_ms_from_the_name():
-    df = pd.DataFrame({"delay_ms": [2000, 250], "latency_p99_ms": [2613.0, float("nan")], "records": [10, 20]})
+    df = pd.DataFrame({"delay_ms": [2000, 250], "latency_p99_ms": [2613.0, float("nan")], "records": [10, 29_994],
+                       "idleness_ms": pd.array([None, 2000], dtype="Int64"), "completeness_first": [0.999967, 0.5],
+                       "mean_state_records": [469.0178, 1.5]})
     shown = viz.readable(df)
-    assert list(shown.columns) == ["delay", "latency_p99", "records"]
+    assert list(shown.columns) == ["delay", "latency_p99", "records", "idleness", "completeness_first", "mean_state_records"]
     assert shown["delay"].tolist() == ["2 s", "250 ms"] and shown["latency_p99"].tolist() == ["2.613 s", ""]
+    assert shown["idleness"].tolist() == ["no idleness", "2 s"] and shown["records"].tolist() == ["10", "29,994"]
+    assert shown["completeness_first"].tolist() == ["99.997%", "50.00%"] and shown["mean_state_records"].iloc[0] == "469.02"
     # a table with the readable column already (drops(): delay_to_keep) keeps only that one
     both = viz.readable(pd.DataFrame({"delay_to_keep_ms": [1479], "delay_to_keep": ["1.479 s"]}))
     assert list(both.columns) == ["delay_to_keep"] and both["delay_to_keep"].iloc[0] == "1.479 s"

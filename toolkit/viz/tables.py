@@ -11,7 +11,13 @@ one place that turns such a table into text a person reads, whatever table it is
   yet``; a missing time (``<NA>``) as an empty cell;
 - **durations** (a name ending in ``_ms``, or a setting name such as ``delay``) in their unit
   (``250 ms``, ``4.068 s``), under the name without ``_ms`` (unless the table already has a
-  column of that name: then the raw one is left out, the readable one is already there).
+  column of that name: then the raw one is left out, the readable one is already there); a
+  missing idle timeout as ``no idleness``;
+- **shares** (``completeness_first``, ``completeness_final``, ``exact_windows``) as percentages,
+  other numbers with thousands separators and 4 significant digits (``toolkit.viz._format``).
+
+It formats value by value: give it a slice of a long table (``.head()``, ``.tail()``, a filter).
+A sweep's results read the same way: ``readable(results[["delay_ms", "completeness_first"]])``.
 
 :func:`summary_table` shows ``result.summary()`` as a small table: fates with their share of
 the records, completeness as percentages, latencies as durations, the settings as one line.
@@ -89,11 +95,11 @@ def readable(frame: pd.DataFrame, *, epoch: bool | None = None) -> pd.DataFrame:
         numeric = pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
         if c in INSTANT_COLUMNS and numeric:
             out[c] = instants(col, epoch)
-        elif fmt.is_duration(c) and numeric:
+        elif numeric or (fmt.is_duration(c) and col.isna().all()):
             shown = fmt.label(c)
             if shown != c and shown in names:
                 continue  # the table has the readable column already (drops(): delay_to_keep)
-            out[shown] = [fmt.duration(x) for x in col.tolist()]
+            out[shown] = [fmt.cell(c, x) for x in col.tolist()]
         else:
             out[c] = col.to_numpy()
     return pd.DataFrame(out, index=frame.index)
