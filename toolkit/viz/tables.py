@@ -13,7 +13,7 @@ one place that turns such a table into text a person reads, whatever table it is
   (``250 ms``, ``4.068 s``), under the name without ``_ms`` (unless the table already has a
   column of that name: then the raw one is left out, the readable one is already there); a
   missing idle timeout as ``no idleness``;
-- **shares** (``completeness_first``, ``completeness_final``, ``exact_windows``) as percentages,
+- **shares** (``completeness_first``, ``completeness_final``, ``exact_windows``, ``share``) as percentages,
   other numbers with thousands separators and 4 significant digits (``toolkit.viz._format``).
 
 It formats value by value: give it a slice of a long table (``.head()``, ``.tail()``, a filter).
@@ -86,6 +86,7 @@ def readable(frame: pd.DataFrame, *, epoch: bool | None = None) -> pd.DataFrame:
     instants are UTC epoch ms (default: guessed from the values, as the charts do)."""
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"readable: expected a pandas DataFrame (e.g. result.emissions), got {type(frame).__name__}")
+    frame = frame.infer_objects()  # numbers in object columns (a transposed dict of summaries) are numbers
     if epoch is None:
         epoch = is_epoch_frame(frame)
     out = {}
@@ -99,7 +100,10 @@ def readable(frame: pd.DataFrame, *, epoch: bool | None = None) -> pd.DataFrame:
             shown = fmt.label(c)
             if shown != c and shown in names:
                 continue  # the table has the readable column already (drops(): delay_to_keep)
-            out[shown] = [fmt.cell(c, x) for x in col.tolist()]
+            if c == "share":  # a share of records (compare_engines' kept_dropped)
+                out[shown] = [fmt.share(x) for x in col.tolist()]
+            else:
+                out[shown] = [fmt.cell(c, x) for x in col.tolist()]
         else:
             out[c] = col.to_numpy()
     return pd.DataFrame(out, index=frame.index)
