@@ -27,7 +27,7 @@ taken into a window whose trigger never fired after them (reason ``never_fired``
 ``evicted_or_never_fired`` in ``result.fates``: not late, never emitted) shown apart as
 ``never_fired``, so that a chart never calls them late."""
 FATE_LABELS = {"on_time": "on time", "late_accepted": "late but accepted", "dropped": "dropped",
-               "never_fired": "never emitted (trigger never fired)", "invalid": "invalid"}
+               "never_fired": "never fired", "invalid": "invalid"}
 FATE_COLORS = {"on_time": "#4c78a8", "late_accepted": "#f58518", "dropped": "#e45756",
                "never_fired": "#b279a2", "invalid": "#9d9d9d"}
 #: drop reasons (``result.fates["reason"]``) of the records charts show as ``never_fired``

@@ -113,7 +113,7 @@ def readable(frame: pd.DataFrame, *, epoch: bool | None = None) -> pd.DataFrame:
 _FATES = ("on_time", "late_accepted", "dropped", "invalid")
 _NAMES = {
     "records": "records", "on_time": "on time", "late_accepted": "late but accepted",
-    "dropped": "dropped", "invalid": "invalid (quarantined)", "never_fired": "never emitted (trigger never fired)",
+    "dropped": "dropped", "invalid": "invalid (quarantined)", "never_fired": "never fired (of the dropped)",
     "late_side_output": "late side output", "completeness_first": "first-result completeness",
     "completeness_final": "final completeness", "exact_windows": "windows exact at first result",
     "latency_p50_ms": "median result latency", "latency_p95_ms": "p95 result latency",
