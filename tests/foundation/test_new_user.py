@@ -101,3 +101,17 @@ def test_misspelled_option_gets_a_suggestion(csv, capsys):
     assert "--delay" in capsys.readouterr().err
     assert main(["replay", str(csv), "--event-time", "ts", "--key", "usr"]) == 2
     assert "--key: column 'usr'" in capsys.readouterr().err
+
+
+def test_sweep_prints_a_readable_table_and_recommendation(csv, capsys):
+    assert main(["sweep", str(csv), *COLUMNS, "--window", "tumbling:5s", "--delay", "0,1s,2s", "--lateness", "0,2s",
+                 "--recommend", "0.9", "--no-progress"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = lines[0].split()
+    assert head[:2] == ["delay", "lateness"] and "window" not in head  # the settings that vary, then the figures
+    assert "completeness" in head and "latency" in head and "_ms" not in lines[0]
+    body = "\n".join(lines[1:7])
+    assert "1 s" in body and "%" in body and "1000" not in body and "0.9" not in body  # no raw ms, no raw fractions
+    assert lines[7].startswith("(every column, in raw ms and fractions: --out FILE")
+    rec = lines[8]
+    assert rec.startswith(("recommended: ", "no recommendation: ")) and "_ms" not in rec and " %" in rec

@@ -99,3 +99,49 @@ def test_on_spark_rows_equal_the_replay(spark):
           toolkit.replay(co, s).summary(), "repartition=False")
     with pytest.raises(SettingError, match="co-partitioned"):
         toolkit.sweep(log, [s], execution="spark", spark=spark, progress=False)
+
+
+# ------------------------------------------------ declared partitions: the topic's partition count
+def _declared(declared, co_partitioned=False):
+    return toolkit.load_log(_frame(n=150, seed=11, parts=3, co_partitioned=co_partitioned), time_unit="ms",
+                            partitions=declared)
+
+
+def test_declared_partitions_set_the_default_task_count():
+    """A Kafka Streams app runs one task per partition of its input topic (the repartition topic is
+    sized like it): a declared partition without records is a partition, and so a task, all the
+    same. With 6 declared partitions the keys hash modulo 6, as ``tasks=6`` says."""
+    log = _declared("0-5")
+    assert log.silent_partitions == (3, 4, 5)
+    r = toolkit.replay(log, semantics="kafka_streams", window="tumbling:1s", grace="1s")
+    keys = r.emissions.drop_duplicates("key").set_index("key")["task"]
+    assert {k: int(t) for k, t in keys.items()} == {k: partition_for_key(k, 6) for k in keys.index}
+    same = toolkit.replay(_declared(None), semantics="kafka_streams", window="tumbling:1s", grace="1s", tasks=6)
+    pd.testing.assert_frame_equal(r.emissions, same.emissions)
+    undeclared = toolkit.replay(_declared(None), semantics="kafka_streams", window="tumbling:1s", grace="1s")
+    assert set(undeclared.emissions["task"]) <= {0, 1, 2}  # the log's own 3 partitions
+    # co-partitioned (repartition=False): 6 tasks, three of them without records; tasks=2 is refused
+    co = _declared([0, 1, 2, 3, 4, 5], co_partitioned=True)
+    toolkit.replay(co, semantics="kafka_streams", window="tumbling:1s", repartition=False)
+    with pytest.raises(SettingError, match="tasks=2 is fewer than the log's 6 partitions"):
+        toolkit.replay(co, semantics="kafka_streams", window="tumbling:1s", repartition=False, tasks=2)
+
+
+def test_declared_partitions_sweep_rows_equal_the_replay():
+    log = _declared("0-5")
+    ss = [Setting.parse(semantics="kafka_streams", window=w, grace="1s", emit=e, tasks=t)
+          for w, e, t in [("tumbling:2s", "update", None), ("session:1500ms", "final", None), ("tumbling:2s", "update", 2)]]
+    for shards in (1, 3):  # in one piece (the replay's code) and in shards of whole tasks
+        got = toolkit.sweep(log, ss, shards=shards, progress=False)
+        for i, s in enumerate(ss):
+            _same(got.iloc[i], toolkit.replay(log, s).summary(), f"{s} shards={shards}")
+    plain = toolkit.sweep(_declared(None), ss[:1], progress=False).iloc[0]
+    assert toolkit.sweep(log, ss[:1], progress=False).iloc[0]["firings"] != plain["firings"]  # 6 tasks, not 3
+
+
+@pytest.mark.spark
+def test_declared_partitions_on_spark_rows_equal_the_replay(spark):
+    log = _declared("0-5")
+    s = Setting.parse(semantics="kafka_streams", window="tumbling:2s", grace="1s")
+    _same(toolkit.sweep(log, [s], execution="spark", spark=spark, shards=2, progress=False).iloc[0],
+          toolkit.replay(log, s).summary(), "declared, on Spark")

@@ -62,3 +62,14 @@ def test_other_semantics_name_their_drops_late():
     r = toolkit.replay(_log(), semantics="kafka_streams", window="tumbling:1s")
     assert set(r.fates.loc[r.fates["fate"] == "dropped", "reason"]) <= {"late"}
     assert list(r.fates.columns) == list(toolkit.replay(_log(), window="tumbling:1s").fates.columns)
+
+
+def test_drop_causes_and_drops_name_the_never_fired_in_words():
+    r = toolkit.replay(_log(), window="tumbling:1s", trigger="count:3")
+    causes = r.drop_causes()
+    assert causes[0] == ("5 of 6 drops were not late but never emitted: the trigger (count:3) never fired after them, "
+                         "so they stayed in window state (reason never_fired); no watermark setting changes that")
+    assert "evictor (none)" not in " ".join(causes)
+    assert causes[-1].startswith("The late one: a delay of")
+    d = r.drops(fates=("dropped",)).set_index("row")
+    assert d.loc[[3, 4, 5, 6, 7], "reason"].tolist() == ["never_fired"] * 5 and d.loc[8, "reason"] == "late"

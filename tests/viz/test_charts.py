@@ -57,8 +57,8 @@ def test_scatter_points_are_records_coloured_by_fate(log, result):
     assert enc["x"]["field"] == "arrival" and enc["y"]["field"] == "event_time"
     assert enc["x"]["type"] == "quantitative"  # small numbers: plain ms, not dates
     assert enc["color"]["field"] == "fate"
-    assert enc["color"]["scale"]["domain"] == ["on_time", "late_accepted", "dropped", "invalid"]
-    assert enc["color"]["scale"]["range"] == ["#4c78a8", "#f58518", "#e45756", "#9d9d9d"]
+    assert enc["color"]["scale"]["domain"] == ["on_time", "late_accepted", "dropped", "never_fired", "invalid"]
+    assert enc["color"]["scale"]["range"] == ["#4c78a8", "#f58518", "#e45756", "#b279a2", "#9d9d9d"]
     rows = layer_rows(spec, points)
     assert [r["fate"] for r in sorted(rows, key=lambda r: r["row"])] == SMALL_FATES
     assert [r["arrival"] for r in sorted(rows, key=lambda r: r["row"])] == list(range(100, 1300, 100))
@@ -440,3 +440,43 @@ def test_firing_tooltips_read_end_of_input_and_clock_times():
     em = pd.DataFrame({"key": ["k0", "k1"], "window_start": [1_700_000_000_000, 0], "window_end": [1_700_000_001_000, 1000]})
     assert window_labels(em.iloc[:1]) == ["k0 [22:13:20.000, 22:13:21.000)"]
     assert window_labels(em.iloc[1:]) == ["k1 [0, 1000)"]
+
+
+# ---------------------------------------------------------------- never fired: shown apart, in words
+def _never_fired_replay():
+    import toolkit
+
+    # a count:3 trigger: key a's 4th and 5th records and key b's 2 are never emitted (c's 1 too);
+    # a record of key a at 5.6 s is behind the watermark: dropped as late
+    rows = [(100 * i, 100 * i + 10, "a", 0, 1) for i in range(5)] + [(150, 460, "b", 0, 1), (250, 470, "b", 0, 1)]
+    rows += [(5000, 5000, "c", 0, 1), (50, 5600, "a", 0, 1)]
+    log = toolkit.load_log(pd.DataFrame(rows, columns=["event_time", "arrival_time", "key", "partition", "value"]))
+    return log, toolkit.replay(log, window="tumbling:1s", trigger="count:3")
+
+
+def test_never_fired_records_are_a_class_of_their_own_in_the_charts():
+    log, r = _never_fired_replay()
+    assert r.fates.set_index("row").loc[[3, 4, 5, 6, 7, 8], "reason"].tolist() == ["never_fired"] * 5 + ["late"]
+    spec = viz.event_time_scatter(log, r).to_dict()
+    (points,) = find_layers(spec, "circle")
+    rows = {x["row"]: x["fate"] for x in layer_rows(spec, points)}
+    assert (rows[3], rows[4], rows[8], rows[0]) == ("never_fired", "never_fired", "dropped", "on_time")
+    legend = points["encoding"]["color"]["legend"]["labelExpr"]
+    assert "'never fired'" in legend
+    counts = viz.records.fate_counts_by(log, r, "partition")
+    assert counts.set_index("fate").loc["never_fired", "count"] == 5
+    hist = json.dumps(viz.lateness_histogram(log, r).to_dict())
+    assert "never fired records" in hist  # its own panel (key b came out of order)
+    by_key = viz.drops_by_key(log, r).to_dict()
+    assert "key a" not in json.dumps(by_key) and any(x.get("key") == "a" for d in by_key["datasets"].values() for x in d)
+
+
+def test_drops_over_time_says_how_many_dropped_were_never_emitted():
+    log, r = _never_fired_replay()
+    spec = viz.drops_over_time(log, r).to_dict()
+    note = " ".join(spec["title"]["subtitle"])
+    assert note.startswith("6 of 9 records dropped") and "5 of them never emitted" in note and "not late" in note
+    data, *_ = viz.drops.drops_frame(log, r, fate="never_fired")
+    assert int(data["count"].sum()) == 5
+    with pytest.raises(ValueError, match="fate: 'gone' is not a fate; choose one of dropped, late_accepted"):
+        viz.drops.drops_frame(log, r, fate="gone")

@@ -88,3 +88,5 @@ def test_disagreements_draw_each_record_once(log):
         i = int(np.flatnonzero(c.fates["row"].to_numpy() == r.row)[0])
         by = [toolkit.sweeps.choose.engine_name(s) for s in c.semantics if kept[s][i]]
         assert r.who.startswith("kept by " + (by[0] if len(by) == 1 else f"{by[0]} and {by[1]}") + ", dropped by ")
+    legend = spec["encoding"]["color"]["legend"] if "encoding" in spec else spec["layer"][0]["encoding"]["color"]["legend"]
+    assert legend["direction"] == "vertical" and legend["labelLimit"] >= spec.get("width", 620)  # labels never cut

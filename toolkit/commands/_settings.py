@@ -56,7 +56,7 @@ SETTING_OPTIONS: list[tuple[str, str, str, bool]] = [
     ("grace", "DURATION", "kafka_streams: the windows' grace period, TimeWindows.ofSizeAndGrace / "
      "SlidingWindows / SessionWindows ...AndGrace (default 0)", False),
     ("tasks", "N", "kafka_streams: stream tasks = partitions of the repartition topic, key -> task by murmur2 "
-     "(default: the log's number of partitions)", False),
+     "(default: the input topic's partitions: the log's, or the declared --partitions)", False),
     ("repartition", "true|false", "kafka_streams: true = re-key through a repartition topic (default); false = the "
      "log is co-partitioned by key, task = log partition", False),
     ("emit", "MODE", "kafka_streams: update (every update, cache off) | final (EmitStrategy.onWindowClose) | "

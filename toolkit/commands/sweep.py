@@ -72,14 +72,29 @@ def run(args) -> int:
         write_results(results, args.out)
         print(f"wrote {len(results)} configurations to {args.out}")
     else:
-        import pandas as pd
-
-        with pd.option_context("display.max_columns", None, "display.width", 200):
-            print(results.to_string(index=False))
+        print(results_text(results))
+        print("(every column, in raw ms and fractions: --out FILE, .csv, .parquet or .json)")
     if args.recommend is not None:
         rec = toolkit.recommend(results, completeness=args.recommend)
         print(("recommended: " if rec["config"] is not None else "no recommendation: ") + rec["reason"])
     return 0
+
+
+#: the figures the terminal table shows (every column is in --out's file)
+SHOWN_FIGURES = ["on_time", "late_accepted", "dropped", "completeness_first", "completeness_final",
+                 "latency_p50_ms", "latency_p99_ms", "firings", "peak_state_records"]
+
+
+def results_text(results) -> str:
+    """A sweep's rows for a terminal: the settings that vary between the rows (the window and delay
+    when none does) and the main figures, in readable units (``2 s``, ``99.17%``)."""
+    from toolkit.settings import CONFIG_COLUMNS
+    from toolkit.viz._format import text_table
+
+    varying = [c for c in CONFIG_COLUMNS if c in results.columns
+               and results[c].astype(str).nunique(dropna=False) > 1]
+    shown = varying or [c for c in ("semantics", "window", "delay_ms") if c in results.columns]
+    return text_table(results, shown + [c for c in SHOWN_FIGURES if c in results.columns])
 
 
 def write_results(results, out: str) -> None:

@@ -58,7 +58,7 @@ SILENT_INTERVALS = 5
 _EPOCH_MS = 10**11  # below this, times read as plain ms (worked examples), above as UTC instants
 
 COLUMNS = [
-    "row", "key", "partition", "subtask", "fate", "event_time", "arrival_time",
+    "row", "key", "partition", "subtask", "fate", "reason", "event_time", "arrival_time",
     "window_start", "window_end", "windows", "max_timestamp", "cleanup_time", "watermark",
     "behind_end_ms", "behind_cleanup_ms",
     "holder_partition", "holder_subtask", "holder_watermark", "holder_behind_ms", "holder_silent_ms",
@@ -282,11 +282,21 @@ def _codes(result: Any, a: dict) -> np.ndarray:
     return f["fate"].to_numpy()[idx].astype(str)
 
 
+def _reasons_of(result: Any, a: dict) -> np.ndarray:
+    """Drop reason of each record in arrival order (``result.fates["reason"]``; "" when not dropped)."""
+    f = result.fates
+    if "reason" not in f.columns:
+        return np.full(len(a["rows"]), "", dtype=object)
+    idx = pd.Index(f["row"].to_numpy()).get_indexer(a["rows"])
+    return f["reason"].to_numpy(dtype=object)[idx]
+
+
 def drops(result: Any, *, fates: tuple[str, ...] = ("dropped", "late_accepted")) -> pd.DataFrame:
     """One row per dropped or late record (arrival order): why, and what would have kept it.
 
     Raw columns (ms; instants as the log's epoch ms): ``row, key, partition, subtask, fate,
-    event_time, arrival_time``, the deciding (latest) window ``window_start, window_end,
+    reason`` (a dropped record's: ``late``, ``no_window``, ``never_fired``...,
+    ``toolkit.metrics.fates.DROP_REASONS``), ``event_time, arrival_time``, the deciding (latest) window ``window_start, window_end,
     max_timestamp, cleanup_time`` and how many windows the record belongs to (``windows``;
     0 for a record in a gap between sliding windows), the operator ``watermark`` when it was
     processed, ``behind_end_ms = watermark - max_timestamp`` (how late: >= 0 means its window
@@ -374,7 +384,7 @@ def _table(result: Any, a: dict, names: np.ndarray, pos: np.ndarray) -> pd.DataF
 
     df = pd.DataFrame({
         "row": a["rows"][pos], "key": a["keys"][pos], "partition": part,
-        "subtask": sub, "fate": fate, "event_time": ts,
+        "subtask": sub, "fate": fate, "reason": _reasons_of(result, a)[pos], "event_time": ts,
         "arrival_time": at if a["has_arr"] else pd.array([pd.NA] * m, dtype="Int64"),
         "window_start": _opt(start, in_window), "window_end": _opt(end, in_window),
         "windows": nwin, "max_timestamp": max_ts, "cleanup_time": cleanup, "watermark": W,
@@ -549,8 +559,14 @@ def drop_causes(result: Any, top: int = 3) -> list[str]:
         kind, what = g.split(":", 1)
         them = "it" if k == 1 else "them all"
         if kind == "fired":
-            t = (f"{k:,} of {n:,} drops were not late: the trigger ({s.trigger}) or the evictor "
-                 f"({s.evictor or 'none'}) left them out of every result")
+            them_, they = ("it", "it") if k == 1 else ("them", "they")
+            if s.evictor is None:
+                t = (f"{k:,} of {n:,} drops were not late but never emitted: the trigger ({s.trigger}) never fired "
+                     f"after {them_}, so {they} stayed in window state (reason never_fired); no watermark "
+                     "setting changes that")
+            else:
+                t = (f"{k:,} of {n:,} drops were not late: the trigger ({s.trigger}) or the evictor "
+                     f"({s.evictor}) left {them_} out of every result (reason evicted_or_never_fired)")
         elif kind == "idle":
             ps = what.replace(",", ", ")
             plural = "s" if "," in what else ""
@@ -584,7 +600,8 @@ def drop_causes(result: Any, top: int = 3) -> list[str]:
     if not_late.all():
         return out
     late_df = df[~not_late]
-    what = (f"All {n:,}" if n > 1 else "The drop") if not not_late.any() else f"The {len(late_df):,} late ones"
+    what = ((f"All {n:,}" if n > 1 else "The drop") if not not_late.any()
+            else (f"The {len(late_df):,} late ones" if len(late_df) > 1 else "The late one"))
     out.append(f"{what}:" + _keeps(late_df, "every one" if len(late_df) > 1 else "it", now=s)[1:] + ".")
     return out
 

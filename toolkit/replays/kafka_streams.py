@@ -13,9 +13,12 @@ unit tests; ``docs/kafka_streams_semantics.md``)::
 
 - **Tasks.** ``repartition=True`` (default): the record goes through a repartition topic of
   ``tasks`` partitions, written by Kafka's default partitioner (``murmur2`` of the key's UTF-8
-  string bytes); task *i* reads partition *i*. ``tasks`` defaults to the log's number of partitions
-  (largest partition + 1), as Kafka sizes a repartition topic like its source topic. It is the
-  default because nothing guarantees that a recorded log's partitions are keyed by the
+  string bytes); task *i* reads partition *i*. ``tasks`` defaults to the input topic's number of
+  partitions, as Kafka sizes a repartition topic like its source topic (and runs one task per
+  partition of it): the largest partition id + 1 of the log or, when the partitions the job reads
+  were declared (``load_log(..., partitions=...)``, ``--partitions``), of the declared ones, since
+  a partition that delivered no record is a partition of the topic all the same.
+  ``repartition=True`` is the default because nothing guarantees that a recorded log's partitions are keyed by the
   aggregation key, and hashing is what Kafka Streams does whenever it has to re-key.
   ``repartition=False``: the input is already co-partitioned (``groupByKey`` reads the source
   topic directly): task = the log's partition; a key found in two partitions is refused, since
@@ -81,7 +84,7 @@ ENGINE_EMIT = {"update": "on_window_update", "final": "on_window_close", "suppre
 #: grace of the batch answer: nothing is ever dropped
 _UNLIMITED_GRACE = 2**50
 
-__all__ = ["kafka_windows", "shard_key", "evaluate_task", "combine", "sweep_figures", "kafka_parts", "table_arrays"]
+__all__ = ["kafka_windows", "topic_partitions", "shard_key", "evaluate_task", "combine", "sweep_figures", "kafka_parts", "table_arrays"]
 
 
 def kafka_windows(s: Setting, grace: int | None = None) -> TimeWindows | SlidingWindows | SessionWindows:
@@ -118,11 +121,23 @@ def table_arrays(table: pd.DataFrame) -> dict:
             "keys": t["key"].to_numpy(dtype=object), "vals": vals, "rows": t["row"].to_numpy(np.int64), "has_arr": True}
 
 
-def shard_key(a: dict, s: Setting) -> tuple[np.ndarray, int]:
+def topic_partitions(part: np.ndarray | int, declared: Any = None) -> int:
+    """How many partitions the input topic has: the largest partition id + 1, of the log's records
+    (``part``: their partition ids, or the largest id itself) or, when the user declared the
+    partitions the job reads (``load_log(..., partitions=...)``), of those: a Kafka topic numbers
+    its partitions 0..N-1, and a partition without records is still one of them."""
+    top = int(part) if np.isscalar(part) else (int(np.max(part)) if len(part) else 0)
+    if declared is not None and len(declared):
+        top = max(top, int(max(declared)))
+    return top + 1
+
+
+def shard_key(a: dict, s: Setting, declared: Any = None) -> tuple[np.ndarray, int]:
     """The task of every record (``a`` in arrival order) and the number of tasks: the unit a
-    distributed sweep shards by (tasks are independent). See the module doc for the rules."""
+    distributed sweep shards by (tasks are independent). See the module doc for the rules;
+    ``declared``: the partitions the user declared (:func:`topic_partitions`)."""
     part = np.asarray(a["part"], dtype=np.int64)
-    n_part = int(part.max()) + 1 if len(part) else 1
+    n_part = topic_partitions(part, declared)
     if s.repartition:
         n = n_part if s.tasks is None else int(s.tasks)
         return tasks_for_keys(a["keys"], n), n
@@ -369,12 +384,13 @@ def _check_arrivals(a: dict) -> None:
         raise SettingError("log", "the log has no valid records to replay")
 
 
-def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0) -> dict:
+def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0, partitions: Any = None) -> dict:
     """A sweep row's figures for the Kafka Streams setting ``s``, evaluated task by task
-    (:func:`shard_key`, :func:`evaluate_task`, :func:`combine`): exactly ``replay(...).summary()``'s."""
+    (:func:`shard_key`, :func:`evaluate_task`, :func:`combine`): exactly ``replay(...).summary()``'s
+    (``partitions``: the declared ones, ``EventLog.declared_partitions``)."""
     a = table_arrays(table)
     _check_arrivals(a)
-    task, n_tasks = shard_key(a, s)
+    task, n_tasks = shard_key(a, s, partitions)
     end_time = int(a["arr"][-1])
     pos = np.arange(len(a["ts"]), dtype=np.int64)
     partials = []
@@ -391,7 +407,7 @@ def kafka_parts(log: Any, s: Setting, a: dict) -> dict:
     """The fields of a ``ReplayResult`` for ``log`` under the Kafka Streams setting ``s``
     (``a``: the log's columns in arrival order)."""
     _check_arrivals(a)
-    task, n_tasks = shard_key(a, s)
+    task, n_tasks = shard_key(a, s, getattr(log, "declared_partitions", None))
     n = len(a["ts"])
     pos = np.arange(n, dtype=np.int64)
     end_time = int(a["arr"][-1])

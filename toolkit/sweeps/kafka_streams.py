@@ -5,8 +5,9 @@ records carried, so tasks are independent and a shard must hold **whole tasks**
 (``shard_by="task"`` in ``toolkit.sweeps.semantics``). The task of a record is the replay's
 (``toolkit.replays.kafka_streams.shard_key``): ``repartition=True`` (default)
 ``toPositive(murmur2(utf8(str(key)))) % tasks`` (Kafka's default partitioner writing the
-repartition topic), ``repartition=False`` the log's partition. ``tasks`` defaults to the log's
-number of partitions (largest partition + 1), a global figure: so is the co-partitioning check
+repartition topic), ``repartition=False`` the log's partition. ``tasks`` defaults to the input topic's
+number of partitions (largest partition id + 1, of the declared partitions when the user declared
+them: ``topic_partitions``; ``sources.partitions``), a global figure: so is the co-partitioning check
 (``repartition=False`` refuses a key found in two partitions). Both come from the
 **timeline** step, which for Kafka is nothing but a few aggregates of the log
 (:class:`TaskTimeline`: first and last arrival, number of tasks).
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from toolkit.engine.kafka_streams.partitioner import tasks_for_keys
-from toolkit.replays.kafka_streams import evaluate_task
+from toolkit.replays.kafka_streams import evaluate_task, topic_partitions
 from toolkit.settings import Setting, SettingError
 
 
@@ -68,7 +69,7 @@ def task_timelines(configs: list[Setting], sources: Any) -> dict[int, TaskTimeli
     if span["min_event_time"] < 0:
         raise SettingError("event_time", "event_time: Kafka Streams has no negative timestamps; the log has records "
                            f"before 1970-01-01 (smallest event_time {span['min_event_time']} ms)")
-    n_part = int(span["max_partition"]) + 1
+    n_part = topic_partitions(int(span["max_partition"]), getattr(sources, "partitions", None))
     out: dict[int, TaskTimeline] = {}
     spread_checked = False
     for i, c in enumerate(configs):

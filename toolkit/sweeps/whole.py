@@ -39,7 +39,7 @@ def whole_figures(table: pd.DataFrame, s: Setting, invalid: int, partitions=None
     if s.semantics == "kafka_streams":
         from toolkit.replays.kafka_streams import sweep_figures as kafka_figures
 
-        f = kafka_figures(table, s, invalid)
+        f = kafka_figures(table, s, invalid, partitions=partitions)
         return {k: f[k] for k in SUMMARY_COLUMNS}
     from toolkit.replays.microbatch import sweep_figures
 

@@ -28,6 +28,7 @@ from toolkit.viz.sweep import (
     sweep_scatter,
     sweep_sliders,
 )
+from toolkit.viz.tables import readable, summary_table
 from toolkit.viz.timeline import firing_timeline, state_over_time, watermark_lag
 from toolkit.viz.rendering import enable_offline_charts
 
@@ -37,7 +38,7 @@ __all__ = [
     "FATES", "FATE_COLORS", "MAX_POINTS", "METRICS",
     "event_time_scatter", "lateness_histogram", "drops_by_partition", "drops_by_key", "fate_counts_by",
     "drops_over_time", "engines_by_delay", "engine_fates", "disagreements",
-    "watermark_lag", "firing_timeline", "state_over_time",
+    "watermark_lag", "firing_timeline", "state_over_time", "readable", "summary_table",
     "sweep_heatmap", "sweep_scatter", "latency_completeness", "sweep_sliders", "pareto", "recommended_row",
     "config_columns", "metric_columns", "lateness_of", "stratified_sample",
 ]

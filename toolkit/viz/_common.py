@@ -21,11 +21,17 @@ from toolkit.viz._format import number
 MAX_POINTS = 5000
 """Default cap on the rows a chart embeds."""
 
-FATES = ["on_time", "late_accepted", "dropped", "invalid"]
+FATES = ["on_time", "late_accepted", "dropped", "never_fired", "invalid"]
+"""What record-level charts colour by: the record fates, with the ``dropped`` records that were
+taken into a window whose trigger never fired after them (reason ``never_fired`` or
+``evicted_or_never_fired`` in ``result.fates``: not late, never emitted) shown apart as
+``never_fired``, so that a chart never calls them late."""
 FATE_LABELS = {"on_time": "on time", "late_accepted": "late but accepted", "dropped": "dropped",
-               "invalid": "invalid"}
+               "never_fired": "never fired", "invalid": "invalid"}
 FATE_COLORS = {"on_time": "#4c78a8", "late_accepted": "#f58518", "dropped": "#e45756",
-               "invalid": "#9d9d9d"}
+               "never_fired": "#b279a2", "invalid": "#9d9d9d"}
+#: drop reasons (``result.fates["reason"]``) of the records charts show as ``never_fired``
+NEVER_FIRED_REASONS = ("never_fired", "evicted_or_never_fired")
 
 # Watermarks at or beyond these bounds are Flink's Long.MIN_VALUE / Long.MAX_VALUE markers
 # (no watermark yet / end of input): they are not drawn.
@@ -233,7 +239,8 @@ def log_table(log: Any, max_rows: int | None = None) -> pd.DataFrame:
 
 
 def fate_codes(result: Any, table: pd.DataFrame) -> np.ndarray:
-    """Fate of every row of ``table`` as codes into :data:`FATES` (-1 when unknown).
+    """Fate of every row of ``table`` as codes into :data:`FATES` (-1 when unknown); a dropped
+    record whose reason is in :data:`NEVER_FIRED_REASONS` is ``never_fired``.
 
     ``result.fates`` has ``row, fate``; when its rows equal the table's (the contract) the
     match is positional, otherwise it is joined on ``row``.
@@ -247,6 +254,10 @@ def fate_codes(result: Any, table: pd.DataFrame) -> np.ndarray:
         codes = remap[np.where(raw < 0, len(cats), raw)]
     else:
         codes = pd.Categorical(col.to_numpy(), categories=FATES).codes.astype(np.int64)
+    if "reason" in fates.columns:  # dropped, but never emitted by its trigger: shown apart
+        never = fates["reason"].isin(NEVER_FIRED_REASONS).to_numpy() & (codes == FATES.index("dropped"))
+        if never.any():
+            codes = np.where(never, FATES.index("never_fired"), codes)
     frow = fates["row"].to_numpy()
     trow = table["row"].to_numpy()
     if frow.shape == trow.shape and np.array_equal(frow, trow):

@@ -23,6 +23,13 @@ NICE_BINS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 15_00
              300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000]
 
 
+#: the ``fate`` values :func:`drops_over_time` counts: ``dropped`` counts every dropped record, those
+#: never emitted by their trigger (``never_fired``, also a choice of its own) included
+CHOICES = ("dropped", "late_accepted", "on_time", "never_fired")
+_COUNTED = {"dropped": ("dropped", "never_fired"), "late_accepted": ("late_accepted",), "on_time": ("on_time",),
+            "never_fired": ("never_fired",)}
+
+
 def nice_bin(span_ms: int, max_bins: int) -> int:
     """The smallest width of :data:`NICE_BINS` that covers ``span_ms`` in at most ``max_bins`` bins."""
     for b in NICE_BINS:
@@ -43,8 +50,8 @@ def drops_frame(log: Any, result: Any, *, fate: str = "dropped", bin_ms: int | N
     """Counts of ``fate`` records per (processing-time bin, partition): columns ``bin_start,
     bin_end, partition, partition_name, count, records, share, from, to``; also the bin width,
     whether times are epoch, and the x-axis meaning."""
-    if fate not in FATES[:3]:
-        raise ValueError(f"fate: {fate!r} is not a fate; choose one of {', '.join(FATES[:3])}")
+    if fate not in CHOICES:
+        raise ValueError(f"fate: {fate!r} is not a fate; choose one of {', '.join(CHOICES)}")
     table = log_table(log)
     codes = fate_codes(result, table)
     if getattr(log, "has_arrival_time", "arrival_time" in table.columns) and "arrival_time" in table.columns:
@@ -67,7 +74,7 @@ def drops_frame(log: Any, result: Any, *, fate: str = "dropped", bin_ms: int | N
     nb = int(b.max()) + 1 if len(b) else 0
     P = len(parts)
     total = np.bincount(b * P + pcodes, minlength=nb * P) if len(b) else np.zeros(0, np.int64)
-    hit = codes == FATES.index(fate)
+    hit = np.isin(codes, [FATES.index(f) for f in _COUNTED[fate]])
     count = np.bincount(b[hit] * P + pcodes[hit], minlength=nb * P) if len(b) else np.zeros(0, np.int64)
     cell = np.flatnonzero(count)
     bins, pi = cell // max(P, 1), cell % max(P, 1)
@@ -121,16 +128,24 @@ def drops_over_time(log: Any, result: Any, *, fate: str = "dropped", bin_ms: int
                     max_bins: int = 120, width: int = 640, height: int = 220,
                     title: str | None = None) -> alt.LayerChart:
     """Dropped (or, with ``fate="late_accepted"``, late) records per processing-time bin,
-    stacked by source partition. ``bin_ms`` fixes the bin width (default: a round width giving
-    at most ``max_bins`` bins). Grey bands mark when a partition was idle (idle timeout)."""
+    stacked by source partition; the subtitle says how many of the dropped were never emitted by
+    their trigger (``fate="never_fired"`` draws only those). ``bin_ms`` fixes the bin width
+    (default: a round width giving at most ``max_bins`` bins). Grey bands mark when a partition was idle (idle timeout)."""
     data, w, epoch, axis = drops_frame(log, result, fate=fate, bin_ms=bin_ms, max_bins=max_bins)
-    label = FATE_LABELS[fate]
+    label = FATE_LABELS[fate] if fate != "never_fired" else "never emitted"
     n = int(data["count"].sum())
-    total = len(log_table(log))
+    table = log_table(log)
+    total = len(table)
     title = title or f"{label.capitalize()} records over processing time"
     bin_text = duration(w) if axis.startswith("processing") else f"{number(w)} records"
-    note = (f"{number(n)} of {number(total)} records {label} ({share(n / total if total else 0)}); "
-            f"bars of {bin_text}, stacked by source partition")
+    note = f"{number(n)} of {number(total)} records {label} ({share(n / total if total else 0)})"
+    never = int((fate_codes(result, table) == FATES.index("never_fired")).sum()) if fate == "dropped" else 0
+    if never:
+        note += (f", {number(never)} of them never emitted: taken into a window whose trigger never fired "
+                 "after them (not late)")
+    elif fate == "never_fired":
+        note += ": taken into a window whose trigger never fired after them (not late)"
+    note += f"; bars of {bin_text}, stacked by source partition"
     if epoch:
         day = str(np.datetime64(int(data["bin_start"].min()) if len(data) else 0, "ms").astype("datetime64[D]"))
         x = alt.X("bin_start:T", title=f"{axis}, UTC, {day}", scale=alt.Scale(type="utc"),

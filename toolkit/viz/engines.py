@@ -175,7 +175,10 @@ def disagreements(comparison: Any, *, max_points: int = MAX_POINTS, width: int =
     chart = alt.Chart(d).mark_point(filled=True, size=40, opacity=0.8).encode(
         x=time_x("arrival_ts", "arrival time", epoch),
         y=alt.Y("late_value:Q", title=f"arrived after its event time ({unit})"),
-        color=alt.Color("who:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=400)),
+        # one legend line per pattern, as wide as the chart: "kept by Flink, Spark Structured Streaming
+        # and Apache Beam, dropped by Kafka Streams" was cut to "...dropped by Kaf..." side by side
+        color=alt.Color("who:N", title=None, legend=alt.Legend(orient="bottom", direction="vertical",
+                                                               labelLimit=width)),
         tooltip=[alt.Tooltip("row:Q", title="log row"), alt.Tooltip("key:N"), alt.Tooltip("partition:Q"),
                  alt.Tooltip("late_text:N", title="arrived late by"), alt.Tooltip("who:N", title="")],
     ).properties(width=width, height=height)

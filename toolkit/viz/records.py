@@ -364,8 +364,9 @@ def drops_by_key(log: Any, result: Any, *, top: int = 20, width: int = 480,
     for f in FATES:
         if f not in wide.columns:
             wide[f] = 0
-    n_keys_with_drops = int((wide["dropped"] > 0).sum())
-    rank = wide["dropped"] if n_keys_with_drops else wide["late_accepted"]
+    dropped = wide["dropped"] + wide["never_fired"]  # never emitted by the trigger: dropped too
+    n_keys_with_drops = int((dropped > 0).sum())
+    rank = dropped if n_keys_with_drops else wide["late_accepted"]
     chosen = rank[rank > 0].sort_values(ascending=False, kind="stable").head(top).index
     shown = counts[counts["key"].isin(chosen)].copy()
     total = shown.groupby("key")["count"].transform("sum")
