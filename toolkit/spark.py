@@ -159,7 +159,8 @@ def spark_session(
     package is shipped to the executors and their libraries are checked
     (:func:`prepare_executors`); ``python`` names the executors' Python there (see
     :func:`executor_python`). ``conf``: extra Spark settings (e.g. ``spark.executor.memory``).
-    ``option`` is how errors name ``python`` (the CLI passes its own option name).
+    ``option`` is how errors name ``python`` (the CLI passes its own option name). The driver
+    JVM's heap is :func:`driver_memory`'s (1g locally) unless ``conf`` sets ``spark.driver.memory``.
     """
     require_java()
     if python is not None and is_local(master or os.environ.get("SPARK_MASTER") or "local[*]") \
