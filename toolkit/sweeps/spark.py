@@ -288,8 +288,8 @@ def run_spark(
 
 
 #: rows per frame a shard task hands back: PySpark ships each yielded frame as one Arrow batch, which
-#: the JVM (in local mode the driver's) holds off-heap at once; a session shard of 1 M records x 10
-#: configurations yields ~4 M partial rows (230 MB), which made the driver JVM's peak
+#: the JVM (in local mode the driver's) holds at once; a session shard of 1 M records x 10
+#: configurations yields ~4 M partial rows (230 MB) in one frame
 OUTPUT_BATCH_ROWS = 65_536
 
 
