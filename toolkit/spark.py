@@ -120,6 +120,28 @@ def executor_python(master: str, python: str | None = None) -> str | None:
     return sys.executable if is_local(master) else None
 
 
+DRIVER_MEMORY_ENV = "WATERMARK_LAB_DRIVER_MEMORY"
+"""The driver JVM's heap (``spark.driver.memory``), when set; otherwise :func:`driver_memory`'s default."""
+#: default heap of the driver JVM: a local master's JVM also hosts the executors and the shuffle,
+#: and fills whatever heap it is given before it collects; with 1 GiB (Spark's own default) Python
+#: driver + JVM stay under 2 GiB at 100 M records x 10 session configurations (README, Performance).
+#: A cluster's driver only collects small tables; it keeps 2 GiB.
+LOCAL_DRIVER_MEMORY, CLUSTER_DRIVER_MEMORY = "1g", "2g"
+
+
+def driver_memory(master: str) -> str:
+    """``spark.driver.memory`` for a new session on ``master``. Rule: ``$WATERMARK_LAB_DRIVER_MEMORY``
+    when set, else 1g for a local master (its JVM is the whole of Spark), else 2g."""
+    chosen = os.environ.get(DRIVER_MEMORY_ENV, "").strip()
+    if chosen:
+        import re
+
+        if not re.fullmatch(r"[0-9]+[kmgtKMGT]?[bB]?", chosen):
+            raise SetupError(f"{DRIVER_MEMORY_ENV}={chosen!r} is not a Spark memory size such as 1g or 1536m")
+        return chosen
+    return LOCAL_DRIVER_MEMORY if is_local(master) else CLUSTER_DRIVER_MEMORY
+
+
 def spark_session(
     master: str | None = None,
     *,
@@ -137,7 +159,8 @@ def spark_session(
     package is shipped to the executors and their libraries are checked
     (:func:`prepare_executors`); ``python`` names the executors' Python there (see
     :func:`executor_python`). ``conf``: extra Spark settings (e.g. ``spark.executor.memory``).
-    ``option`` is how errors name ``python`` (the CLI passes its own option name).
+    ``option`` is how errors name ``python`` (the CLI passes its own option name). The driver
+    JVM's heap is :func:`driver_memory`'s (1g locally) unless ``conf`` sets ``spark.driver.memory``.
     """
     require_java()
     if python is not None and is_local(master or os.environ.get("SPARK_MASTER") or "local[*]") \
@@ -176,7 +199,7 @@ def spark_session(
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .config("spark.driver.memory", os.environ.get("WATERMARK_LAB_DRIVER_MEMORY", "2g"))
+        .config("spark.driver.memory", driver_memory(master))
         .config("spark.sql.shuffle.partitions", str(shuffle_partitions or 8))
         .config("spark.python.authenticate.socketTimeout", "120s")
     )

@@ -10,7 +10,8 @@ import pytest
 
 from toolkit.cli import main
 from toolkit.errors import SetupError
-from toolkit.spark import EXECUTOR_PYTHON_ENV, check_executors, executor_python, is_local, package_zip
+from toolkit.spark import (DRIVER_MEMORY_ENV, EXECUTOR_PYTHON_ENV, check_executors, driver_memory, executor_python,
+                           is_local, package_zip)
 
 
 def test_local_masters_and_clusters():
@@ -30,6 +31,20 @@ def test_executor_python_rule(monkeypatch):
     monkeypatch.setenv(EXECUTOR_PYTHON_ENV, "/lab/python")
     assert executor_python("spark://h:7077") == "/lab/python"
     assert executor_python("spark://h:7077", "/given") == "/given"
+
+
+def test_driver_memory_rule(monkeypatch):
+    # a local JVM hosts the executors and fills its heap: 1g keeps Python + JVM under 2 GiB
+    monkeypatch.delenv(DRIVER_MEMORY_ENV, raising=False)
+    assert driver_memory("local[*]") == "1g"
+    assert driver_memory("local[2]") == "1g"
+    assert driver_memory("spark://host:7077") == "2g"
+    assert driver_memory("local-cluster[2,1,512]") == "2g"
+    monkeypatch.setenv(DRIVER_MEMORY_ENV, "1536m")
+    assert driver_memory("local[*]") == "1536m"
+    monkeypatch.setenv(DRIVER_MEMORY_ENV, "lots")
+    with pytest.raises(SetupError, match="WATERMARK_LAB_DRIVER_MEMORY='lots'"):
+        driver_memory("local[*]")
 
 
 def test_package_zip_holds_the_package_once(tmp_path):

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolkit.metrics.summary import KIND_STATE, merge_config, state_range_row
+from toolkit.sweeps.spark import OUTPUT_BATCH_ROWS, in_batches
 
 ROW = st.tuples(st.integers(0, 40), st.integers(-5, 5), st.integers(0, 3), st.integers(-3, 3), st.integers(-50, 50))
 
@@ -41,3 +42,44 @@ def test_rows_per_position_and_per_range_are_not_mixed():
         assert "per position and per range" in str(exc)
     else:
         raise AssertionError("mixed state rows were merged")
+
+
+def test_in_batches_cuts_a_frame_into_consecutive_slices():
+    frame = pd.DataFrame({"a": np.arange(10)})
+    parts = list(in_batches(frame, 4))
+    assert [len(p) for p in parts] == [4, 4, 2]
+    assert pd.concat(parts)["a"].tolist() == list(range(10))
+    assert [len(p) for p in in_batches(frame, 10)] == [10]
+
+
+def test_a_shard_whose_rows_come_back_in_many_batches_gives_the_same_figures(spark):
+    # one shard of 40 k session records (1,000 keys) x 10 configurations: ~190 k partial rows, 3 output batches
+    import toolkit
+
+    n = 40_000
+    rng = np.random.default_rng(5)
+    arrival = np.arange(n, dtype=np.int64) // 10
+    table = pd.DataFrame({"row": np.arange(n, dtype=np.int64), "event_time": arrival - rng.integers(0, 2000, n),
+                          "arrival_time": arrival, "key": [f"k{k}" for k in rng.integers(0, 1000, n)], "partition": 0})
+    grid = dict(window="session:100ms", interval=200, delay=[0, 500, 1000, 2000, 5000], lateness=[0, 1000])
+    here = toolkit.sweep(table, progress=False, **grid)
+    there = toolkit.sweep(table, execution="spark", spark=spark, shards=1, progress=False, **grid)
+    assert set(there["path"]) == {"fast"} and _partial_rows(table, grid) > 2 * OUTPUT_BATCH_ROWS
+    pd.testing.assert_frame_equal(there.reset_index(drop=True), here.reset_index(drop=True), check_like=True)
+
+
+def _partial_rows(table: pd.DataFrame, grid: dict) -> int:
+    """How many partial rows one shard of the whole ``table`` yields under ``grid``."""
+    import itertools
+
+    from toolkit.fast.evaluate import Shard
+    from toolkit.settings import Setting
+    from toolkit.sweeps.semantics import all_timelines, evaluate_shard
+    from toolkit.sweeps.sweep import local_sources
+
+    configs = [Setting.parse(window=grid["window"], interval=grid["interval"], delay=d, lateness=l)
+               for d, l in itertools.product(grid["delay"], grid["lateness"])]
+    timelines = all_timelines(configs, local_sources(table, None))
+    shard = Shard(table["key"].to_numpy(dtype=object), table["event_time"].to_numpy(), table["arrival_time"].to_numpy(),
+                  table["row"].to_numpy(), partition=table["partition"].to_numpy(dtype=np.int64))
+    return len(evaluate_shard(shard, [(i, c, "fast", timelines[i]) for i, c in enumerate(configs)]))

@@ -109,6 +109,7 @@ def cell(records: int, n_configs: int, window: str, keys: int, seed: int) -> dic
     _, warm = timed(lambda: toolkit.sweep(generated_log(spark, 1000, keys, seed), execution="spark", spark=spark,
                                           progress=False, window=window, delay=1000))
     th = threading.Thread(target=watch, daemon=True)
+    load_start = os.getloadavg()[0]
     th.start()
     result, swept = timed(lambda: toolkit.sweep(generated_log(spark, records, keys, seed), execution="spark",
                                                 spark=spark, shards=shards, progress=False, **grid))
@@ -122,7 +123,7 @@ def cell(records: int, n_configs: int, window: str, keys: int, seed: int) -> dic
             "jvm_peak_mib": peaks["jvm"] / 1024, "workers_peak_mib": peaks["workers"] / 1024,
             "driver_memory": sc.getConf().get("spark.driver.memory", "?"),
             "dropped_min": int(result["dropped"].min()), "dropped_max": int(result["dropped"].max()),
-            "load": os.getloadavg()[0]}
+            "load_start": load_start, "load": os.getloadavg()[0]}
 
 
 def _fast_sessions() -> bool:
@@ -153,7 +154,7 @@ def run(args) -> int:
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start; local Spark, "
           f"each cell in a fresh process; {args.keys} keys")
     header = (f"{'window':<14}{'records':>13}{'configs':>8}{'shards':>7}{'wall':>9}{'rec-configs/s':>15}"
-              f"{'driver py':>11}{'driver JVM':>12}{'py workers':>12}{'load':>6}")
+              f"{'driver py':>11}{'driver JVM':>12}{'py workers':>12}{'load':>12}")
     print(header)
     for kind in kinds:
         for records in sizes:
@@ -170,10 +171,12 @@ def run(args) -> int:
                 rate = r["records"] * r["configs"] / r["wall_s"] / 1e6
                 print(f"{r['window']:<14}{r['records']:>13,}{r['configs']:>8}{r['shards']:>7}{r['wall_s']:>8.1f}s"
                       f"{rate:>13.2f} M{r['driver_python_peak_mib']:>8.0f} MiB{r['jvm_peak_mib']:>8.0f} MiB"
-                      f"{r['workers_peak_mib']:>8.0f} MiB{r['load']:>6.1f}", flush=True)
+                      f"{r['workers_peak_mib']:>8.0f} MiB{r.get('load_start', r['load']):>6.1f}-{r['load']:<5.1f}"
+                      f"  heap {r['driver_memory']}", flush=True)
     print("wall: the sweep alone (session started, Python workers warm); driver py: the Python driver's peak RSS; "
           "driver JVM: the JVM's peak RSS (in local mode it hosts the executors too, heap capped by "
-          "spark.driver.memory); py workers: the executors' Python workers' peak total RSS.")
+          "spark.driver.memory, shown as heap); py workers: the executors' Python workers' peak total RSS; "
+          "load: the load average at the start and the end of the sweep.")
     return 0
 
 

@@ -227,7 +227,7 @@ def run_spark(
                           part["arrival_time"].to_numpy(), part["row"].to_numpy(),
                           gaps={c: part[n].to_numpy(dtype=np.int64) for c, n in zip(gap_columns, gap_names)},
                           partition=part["partition"].to_numpy(dtype=np.int64))
-            yield evaluate_shard(shard, bc.value[int(g >> 32)][int(g & 0xFFFFFFFF)])
+            yield from in_batches(evaluate_shard(shard, bc.value[int(g >> 32)][int(g & 0xFFFFFFFF)]))
 
     spans_bc = spans
 
@@ -376,6 +376,21 @@ def run_whole(spark_df: Any, configs: dict[int, Setting], *, invalid: int, parti
         extra = [{"config": i, **whole_figures(empty, configs[i], invalid, declared)} for i in missing]
         got = pd.concat([got, pd.DataFrame(extra)], ignore_index=True)
     return got.set_index("config").sort_index()[SUMMARY_COLUMNS]
+
+
+#: rows per frame a shard task hands back: PySpark ships each yielded frame as one Arrow batch, which
+#: the JVM (in local mode the driver's) holds at once; a session shard of 1 M records x 10
+#: configurations yields ~4 M partial rows (230 MB) in one frame
+OUTPUT_BATCH_ROWS = 65_536
+
+
+def in_batches(frame: pd.DataFrame, rows: int = OUTPUT_BATCH_ROWS):
+    """``frame`` in consecutive slices of at most ``rows`` rows (one slice when it is smaller)."""
+    if len(frame) <= rows:
+        yield frame
+        return
+    for start in range(0, len(frame), rows):
+        yield frame.iloc[start:start + rows]
 
 
 def _state_range(timelines: dict, shards: int) -> int:
