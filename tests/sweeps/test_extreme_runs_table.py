@@ -193,6 +193,8 @@ def test_commands(case: Case, command: str, tmp_path, capsys) -> None:
         args += ["--" + k.replace("_", "-"), str(v)]
     if command == "replay":
         args.append("--json")  # the figures as JSON (the default is the readable summary)
+    else:
+        args += ["--out", str(tmp_path / "rows.json")]  # every column, raw (the terminal shows readable ones)
     code = main(args)
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err
@@ -209,7 +211,10 @@ def test_commands(case: Case, command: str, tmp_path, capsys) -> None:
         for k, v in case.expect.figures.items():
             assert (printed[k] is None) if v != v else printed[k] == v, k
     else:
-        assert "at_end_firings" in out.splitlines()[0]
+        rows = json.loads((tmp_path / "rows.json").read_text())
+        assert len(rows) == 1
+        for k, v in case.expect.figures.items():
+            assert (rows[0][k] is None) if v != v else rows[0][k] == v, k
 
 
 @pytest.mark.parametrize("command, option, hint", [
