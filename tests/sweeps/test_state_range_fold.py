@@ -68,6 +68,30 @@ def test_a_shard_whose_rows_come_back_in_many_batches_gives_the_same_figures(spa
     pd.testing.assert_frame_equal(there.reset_index(drop=True), here.reset_index(drop=True), check_like=True)
 
 
+def test_timing_diagnostics_time_the_stages_once_and_give_the_same_figures(spark, monkeypatch, capsys):
+    """``WATERMARK_LAB_SPARK_TIMING``: evaluate+fold and merge timed apart, the merge collected
+    once (as many collects as without it), the figures those of the sweep without it."""
+    import toolkit
+
+    DataFrame = type(spark.range(1))  # the session's own DataFrame class (classic or Connect)
+
+    n = 3_000
+    arrival = np.arange(n, dtype=np.int64)
+    table = pd.DataFrame({"row": np.arange(n, dtype=np.int64), "event_time": arrival - (arrival * 7919) % 1500,
+                          "arrival_time": arrival, "key": [f"k{i % 50}" for i in range(n)], "partition": 0})
+    grid = dict(window="session:100ms", interval=200, delay=[0, 1000])
+    collects: list[int] = []
+    real = DataFrame.toPandas
+    monkeypatch.setattr(DataFrame, "toPandas", lambda self, *a, **k: collects.append(1) or real(self, *a, **k))
+    plain = toolkit.sweep(table, execution="spark", spark=spark, shards=2, progress=False, **grid)
+    plain_collects, collects[:] = len(collects), []
+    monkeypatch.setenv("WATERMARK_LAB_SPARK_TIMING", "1")
+    timed = toolkit.sweep(table, execution="spark", spark=spark, shards=2, progress=False, **grid)
+    assert capsys.readouterr().out.count("[sweep timing] evaluate+fold ") == 1
+    assert len(collects) == plain_collects > 0
+    pd.testing.assert_frame_equal(timed.reset_index(drop=True), plain.reset_index(drop=True))
+
+
 def _partial_rows(table: pd.DataFrame, grid: dict) -> int:
     """How many partial rows one shard of the whole ``table`` yields under ``grid``."""
     import itertools

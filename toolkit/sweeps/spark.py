@@ -265,7 +265,7 @@ def run_spark(
         "range", F.when(state, F.expr(f"a div {span}")).otherwise(F.lit(0)).cast("long"))
     folded = ranged.groupBy("config", "state", "range").applyInPandas(_fold_ranges, schema=ROW_SCHEMA)
     merged = folded.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
-    if os.environ.get("WATERMARK_LAB_SPARK_TIMING"):  # diagnostics: time the stages apart
+    if os.environ.get("WATERMARK_LAB_SPARK_TIMING"):  # diagnostics: the stages timed apart, each run once
         import time as _time
 
         folded = folded.cache()
@@ -273,9 +273,11 @@ def run_spark(
         n_rows = folded.count()
         t1 = _time.perf_counter()
         merged = folded.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
-        merged.toPandas()
+        result = _collect_with_progress(sc, merged, total=len(jobs), progress=progress)
         print(f"[sweep timing] evaluate+fold {t1 - t0:.1f} s ({n_rows} rows), merge {_time.perf_counter() - t1:.1f} s")
-    result = _collect_with_progress(sc, merged, total=len(jobs), progress=progress)
+        folded.unpersist()
+    else:
+        result = _collect_with_progress(sc, merged, total=len(jobs), progress=progress)
     if len(result) != len(jobs):
         # a configuration with no rows at all (an empty log): merge nothing
         have = set(result["config"].tolist())
