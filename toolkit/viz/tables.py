@@ -31,6 +31,7 @@ import pandas as pd
 
 from toolkit.replays.explain import instant_text
 from toolkit.viz import _format as fmt
+from toolkit.viz.sweep import METRIC_NAMES
 
 INSTANT_COLUMNS = frozenset({
     "event_time", "arrival_time", "window_start", "window_end", "max_timestamp", "cleanup_time",
@@ -111,17 +112,10 @@ def readable(frame: pd.DataFrame, *, epoch: bool | None = None) -> pd.DataFrame:
 
 # -------------------------------------------------------------------------------------- summary
 _FATES = ("on_time", "late_accepted", "dropped", "invalid")
-_NAMES = {
-    "records": "records", "on_time": "on time", "late_accepted": "late but accepted",
-    "dropped": "dropped", "invalid": "invalid (quarantined)", "never_fired": "never fired (of the dropped)",
-    "late_side_output": "late side output", "completeness_first": "first-result completeness",
-    "completeness_final": "final completeness", "exact_windows": "windows exact at first result",
-    "latency_p50_ms": "median result latency", "latency_p95_ms": "p95 result latency",
-    "latency_p99_ms": "p99 result latency", "latency_max_ms": "max result latency",
-    "at_end_firings": "firings at end of input", "late_firings": "late firings",
-    "peak_state_windows": "peak open windows", "peak_state_records": "peak buffered records",
-    "mean_state_windows": "mean open windows", "mean_state_records": "mean buffered records",
-}
+_NAMES = {**METRIC_NAMES, "records": "records", "dropped": "dropped", "invalid": "invalid (quarantined)",
+          "never_fired": "never fired (of the dropped)", "late_side_output": "late side output",
+          "at_end_firings": "firings at end of input"}
+"""A figure's name in a summary table: the charts' names (``METRIC_NAMES``) and the fates'."""
 
 
 def summary_rows(summary: dict) -> list[tuple[str, str]]:
