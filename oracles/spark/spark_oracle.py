@@ -145,6 +145,25 @@ def write_inputs(root: Path, plan, inputs: list[int], start_mtime: float) -> dic
     return dirs
 
 
+def collect_rows(batch_df, attempts: int = 3) -> list[list]:
+    """A micro-batch's rows. The driver reads them from a local socket the JVM opens for the
+    collect; on a loaded machine that socket can be gone before Python connects
+    (``CANNOT_OPEN_SOCKET``), a transport failure, not Spark's answer: the same collect is asked
+    again (the batch's rows do not change), any other error is raised as it is."""
+    for attempt in range(attempts):
+        try:
+            return [list(r) for r in batch_df.collect()]
+        except Exception as exc:
+            chain, e = [], exc  # PySpark may raise an UnboundLocalError over the socket error
+            while e is not None and len(chain) < 5:
+                chain.append(str(e))
+                e = e.__cause__ or e.__context__
+            if not any("CANNOT_OPEN_SOCKET" in c for c in chain) or attempt == attempts - 1:
+                raise
+            time.sleep(0.5)
+    raise AssertionError("unreachable")
+
+
 def run_case(spark, config: dict, records: list[dict], work: Path) -> list[dict]:
     """Run one case on Spark (availableNow, one file per input per tick); return the batches."""
     spark.conf.set("spark.sql.streaming.multipleWatermarkPolicy", config["multiple_watermark_policy"])
@@ -154,7 +173,7 @@ def run_case(spark, config: dict, records: list[dict], work: Path) -> list[dict]
     emitted: dict[int, list] = {}
 
     def sink(batch_df, batch_id):
-        emitted[batch_id] = [list(r) for r in batch_df.collect()]
+        emitted[batch_id] = collect_rows(batch_df)
 
     try:
         df = build_query(spark, config, dirs)
@@ -228,7 +247,7 @@ def run_processing_time(spark, config: dict, records: list[dict], work: Path, sc
     emitted: dict[int, list] = {}
 
     def sink(batch_df, batch_id):
-        emitted[batch_id] = [list(r) for r in batch_df.collect()]
+        emitted[batch_id] = collect_rows(batch_df)
 
     # seed files for the first tick before starting, so the first batch has data
     first = plan[0][0]
