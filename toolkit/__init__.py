@@ -16,6 +16,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "EventLog": ("toolkit.log", "EventLog"),
     "synth": ("toolkit.log.synth", None),
     "engine": ("toolkit.engine", None),
+    "semantics": ("toolkit.semantics", None),
     "replay": ("toolkit.replays", "replay"),
     "pyspark_snippet": ("toolkit.pyspark_code", "pyspark_snippet"),
     "ReplayResult": ("toolkit.replays", "ReplayResult"),

@@ -25,7 +25,7 @@ LAYERS = {
     "engine": 0, "durations": 0, "errors": 0, "spark": 0,
     "settings": 1, "log": 1,
     "fast": 2, "metrics": 2, "pyspark_code": 2, "deploy": 2,
-    "replays": 3, "sweeps": 3,
+    "replays": 3, "sweeps": 3, "semantics": 3,
     "viz": 4,
     "apps": 5,
     "commands": 6, "bench": 6, "cli": 6, "__main__": 6,
@@ -200,7 +200,7 @@ def test_public_functions_are_functions():
 
 
 def test_public_exports_resolve():
-    import toolkit.engine as engine
+    import toolkit.engine.flink as engine
 
     assert not [n for n in engine.__all__ if not hasattr(engine, n)]
     assert not [n for n in toolkit.__all__ if not hasattr(toolkit, n)]

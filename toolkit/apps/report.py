@@ -236,8 +236,10 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
 
 
 def engines_of(sweep: pd.DataFrame) -> list[str]:
-    """The engines (``semantics``) of a sweep, in the order of ``toolkit.settings.SEMANTICS``."""
-    from toolkit.settings import SEMANTICS
+    """The engines (``semantics``) of a sweep, in the engine registry's order."""
+    from toolkit.semantics import names
+
+    SEMANTICS = names()
 
     if not len(sweep) or "semantics" not in sweep:
         return []

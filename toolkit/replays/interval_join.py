@@ -1,11 +1,11 @@
 """``replay([left, right], two_input="interval:LOWER/UPPER")``: Flink's interval join of two
 logs, ``left.keyBy(k).intervalJoin(right.keyBy(k)).between(LOWER, UPPER)``.
 
-The operator is a TwoInputStreamOperator (:class:`toolkit.engine.join.IntervalJoinOperator`,
+The operator is a TwoInputStreamOperator (:class:`toolkit.engine.flink.join.IntervalJoinOperator`,
 checked against real Flink 2.3 on exact interleavings, tests/fixtures/interval_join): each
 input has its own source subtasks (every log its own partitions, generators, idleness and
 ``source_parallelism``) and its own ``StatusWatermarkValve``; the operator watermark is the
-min over the inputs that are not idle (:class:`toolkit.engine.valve.TwoInputValves`). A
+min over the inputs that are not idle (:class:`toolkit.engine.flink.valve.TwoInputValves`). A
 record behind that watermark is late: skipped, in ``result.late`` (Flink's
 ``sideOutputLeftLateData``/``...Right...``), fate ``dropped`` with reason ``late``; every
 other record is buffered and joined with each record of the other log (same key) whose
@@ -66,7 +66,7 @@ def check_setting(s: Setting) -> None:
 
 def _input_events(log: Any, s: Setting) -> tuple[dict, list[tuple[int, str, object]], int]:
     """One input: its records (arrival order) and its valve's outputs ``(time, kind, value)``."""
-    from toolkit.engine.pipeline import watermark_timeline
+    from toolkit.engine.flink.pipeline import watermark_timeline
 
     if not hasattr(log, "table") or getattr(log, "is_spark", False):
         raise SettingError("log", "an interval join replays local logs (toolkit.load_log; collect a Spark-backed log "
@@ -99,9 +99,9 @@ def _input_events(log: Any, s: Setting) -> tuple[dict, list[tuple[int, str, obje
 
 def replay_interval_join(logs: list[Any], s: Setting, spec: str) -> dict:
     """The parts of a :class:`toolkit.replays.run.ReplayResult` (see the module doc)."""
-    from toolkit.engine.join import IntervalJoinOperator
-    from toolkit.engine.valve import TwoInputValves
-    from toolkit.engine.watermarks import MAX_WATERMARK, MIN_WATERMARK
+    from toolkit.engine.flink.join import IntervalJoinOperator
+    from toolkit.engine.flink.valve import TwoInputValves
+    from toolkit.engine.flink.watermarks import MAX_WATERMARK, MIN_WATERMARK
     from toolkit.replays.union import union_logs
     from toolkit.settings import describe_setting
 

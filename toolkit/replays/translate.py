@@ -60,7 +60,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from toolkit.durations import readable
-from toolkit.settings import SEMANTICS, SPARK_DEFAULTS, Session, Setting, SettingError, Sliding, Tumbling, WindowSpec
+from toolkit.semantics import get, names
+from toolkit.settings import Session, Setting, SettingError, Sliding, Tumbling, WindowSpec
 
 LATENESS_CHOICES = ("drop", "delay")
 
@@ -94,13 +95,10 @@ class Translation:
         return f"{self.semantics}: {self.setting}" + "".join(f"\n  note: {n}" for n in self.notes)
 
 
-#: the setting that plays the delay's part in an engine (what a sweep over delays varies there)
-DELAY_SETTINGS: dict[str, str] = {"kafka_streams": "grace"}
-
-
 def delay_setting(semantics: str) -> str:
-    """The name of ``semantics``' delay: ``"delay"``, or e.g. Kafka Streams' ``"grace"``."""
-    return DELAY_SETTINGS.get(semantics, "delay")
+    """The setting that plays the delay's part in an engine (what a sweep over delays varies
+    there): ``"delay"``, or e.g. Kafka Streams' ``"grace"`` (``Semantics.delay_setting``)."""
+    return get(semantics).delay_setting
 
 
 def delay_axes(semantics: Any, values: list) -> dict[str, list]:
@@ -130,14 +128,14 @@ def register_translation(semantics: str, to_intent: ToIntent, from_intent: FromI
 
 
 def translatable() -> tuple[str, ...]:
-    """The semantics with a registered translation, in ``toolkit.settings.SEMANTICS`` order."""
-    return tuple(s for s in SEMANTICS if s in _REGISTRY) + tuple(s for s in _REGISTRY if s not in SEMANTICS)
+    """The semantics with a registered translation, in the engine registry's order."""
+    return tuple(s for s in names() if s in _REGISTRY) + tuple(s for s in _REGISTRY if s not in names())
 
 
 def _check_semantics(semantics: str) -> str:
     name = str(semantics).strip().lower()
-    if name not in SEMANTICS:
-        raise SettingError("semantics", f"semantics {semantics!r}: choose among {', '.join(SEMANTICS)}")
+    if name not in names():
+        raise SettingError("semantics", f"semantics {semantics!r}: choose among {', '.join(names())}")
     if name not in _REGISTRY:
         raise SettingError("semantics", f"semantics {name!r} has no translation yet (register one with "
                            "toolkit.replays.translate.register_translation)")
@@ -217,6 +215,10 @@ def _spark_to_intent(s: Setting) -> tuple[Intent, list[str]]:
     return Intent(s.window, s.delay, 0, s.trigger_interval, s.partitions_as_sources, None), notes
 
 
+#: Spark's default trigger interval (as its semantics declares it)
+_SPARK_TRIGGER_DEFAULT = next(o.default for o in get("spark").options if o.name == "trigger_interval")
+
+
 def _spark_from_intent(i: Intent, lateness_as: str) -> tuple[Setting, list[str]]:
     notes: list[str] = []
     if getattr(i.window, "offset", 0):
@@ -234,8 +236,8 @@ def _spark_from_intent(i: Intent, lateness_as: str) -> tuple[Setting, list[str]]
     if interval is None or interval <= 0:
         if interval == 0:
             notes.append("a watermark after every record has no Spark counterpart; Spark's default trigger "
-                         f"interval of {readable(SPARK_DEFAULTS['trigger_interval'])} is used")
-        interval = SPARK_DEFAULTS["trigger_interval"]
+                         f"interval of {readable(_SPARK_TRIGGER_DEFAULT)} is used")
+        interval = _SPARK_TRIGGER_DEFAULT
     if i.idleness is not None:
         notes.append(f"Spark has no idle timeout: the {readable(i.idleness)} idleness is left out (a silent "
                      "partition holds Spark's min watermark back)")
@@ -304,10 +306,8 @@ def _beam_from_intent(i: Intent, lateness_as: str) -> tuple[Setting, list[str]]:
 
 register_translation("flink", _flink_to_intent, _flink_from_intent)
 register_translation("spark", _spark_to_intent, _spark_from_intent)
-if "kafka_streams" in SEMANTICS:  # wired by toolkit.settings (Setting.grace, Setting.emit)
-    register_translation("kafka_streams", _kafka_to_intent, _kafka_from_intent)
-if "beam" in SEMANTICS:  # wired by toolkit.settings (Setting.beam_trigger, Setting.timestamp_combiner)
-    register_translation("beam", _beam_to_intent, _beam_from_intent)
+register_translation("kafka_streams", _kafka_to_intent, _kafka_from_intent)
+register_translation("beam", _beam_to_intent, _beam_from_intent)
 
-__all__ = ["DELAY_SETTINGS", "Intent", "LATENESS_CHOICES", "delay_axes", "delay_setting", "intent_delay", "Translation", "register_translation", "same_setting", "translatable",
+__all__ = ["Intent", "LATENESS_CHOICES", "delay_axes", "delay_setting", "intent_delay", "Translation", "register_translation", "same_setting", "translatable",
            "translate"]

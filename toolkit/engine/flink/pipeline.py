@@ -4,8 +4,8 @@ Input: numpy arrays in **arrival order** (``event_time``, ``arrival_time``, ``pa
 for the operator ``key``, ``value``, ``record_id``). Model (DESIGN.md "Time and replay model"):
 
 - every partition has its own generator (``strategy.create()``); partition ``p`` is read by
-  source subtask ``p % parallelism`` (:mod:`toolkit.engine.sources`), each subtask feeds one
-  channel of the window operator's :class:`~toolkit.engine.valve.StatusWatermarkValve`;
+  source subtask ``p % parallelism`` (:mod:`toolkit.engine.flink.sources`), each subtask feeds one
+  channel of the window operator's :class:`~toolkit.engine.flink.valve.StatusWatermarkValve`;
 - periodic ticks at ``first_arrival + k * interval`` (k >= 1) up to the first tick at or after
   the last arrival; records with arrival ``<= T`` are processed before the tick at ``T``;
   only the ticks that can change something are run (:func:`tick_schedule`, idleness
@@ -29,7 +29,7 @@ idleness; a loop over ticks, never over records one by one unless a generator em
 otherwise). :func:`run_pipeline` then feeds records and those watermark changes to a
 chain of window operators (a second stage is just a second operator). Replays and the
 sweep's engine path both run through it; the sweep's closed form reads the same timeline
-(``toolkit.engine.timeline.WatermarkTimeline``).
+(``toolkit.engine.flink.timeline.WatermarkTimeline``).
 """
 from __future__ import annotations
 
@@ -38,10 +38,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from toolkit.engine.sources import SPLIT_DISCOVERY, SourceSubtask, subtask_partitions
-from toolkit.engine.timeline import PeriodicTicks, TimerTargets, WatermarkTimeline, empty_timeline, from_changes
-from toolkit.engine.valve import StatusWatermarkValve
-from toolkit.engine.watermarks import (
+from toolkit.engine.flink.sources import SPLIT_DISCOVERY, SourceSubtask, subtask_partitions
+from toolkit.engine.flink.timeline import PeriodicTicks, TimerTargets, WatermarkTimeline, empty_timeline, from_changes
+from toolkit.engine.flink.valve import StatusWatermarkValve
+from toolkit.engine.flink.watermarks import (
     MAX_WATERMARK,
     MIN_WATERMARK,
     BoundedOutOfOrderness,
@@ -144,7 +144,7 @@ def watermark_timeline(
     """Compute the operator's input watermark over processing time (see module doc).
 
     Inputs in arrival order; ``rows`` (default ``0..n-1``) are the records' row ids, which
-    place a change that comes right after a record (``toolkit.engine.timeline``).
+    place a change that comes right after a record (``toolkit.engine.flink.timeline``).
     ``last_arrival``: when the arrays hold only the records that can move a watermark (a
     sweep's candidates), the true last arrival, which sets the end of input.
 
@@ -163,7 +163,7 @@ def watermark_timeline(
     ``wm09_no_records_idleness``, ``silent_split_holds_until_idle``).
 
     ``split_discovery``: when each partition's split is registered in its source subtask
-    (``toolkit.engine.sources.SPLIT_DISCOVERY``): ``"at_start"`` (every partition at job
+    (``toolkit.engine.flink.sources.SPLIT_DISCOVERY``): ``"at_start"`` (every partition at job
     start) or ``"at_first_record"`` (just before its first record, Flink's dynamic split
     assignment: until then the partition holds nothing back)."""
     ts = np.ascontiguousarray(event_time, dtype=I64)
