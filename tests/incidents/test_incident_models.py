@@ -149,3 +149,13 @@ def test_logs_without_arrival_times_and_spark_logs():
     with pytest.raises(ValueError, match=r"Spark-backed .* toolkit\.incidents\.collect\(log\)"):
         burst(2, 0, 10).apply(spark_like)
     assert collect(log) is log
+
+
+def test_order_of_composition_matters():
+    log = _log([0, 100, 200, 300], [0, 0, 0, 0])
+    s = stall(partition=0, at=100, duration=100, drain="1000/s")  # 100 -> 200, 200 -> 201
+    q = silence(partition=0, at=200, duration=50)
+    assert (s + q).apply(log).table["row"].tolist() == [0, 3]
+    assert (q + s).apply(log).table["row"].tolist() == [0, 1, 3]
+    assert _arrivals((q + s).apply(log)) == [0, 200, 300]
+    assert len((s + q).apply(log).incidents) == 2
