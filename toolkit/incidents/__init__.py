@@ -22,28 +22,26 @@ True
 >>> print(worse.incidents[0])
 partition 0 stalled at 0:00:01 for 2 s, drained at 1 records/s (1 record held, 1 record delayed, the last read at 0:00:03)
 
-Kinds (see ``docs/incidents.md`` for the exact models): :class:`Stall` (``stall``),
-:class:`Restart` (``restart``), :class:`ClockSkew` (``clock_skew``), :class:`LateUpload`
-(``late_upload``), :class:`Silence` (``silence``), :class:`Burst` (``burst``); shared rules
-(time origin, row identity, ``duplicate_of``) in :mod:`toolkit.incidents.base`.
+Spellings (``docs/incidents.md`` states each model exactly; aliases in brackets):
+
+- ``stall:partition=P,at=T,duration=D,drain=R/s`` [drain_rate, rate] (:mod:`~toolkit.incidents.backlog`)
+- ``restart:at=T,downtime=D,replay_from=B,source_rate=R/s,duplicates=false`` [replay, backlog; rate]
+- ``clock_skew:partition=P,offset=O`` or ``clock_skew:key=K,offset=O`` [skew] (:mod:`~toolkit.incidents.skew`)
+- ``late_upload:fraction=F,delay=D,seed=S``, D ``10min``, ``exponential:10min`` or ``uniform:1min..1h``
+  (:mod:`~toolkit.incidents.late`)
+- ``silence:partition=P,at=T,duration=D``, ``burst:factor=F,at=T,duration=D`` (:mod:`~toolkit.incidents.spans`)
+
+joined by ``+`` (grammar: :mod:`~toolkit.incidents.grammar`). The shared rules (time origin,
+row identity, ``duplicate_of``), composition and parsing are in :mod:`~toolkit.incidents.base`,
+the backlog drain rule in :mod:`~toolkit.incidents.drain`.
 """
 from __future__ import annotations
 
-from toolkit.incidents.backlog import Restart, Stall
-from toolkit.incidents.base import DUPLICATE_OF, Composite, Incident, collect
-from toolkit.incidents.late import Delay, LateUpload
-from toolkit.incidents.parse import (
-    KINDS,
-    burst,
-    clock_skew,
-    late_upload,
-    parse_incident,
-    restart,
-    silence,
-    stall,
-)
-from toolkit.incidents.skew import ClockSkew
-from toolkit.incidents.spans import Burst, Silence
+from toolkit.incidents.backlog import Restart, Stall, restart, stall
+from toolkit.incidents.base import DUPLICATE_OF, KINDS, Composite, Incident, collect, parse_incident
+from toolkit.incidents.late import Delay, LateUpload, late_upload
+from toolkit.incidents.skew import ClockSkew, clock_skew
+from toolkit.incidents.spans import Burst, Silence, burst, silence
 
 __all__ = [
     "DUPLICATE_OF",

@@ -21,6 +21,7 @@ import pandas as pd
 from toolkit.incidents import base
 from toolkit.incidents.base import Context, Incident
 from toolkit.incidents.drain import drain
+from toolkit.settings import SettingError
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class Stall(Incident):
     duration: int
     drain: float
     kind: ClassVar[str] = "stall"
+    aliases: ClassVar[dict[str, str]] = {'drain_rate': 'drain', 'rate': 'drain'}
 
     def __post_init__(self) -> None:
         k = self.kind
@@ -109,6 +111,7 @@ class Restart(Incident):
     source_rate: float
     duplicates: bool = False
     kind: ClassVar[str] = "restart"
+    aliases: ClassVar[dict[str, str]] = {'replay': 'replay_from', 'backlog': 'replay_from', 'rate': 'source_rate'}
 
     def __post_init__(self) -> None:
         k = self.kind
@@ -162,3 +165,22 @@ class Restart(Incident):
                 f"backlog at {base.words_rate(self.source_rate)} ({base.records(int(again.sum()))} read again, "
                 f"{base.records(delayed)} delayed{added})")
         return out, text
+
+
+def stall(partition: int | str, at: Any, duration: Any, drain: Any = None, *, drain_rate: Any = None) -> Stall:
+    """Partition ``partition`` stalls at ``at`` for ``duration``, then drains at ``drain`` records/s
+    (``"500/s"`` or a number; ``drain_rate=`` is the same). See :class:`Stall`."""
+    if (drain is None) == (drain_rate is None):
+        raise SettingError("stall", "stall: give the drain rate once (drain='500/s' or drain_rate=500)")
+    return Stall(partition, at, duration, drain if drain is not None else drain_rate)
+
+
+def restart(at: Any, downtime: Any = 0, replay_from: Any = None, source_rate: Any = None,
+            duplicates: bool = False) -> Restart:
+    """The job stops at ``at``, is down ``downtime``, re-reads from ``at - replay_from`` at
+    ``source_rate`` records/s per partition; ``duplicates`` keeps the first readings too.
+    See :class:`Restart`."""
+    for name, v in (("replay_from", replay_from), ("source_rate", source_rate)):
+        if v is None:
+            raise SettingError("restart", f"restart: {name}= is missing")
+    return Restart(at, downtime, replay_from, source_rate, duplicates)

@@ -17,14 +17,16 @@ Rules common to every incident:
 """
 from __future__ import annotations
 
+import difflib
 import math
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any, ClassVar, Iterator
 
 import numpy as np
 import pandas as pd
 
 from toolkit.durations import parse_duration, readable
+from toolkit.incidents.grammar import quote, split_incident, split_incidents
 from toolkit.log.model import EventLog
 from toolkit.settings import MAX_SETTING_MS, SettingError, format_duration
 
@@ -192,6 +194,12 @@ def arrival_sorted(table: pd.DataFrame, mask: np.ndarray | None = None) -> np.nd
 # incidents
 # ----------------------------------------------------------------------------------------
 
+#: kind -> incident class, filled by each subclass as it is defined
+KINDS: dict[str, type["Incident"]] = {}
+#: other names of kinds
+KIND_ALIASES = {"skew": "clock_skew", "late": "late_upload", "outage": "silence", "crash": "restart"}
+
+
 class Incident:
     """Base of every incident: a frozen value (see the subclasses) that transforms a log.
 
@@ -201,8 +209,13 @@ class Incident:
     """
 
     kind: ClassVar[str] = ""
-    #: the spelling's parameter names: field name -> name written (default: the field name)
-    spelled: ClassVar[dict[str, str]] = {}
+    #: other names a parameter may be written with: alias -> field name
+    aliases: ClassVar[dict[str, str]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.kind and cls.kind != "composite":
+            KINDS[cls.kind] = cls
 
     # -- what subclasses implement ---------------------------------------------------------
     def _transform(self, table: pd.DataFrame, ctx: Context) -> tuple[pd.DataFrame, str]:
@@ -214,8 +227,6 @@ class Incident:
         raise NotImplementedError
 
     def _spell(self, name: str, value: Any) -> str:
-        from toolkit.incidents.grammar import quote
-
         if isinstance(value, bool):
             return "true" if value else "false"
         return quote(str(value))
@@ -251,14 +262,12 @@ class Incident:
         for f in fields(self):  # type: ignore[arg-type]
             v = getattr(self, f.name)
             if v is not None:
-                params.append(f"{self.spelled.get(f.name, f.name)}={self._spell(f.name, v)}")
+                params.append(f"{f.name}={self._spell(f.name, v)}")
         return f"{self.kind}:{','.join(params)}" if params else self.kind
 
     @classmethod
     def parse(cls, text: "str | Incident") -> "Incident":
         """Read a spelling (``str()`` of an incident); on a subclass, of that kind only."""
-        from toolkit.incidents.parse import parse_incident
-
         x = parse_incident(text)
         if cls is not Incident and not isinstance(x, cls):
             raise SettingError("incident", f"{str(text)!r} is not a {cls.kind} incident")
@@ -299,6 +308,63 @@ class Composite(Incident):
 
     def __str__(self) -> str:
         return " + ".join(str(i) for i in self.incidents) if self.incidents else "none"
+
+
+# ----------------------------------------------------------------------------------------
+# parsing
+# ----------------------------------------------------------------------------------------
+
+def _did_you_mean(word: str, candidates) -> str:
+    close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def build(kind: str, params: dict[str, Any]) -> Incident:
+    """An incident of ``kind`` from parameters by name (aliases accepted, every one checked)."""
+    kind = KIND_ALIASES.get(kind, kind)
+    if kind not in KINDS:
+        raise SettingError("incident", f"unknown incident {kind!r}: choose one of {', '.join(KINDS)}"
+                           f"{_did_you_mean(kind, list(KINDS) + list(KIND_ALIASES))}")
+    cls = KINDS[kind]
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    given: dict[str, Any] = {}
+    for name, value in params.items():
+        field = cls.aliases.get(name, name)
+        if field not in names:
+            raise SettingError(kind, f"{kind}: unknown parameter {name!r}: choose among {', '.join(names)}"
+                               f"{_did_you_mean(name, names + list(cls.aliases))}")
+        if field in given:
+            raise SettingError(kind, f"{kind}: {field} is given twice")
+        given[field] = value
+    for f in fields(cls):  # type: ignore[arg-type]
+        if f.name not in given and f.default is MISSING:
+            usage = f"{kind}:" + ",".join(f"{g.name}=..." for g in fields(cls))  # type: ignore[arg-type]
+            raise SettingError(kind, f"{kind}: {f.name}= is missing ({usage})")
+    return cls(**given)
+
+
+def parse_incident(text: "str | Incident") -> Incident:
+    """An incident (or a :class:`Composite` for ``a + b``) from its spelling.
+
+    ``"stall:partition=2,at=1min,duration=2min,drain=500/s"``, the call-like
+    ``"stall(partition=2, at=1min, duration=2min, drain=500/s)"``, or several joined by
+    ``+`` (grammar: :mod:`toolkit.incidents.grammar`). ``parse_incident(str(x)) == x``.
+    """
+    if isinstance(text, Incident):
+        return text
+    if not isinstance(text, str) or not text.strip():
+        raise SettingError("incident", "an incident is text like 'stall:partition=2,at=1min,duration=2min,drain=500/s', "
+                                       f"got {text!r}")
+    parts = split_incidents(text)
+    if len(parts) > 1 or text.strip() == "none":
+        return Composite(tuple(parse_incident(p) for p in parts if p != "none"))
+    kind, pairs = split_incident(parts[0])
+    params: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in params:
+            raise SettingError(kind, f"{kind}: {name} is given twice")
+        params[name] = value
+    return build(kind, params)
 
 
 # ----------------------------------------------------------------------------------------

@@ -138,3 +138,8 @@ class LateUpload(Incident):
         text = (f"{base.records(k)} ({self.fraction:.4g} of {n:,}) uploaded late by {self.delay.words()} "
                 f"(seed {self.seed}{mean})")
         return out, text
+
+
+def late_upload(fraction: Any, delay: Any, seed: int = 0) -> LateUpload:
+    """A seeded random ``fraction`` of records arrive ``delay`` later. See :class:`LateUpload`."""
+    return LateUpload(fraction, delay, seed)

@@ -33,6 +33,7 @@ class ClockSkew(Incident):
     key: str | None = None
     offset: int = 0
     kind: ClassVar[str] = "clock_skew"
+    aliases: ClassVar[dict[str, str]] = {'skew': 'offset'}
 
     def __post_init__(self) -> None:
         k = self.kind
@@ -79,3 +80,7 @@ class ClockSkew(Incident):
                f"{'+' if self.offset >= 0 else '-'}{base.words_duration(abs(self.offset))})"
         return out, text
 
+
+def clock_skew(partition: int | str | None = None, key: str | None = None, offset: Any = 0) -> ClockSkew:
+    """Event times of ``partition`` (or ``key``) shifted by ``offset`` (ahead > 0). See :class:`ClockSkew`."""
+    return ClockSkew(partition, key, offset)

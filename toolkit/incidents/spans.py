@@ -114,3 +114,13 @@ class Burst(Incident):
                 f"{base.records(int(after.sum()))} after it moved by {'+' if shift >= 0 else '-'}"
                 f"{base.words_duration(abs(shift))})")
         return out, text
+
+
+def silence(partition: int | str, at: Any, duration: Any) -> Silence:
+    """Partition ``partition``'s records arriving in ``[at, at+duration)`` are removed. See :class:`Silence`."""
+    return Silence(partition, at, duration)
+
+
+def burst(factor: Any, at: Any, duration: Any) -> Burst:
+    """Arrivals in ``[at, at+duration)`` come ``factor`` times faster. See :class:`Burst`."""
+    return Burst(factor, at, duration)
