@@ -159,3 +159,25 @@ def test_order_of_composition_matters():
     assert (q + s).apply(log).table["row"].tolist() == [0, 1, 3]
     assert _arrivals((q + s).apply(log)) == [0, 200, 300]
     assert len((s + q).apply(log).incidents) == 2
+
+
+def test_collect_brings_a_spark_backed_log_to_pandas_keeping_what_it_knows():
+    log = _log([0, 100, 200], [0, 1, 0])
+    spark_like = toolkit.EventLog(None, log.quarantine, spark_df=object(), n_records=3, has_arrival_time=True,
+                                  source="parts/")
+    spark_like.to_pandas = lambda limit=None: log.table.iloc[::-1]  # what Spark would collect, any order
+    local = collect(spark_like)
+    assert not local.is_spark and local.source == "parts/"
+    pd.testing.assert_frame_equal(local.table, log.table)
+    assert _arrivals(stall(partition=1, at=0, duration=150, drain=1).apply(local)) == [0, 150, 200]
+
+
+def test_words_without_a_log():
+    s = stall(partition=2, at="1min", duration="2min", drain="500/s")
+    r = restart(at="2min", downtime="30s", replay_from="1min", source_rate="1000/s", duplicates=True)
+    assert s.describe() == "partition 2 stalled at 0:01:00 for 2 min, drained at 500 records/s"
+    assert (s + r).describe() == s.describe() + "; then " + (
+        "the job restarted at 0:02:00 after 30 s down, re-reading 1 min of backlog at 1,000 records/s per "
+        "partition (replayed records duplicated)")
+    assert late_upload(0.1, "uniform:1s..2s", 4).describe() == \
+        "0.1 of the records uploaded late by a delay uniform between 1 s and 2 s (seed 4)"

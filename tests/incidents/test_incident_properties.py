@@ -90,6 +90,10 @@ def test_records_are_kept_moved_removed_or_copied_only_as_stated(data):
         assert sorted(originals["row"]) == sorted(rows_in)
     if isinstance(incident, Restart) and incident.duplicates:
         assert (copies[DUPLICATE_OF].isin(rows_in)).all() and (originals[DUPLICATE_OF] == -1).all()
+        crash = ctx.origin + incident.at
+        a = t_in["arrival_time"].to_numpy()
+        read_twice = rows_in[(a >= crash - incident.replay_from) & (a < crash)]
+        assert sorted(copies[DUPLICATE_OF]) == sorted(read_twice)  # exactly one copy of each
         assert copies["row"].min() > rows_in.max() if len(copies) else True
     else:
         assert len(copies) == 0

@@ -375,8 +375,9 @@ def collect(log: EventLog) -> EventLog:
     """A pandas-backed copy of a Spark-backed log (collects every record to the driver)."""
     if not log.is_spark:
         return log
-    table = log.to_pandas()
-    return _rebuild(log, table.sort_values("row", kind="stable").reset_index(drop=True), [])
+    table = log.to_pandas().sort_values("row", kind="stable").reset_index(drop=True)
+    present = tuple(int(p) for p in np.unique(table["partition"].to_numpy(np.int64)))
+    return _rebuild(log, table, [], present)
 
 
 def _start(log: EventLog) -> tuple[pd.DataFrame, Context]:
@@ -398,7 +399,8 @@ def _finish(log: EventLog, table: pd.DataFrame, texts: list[str], incident: Inci
     return _rebuild(log, table, texts)
 
 
-def _rebuild(log: EventLog, table: pd.DataFrame, texts: list[str]) -> EventLog:
+def _rebuild(log: EventLog, table: pd.DataFrame, texts: list[str],
+             present_before: tuple[int, ...] | None = None) -> EventLog:
     out = EventLog(table.reset_index(drop=True), log.quarantine, partition_names=log.partition_names,
                    source=log.source)
     out.unused_columns = list(log.unused_columns)
@@ -406,7 +408,12 @@ def _rebuild(log: EventLog, table: pd.DataFrame, texts: list[str]) -> EventLog:
     out.warnings = list(log.warnings)
     out.incidents = list(getattr(log, "incidents", [])) + texts
     # the job still reads every partition it read before, even one an incident emptied
-    source = tuple(int(p) for p in log.source_partitions)
+    if log.declared_partitions is not None:
+        source = tuple(int(p) for p in log.declared_partitions)
+    elif present_before is not None:
+        source = present_before
+    else:
+        source = tuple(int(p) for p in log.source_partitions)
     present = set(int(p) for p in out.partitions) if len(table) else set()
     if log.declared_partitions is not None or not set(source) <= present:
         out.declared_partitions = source
