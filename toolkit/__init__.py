@@ -15,6 +15,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "load_log": ("toolkit.log", "load_log"),
     "EventLog": ("toolkit.log", "EventLog"),
     "synth": ("toolkit.log.synth", None),
+    "incidents": ("toolkit.incidents", None),
     "engine": ("toolkit.engine", None),
     "semantics": ("toolkit.semantics", None),
     "replay": ("toolkit.replays", "replay"),

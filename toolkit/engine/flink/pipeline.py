@@ -1,7 +1,7 @@
 """The replay loop: a recorded log becomes records and watermarks over processing time.
 
 Input: numpy arrays in **arrival order** (``event_time``, ``arrival_time``, ``partition``, and
-for the operator ``key``, ``value``, ``record_id``). Model (DESIGN.md "Time and replay model"):
+for the operator ``key``, ``value``, ``record_id``). Model (docs/design.md "Time and replay model"):
 
 - every partition has its own generator (``strategy.create()``); partition ``p`` is read by
   source subtask ``p % parallelism`` (:mod:`toolkit.engine.flink.sources`), each subtask feeds one
@@ -17,7 +17,7 @@ for the operator ``key``, ``value``, ``record_id``). Model (DESIGN.md "Time and 
 - end of input: the operator gets the MAX watermark; what fires then is flagged ``at_end``.
 
 (Flink itself reads ``pipeline.auto-watermark-interval = 0`` as "no periodic emission";
-Watermark Lab's 0 means a periodic call after every record, as DESIGN.md states.) Each piece
+Watermark Lab's 0 means a periodic call after every record, as docs/design.md states.) Each piece
 is checked against real Flink: generators + emitter and the valve line by line (oracle
 fixtures), the operator on the exported interleaving (window oracle). The composition
 (per-split multiplexing inside a subtask, subtasks into the valve) follows Flink's
