@@ -185,6 +185,36 @@ def format_setting_value(name: str, value: Any) -> str:
 
 
 # ----------------------------------------------------------------------------------------
+# declarations: every setting once (name, default, parser, help, unit, control)
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting, declared once: read by the parser, the grid, the sweep table, the explorer
+    and the docs. The common settings are :data:`COMMON_OPTIONS`; each engine declares its own
+    in its ``toolkit.semantics`` package.
+
+    ``parse(value, name)`` turns what the user wrote into the value a :class:`Setting` holds (an
+    error names ``name``); ``default`` is the value when not given; ``unit`` is ``"ms"`` for
+    durations (the row column is then ``NAME_ms``); ``control`` is the explorer's widget:
+    ``"choice"`` (with ``choices``), ``"duration"``, ``"int"``, ``"bool"`` or ``"text"``."""
+
+    name: str
+    default: Any
+    parse: Any
+    help: str
+    unit: str = ""
+    control: str = "text"
+    choices: tuple = ()
+
+    @property
+    def column(self) -> str:
+        """The sweep result column of this setting."""
+        return f"{self.name}_ms" if self.unit == "ms" else self.name
+
+
+# ----------------------------------------------------------------------------------------
 # the engines: each validates and owns its settings (installed by toolkit.semantics)
 # ----------------------------------------------------------------------------------------
 
@@ -1389,6 +1419,51 @@ class Setting:
 CONFIG_COLUMNS = list(Setting().row())
 _LOADING = False
 
+
+def _common(name: str) -> Any:
+    return lambda value, label=name: _normalize({name: value})[name]
+
+
+#: the common settings (the window operator's and the watermarks'), declared once; an engine reads
+#: those it names in ``Semantics.shared`` and declares its own in its package
+COMMON_OPTIONS: tuple[Option, ...] = (
+    Option("window", "tumbling:1s", _common("window"), "the window: tumbling:SIZE[,OFFSET], sliding:SIZE/SLIDE, "
+           "session:GAP, dynamic_session:COLUMN, global", control="text"),
+    Option("delay", 0, _common("delay"), "watermark delay (bounded out-of-orderness)", unit="ms", control="duration"),
+    Option("lateness", 0, _common("lateness"), "allowed lateness of a window after the watermark passed its end",
+           unit="ms", control="duration"),
+    Option("strategy", "bounded", _common("strategy"), "watermark strategy", control="choice", choices=STRATEGIES),
+    Option("interval", 200, _common("interval"), "periodic watermark interval (pipeline.auto-watermark-interval)",
+           unit="ms", control="duration"),
+    Option("idleness", None, _common("idleness"), "idle timeout of a source partition (withIdleness; off: none)",
+           unit="ms", control="duration"),
+    Option("source_parallelism", 1, _common("source_parallelism"), "source subtasks reading the partitions",
+           control="int"),
+    Option("partitions_as_sources", True, _common("partitions_as_sources"),
+           "each log partition is a source split with its own watermark", control="bool"),
+    Option("trigger", "default", _common("trigger"), "the window's trigger: default, event_time, processing_time, "
+           "count:N, continuous:5s, purging:<trigger>, never, end_of_stream", control="text"),
+    Option("evictor", None, _common("evictor"), "evictor: none, count:N, time:5s (',after' evicts after the function)",
+           control="text"),
+    Option("function", "count_sum", _common("function"), "window function", control="choice", choices=FUNCTIONS),
+    Option("accumulation", "accumulating", _common("accumulation"), "what a later firing of a window emits",
+           control="choice", choices=ACCUMULATIONS),
+    Option("stagger", "aligned", _common("stagger"), "WindowStagger of tumbling windows", control="choice",
+           choices=STAGGERS),
+    Option("split_discovery", "at_start", _common("split_discovery"), "when a partition's source split is registered",
+           control="choice", choices=SPLIT_DISCOVERIES),
+    Option("stages", (), _common("stages"), "windowed stages after the first, e.g. 'window=tumbling:5s lateness=1s'",
+           control="text"),
+)
+
+
+def common_option(name: str) -> Option:
+    """The declaration of a common setting (KeyError for another name)."""
+    for o in COMMON_OPTIONS:
+        if o.name == name:
+            return o
+    raise KeyError(name)
+
 def _owner(param: str) -> str:
     return {"step": "idle_advance", "marker": "punctuated"}.get(param, "adaptive")
 
@@ -1610,7 +1685,7 @@ def describe_setting(setting: Setting) -> dict:
 __all__ = [
     "ACCUMULATIONS", "ALIASES", "BeamTrigger", "parse_beam_trigger", "KafkaSliding", "install_semantics", "semantics_names", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
     "STRATEGIES", "STAGGERS", "Session", "DynamicSession", "SESSION_WINDOWS", "EVENT_TIME_WINDOWS", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling", "WindowSpec",
-    "SPLIT_DISCOVERIES", "cli_option", "describe_setting", "result_notes", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
+    "SPLIT_DISCOVERIES", "Option", "COMMON_OPTIONS", "common_option", "cli_option", "describe_setting", "result_notes", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
     "STAGE_FIELDS", "Stage", "parse_stage", "parse_stages",
     "parse_window",
 ]

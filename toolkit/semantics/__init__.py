@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import importlib
 
-from toolkit.semantics.base import Option, Semantics
+from toolkit.semantics.base import Semantics
+from toolkit.settings import Option
 from toolkit.settings import SettingError, install_semantics
 
 #: the built-in engines, in the order tables and menus list them: name -> module of its Semantics

@@ -24,37 +24,11 @@ engine's name:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, ClassVar
 
 import numpy as np
 
-from toolkit.settings import SettingError
-
-
-@dataclass(frozen=True)
-class Option:
-    """One setting an engine owns: declared once, read by the settings' parser, the grid, the
-    sweep table, the explorer and the docs.
-
-    ``parse(value, name)`` turns what the user wrote into the value a :class:`Setting` holds (an
-    error names ``name``); ``default`` is what :meth:`Semantics.check` fills when it was not given;
-    ``unit`` is ``"ms"`` for durations (the row column is then ``NAME_ms``); ``control`` is the
-    explorer's widget: ``"choice"`` (with ``choices``), ``"duration"``, ``"int"``, ``"bool"`` or
-    ``"text"``."""
-
-    name: str
-    default: Any
-    parse: Callable[[Any, str], Any]
-    help: str
-    unit: str = ""
-    control: str = "text"
-    choices: tuple = ()
-
-    @property
-    def column(self) -> str:
-        """The sweep result column of this setting."""
-        return f"{self.name}_ms" if self.unit == "ms" else self.name
+from toolkit.settings import Option, SettingError
 
 
 class Semantics:

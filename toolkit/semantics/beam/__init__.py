@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit.semantics.base import Option, Semantics, refuse_given
-from toolkit.settings import (BeamTrigger, Session, SettingError, Sliding, TriggerSpec, Tumbling, choice,
+from toolkit.semantics.base import Semantics, refuse_given
+from toolkit.settings import (Option, BeamTrigger, Session, SettingError, Sliding, TriggerSpec, Tumbling, choice,
                               parse_beam_trigger)
 
 TIMESTAMP_COMBINERS = ("end_of_window", "earliest", "latest")

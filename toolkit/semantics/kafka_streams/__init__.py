@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from toolkit.semantics.base import Option, Semantics, refuse_given
-from toolkit.settings import (KafkaSliding, Session, SettingError, Sliding, TriggerSpec, Tumbling, as_bool, choice,
+from toolkit.semantics.base import Semantics, refuse_given
+from toolkit.settings import (Option, KafkaSliding, Session, SettingError, Sliding, TriggerSpec, Tumbling, as_bool, choice,
                               format_duration, integer, optional_duration)
 
 #: emit="update": EmitStrategy.onWindowUpdate() with the record cache off; "final":

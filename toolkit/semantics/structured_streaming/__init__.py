@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from toolkit.semantics.base import Option, Semantics, refuse_given
-from toolkit.settings import (SESSION_WINDOWS, DynamicSession, KafkaSliding, Session, SettingError, Sliding, TriggerSpec,
+from toolkit.semantics.base import Semantics, refuse_given
+from toolkit.settings import (Option, SESSION_WINDOWS, DynamicSession, KafkaSliding, Session, SettingError, Sliding, TriggerSpec,
                               Tumbling, choice, optional_duration)
 
 OUTPUT_MODES = ("append", "update", "complete")
