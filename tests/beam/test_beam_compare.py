@@ -43,9 +43,9 @@ def test_why_beam_dropped_a_record_names_its_watermark_and_the_delay_that_keeps_
     c = toolkit.compare_engines(log, window="tumbling:1s", interval="0ms", semantics=["beam", "flink"])
     assert not len(c.differences("flink", "beam"))
     beam = toolkit.replay(log, semantics="beam", window="tumbling:1s", interval="0ms")
-    from toolkit.replays.compare import _WHY
+    from toolkit.semantics import get
 
-    texts, keep = _WHY["beam"](beam, np.array([4]))
+    texts, keep = get("beam").why_dropped(beam, np.array([4]))
     assert "expired" in texts[0] and "Beam's watermark was" in texts[0]
     assert keep == [1000]  # a 1 s delay: Beam's watermark 1000 is not past the end
     kept = toolkit.replay(log, semantics="beam", window="tumbling:1s", interval="0ms", delay="1s")

@@ -37,9 +37,7 @@ PENDING = {
     "commands/replay.py": 3,
     "deploy.py": 3,
     "pyspark_code.py": 1,
-    "replays/compare.py": 4,
     "replays/interval_join.py": 1,
-    "replays/translate.py": 5,
     "viz/engines.py": 1,
     "viz/sweep.py": 1,
 }

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import toolkit
 from toolkit.cli import main
-from toolkit.replays.translate import Intent, register_translation, same_setting, translatable, translate
+from toolkit.replays.translate import Intent, same_setting, translatable, translate
 from toolkit.settings import semantics_names, Setting, SettingError
 
 
@@ -67,17 +67,23 @@ def test_every_semantics_of_the_settings_has_a_translation():
 
 
 def test_registry_takes_a_new_engine():
-    from toolkit.replays import translate as tr
+    from toolkit import semantics as engines
 
-    saved = dict(tr._REGISTRY)
-    try:  # an engine that reads everything as Flink would, under another name
-        register_translation("flink", lambda s: (Intent(s.window, s.delay, 0, s.interval), ["mine"]),
-                             lambda i, how: (Setting.parse(window=i.window, delay=i.delay), ["from mine"]))
+    flink = engines.get("flink")
+
+    class Mine(type(flink)):  # an engine that reads everything as Flink would, with notes of its own
+        def to_intent(self, s):
+            return Intent(s.window, s.delay, 0, s.interval), ["mine"]
+
+        def from_intent(self, i, how):
+            return Setting.parse(window=i.window, delay=i.delay), ["from mine"]
+
+    engines.register(Mine())
+    try:
         t = translate(Setting.parse(window="tumbling:1s", delay=7, semantics="spark"), "flink")
         assert t.notes == ("from mine",) and t.setting.delay == 7
     finally:
-        tr._REGISTRY.clear()
-        tr._REGISTRY.update(saved)
+        engines.register(flink)
 
 
 # ------------------------------------------------------------------------------ comparison

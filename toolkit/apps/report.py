@@ -287,7 +287,7 @@ def engines_section(log: Any, sweep: pd.DataFrame, per_engine: dict, engines: li
     missing = [choose.engine_name(e) for e in engines if e not in compared]
     if missing:  # an engine without a translation yet: said, not hidden
         out["after"] = (f"{_and(missing)} {'has' if len(missing) == 1 else 'have'} no translation of settings yet "
-                        "(toolkit.replays.translate.register_translation), so the record-by-record comparison "
+                        "(its Semantics defines no to_intent), so the record-by-record comparison "
                         "leaves them out.")
     if len(compared) < 2 or compared[0] != engines[0]:
         return out

@@ -4,15 +4,14 @@ Each engine is a :class:`toolkit.semantics.base.Semantics` in its own package he
 below is the one place that names them. ``register`` adds another (a plug-in, or a test's toy
 engine): it then reaches ``replay``, ``sweep``, ``compare``, the explorer and the command line.
 Importing this package installs the registry into ``toolkit.settings`` (which validates an
-engine's own settings through it); ``import toolkit`` does so first.
+engine's own settings through it); the settings import it on the first setting that needs it.
 """
 from __future__ import annotations
 
 import importlib
 
 from toolkit.semantics.base import Semantics
-from toolkit.settings import Option
-from toolkit.settings import SettingError, install_semantics
+from toolkit.settings import Option, SettingError, install_semantics
 
 #: the built-in engines, in the order tables and menus list them: name -> module of its Semantics
 BUILT_IN = {

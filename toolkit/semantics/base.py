@@ -163,6 +163,31 @@ class Semantics:
         return (f"{what}() explains drops by Flink's watermark; with semantics={self.name!r} read result.late "
                 "and result.emissions")
 
+    # -- between engines ------------------------------------------------------------------------
+
+    def to_intent(self, setting: Any) -> tuple[Any, list[str]]:
+        """``setting`` as an engine-neutral ``toolkit.replays.translate.Intent``, with notes on what
+        has no counterpart (an engine without it is not translated to or from)."""
+        raise NotImplementedError
+
+    def from_intent(self, intent: Any, lateness_as: str) -> tuple[Any, list[str]]:
+        """A setting of this engine for ``intent`` (``lateness_as``: ``"drop"`` or ``"delay"``)."""
+        raise NotImplementedError
+
+    @property
+    def translates(self) -> bool:
+        """Whether this engine reads and writes settings through the intent."""
+        return type(self).to_intent is not Semantics.to_intent
+
+    def why_dropped(self, result: Any, rows: np.ndarray) -> tuple[list[str], list[Any]]:
+        """Why this engine dropped each log row of ``rows`` in ``result``: one sentence each, and the
+        smallest ``delay_setting`` that keeps it (or None)."""
+        raise NotImplementedError
+
+    @property
+    def explains_drops(self) -> bool:
+        return type(self).why_dropped is not Semantics.why_dropped
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if cls.title and not cls.__dict__.get("short_title"):

@@ -131,5 +131,22 @@ class Beam(Semantics):
                 "record with Beam's watermark at its arrival and the reason: expired, finished or never_fired) and "
                 "result.emissions (PaneInfo columns)")
 
+    # -- between engines -----------------------------------------------------------------------
+
+    def to_intent(self, setting: Any) -> tuple[Any, list[str]]:
+        from toolkit.semantics.beam.translate import to_intent
+
+        return to_intent(setting)
+
+    def from_intent(self, intent: Any, lateness_as: str) -> tuple[Any, list[str]]:
+        from toolkit.semantics.beam.translate import from_intent
+
+        return from_intent(intent, lateness_as)
+
+    def why_dropped(self, result: Any, rows: Any) -> tuple[list[str], list[Any]]:
+        from toolkit.semantics.beam.words import why_dropped
+
+        return why_dropped(result, rows)
+
 
 SEMANTICS = Beam()

@@ -197,5 +197,22 @@ class KafkaStreams(Semantics):
         return (f"{what}() explains drops by Flink's watermark; with semantics='kafka_streams' read result.late (each "
                 "dropped record with its task and the task's stream time) and result.emissions")
 
+    # -- between engines -----------------------------------------------------------------------
+
+    def to_intent(self, setting: Any) -> tuple[Any, list[str]]:
+        from toolkit.semantics.kafka_streams.translate import to_intent
+
+        return to_intent(setting)
+
+    def from_intent(self, intent: Any, lateness_as: str) -> tuple[Any, list[str]]:
+        from toolkit.semantics.kafka_streams.translate import from_intent
+
+        return from_intent(intent, lateness_as)
+
+    def why_dropped(self, result: Any, rows: Any) -> tuple[list[str], list[Any]]:
+        from toolkit.semantics.kafka_streams.words import why_dropped
+
+        return why_dropped(result, rows)
+
 
 SEMANTICS = KafkaStreams()

@@ -16,6 +16,8 @@ from toolkit.settings import (Option, SESSION_WINDOWS, DynamicSession, KafkaSlid
                               Tumbling, choice, optional_duration)
 
 OUTPUT_MODES = ("append", "update", "complete")
+#: Spark's default processing-time trigger (ms) when the query sets none
+TRIGGER_INTERVAL_DEFAULT = 1000
 WATERMARK_POLICIES = ("min", "max")
 
 #: Flink settings Spark has no counterpart for (refused; a grid's axis collapses to the default)
@@ -40,7 +42,7 @@ class StructuredStreaming(Semantics):
     short_title = "Spark"
     aliases = ("spark_structured_streaming", "structured_streaming")
     options = (
-        Option("trigger_interval", 1000, lambda v, n: optional_duration(v, n, positive=True),
+        Option("trigger_interval", TRIGGER_INTERVAL_DEFAULT, lambda v, n: optional_duration(v, n, positive=True),
                "micro-batch trigger interval (Trigger.ProcessingTime)", unit="ms", control="duration"),
         Option("output_mode", "append", lambda v, n: choice(v, n, OUTPUT_MODES), "output mode of the query",
                control="choice", choices=OUTPUT_MODES),
@@ -146,6 +148,23 @@ class StructuredStreaming(Semantics):
 
     def explain_refusal(self, what: str) -> str | None:
         return None
+
+    # -- between engines -----------------------------------------------------------------------
+
+    def to_intent(self, setting: Any) -> tuple[Any, list[str]]:
+        from toolkit.semantics.structured_streaming.translate import to_intent
+
+        return to_intent(setting)
+
+    def from_intent(self, intent: Any, lateness_as: str) -> tuple[Any, list[str]]:
+        from toolkit.semantics.structured_streaming.translate import from_intent
+
+        return from_intent(intent, lateness_as)
+
+    def why_dropped(self, result: Any, rows: Any) -> tuple[list[str], list[Any]]:
+        from toolkit.semantics.structured_streaming.words import why_dropped
+
+        return why_dropped(result, rows)
 
 
 SEMANTICS = StructuredStreaming()
