@@ -198,7 +198,8 @@ class Option:
     ``parse(value, name)`` turns what the user wrote into the value a :class:`Setting` holds (an
     error names ``name``); ``default`` is the value when not given; ``unit`` is ``"ms"`` for
     durations (the row column is then ``NAME_ms``); ``control`` is the explorer's widget:
-    ``"choice"`` (with ``choices``), ``"duration"``, ``"int"``, ``"bool"`` or ``"text"``."""
+    ``"choice"`` (with ``choices``), ``"duration"``, ``"int"``, ``"bool"`` or ``"text"``; ``help``
+    is what ``--help`` and the explorer's tooltips say."""
 
     name: str
     default: Any
@@ -207,6 +208,8 @@ class Option:
     unit: str = ""
     control: str = "text"
     choices: tuple = ()
+    #: its spelling has commas: on the command line a list repeats the option instead
+    commas: bool = False
 
     @property
     def column(self) -> str:

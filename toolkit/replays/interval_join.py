@@ -48,8 +48,6 @@ def parse_interval(spec: str) -> tuple[int, int]:
 
 def check_setting(s: Setting) -> None:
     """What an interval join stage cannot take, named."""
-    if s.semantics != "flink":
-        raise SettingError("two_input", "an interval join is replayed with Flink's semantics only")
     for name, given in (("stages", bool(s.stages) or s.second_window is not None), ("evictor", s.evictor is not None),
                         ("lateness", s.lateness != 0), ("function", s.function != "count_sum"),
                         ("trigger", str(s.trigger) not in ("event_time", "default"))):

@@ -58,6 +58,10 @@ class Semantics:
     null_gap_is_no_session: ClassVar[bool] = False
     #: the window operator's event-time timers can be listed ahead (Flink's ``timer_targets``)
     lists_timers: ClassVar[bool] = False
+    #: the engine's own settings a demo sweeps to show how it behaves (name -> values)
+    showcase_axes: ClassVar[dict] = {}
+    #: ``replay(...).export_scenario()`` writes the oracle's window scenarios for its settings
+    exports_scenarios: ClassVar[bool] = False
     #: replays of a union, join or interval join of several logs
     multi_input: ClassVar[bool] = False
 
@@ -72,6 +76,14 @@ class Semantics:
         setting) and fill this engine's own defaults (``object.__setattr__`` on the frozen
         setting). Another engine's own settings are refused before this is called."""
         self.fill_defaults(setting)
+
+    @classmethod
+    def row_columns(cls) -> list[str]:
+        """The sweep result columns of this engine's settings: the common ones it reads, then its own."""
+        from toolkit.settings import COMMON_OPTIONS
+
+        common = [o.column for o in COMMON_OPTIONS if o.name in cls.shared]
+        return common + [o.column for o in cls.options]
 
     def fill_defaults(self, setting: Any) -> None:
         """Fill this engine's own settings left unset with their declared defaults, and refuse a
@@ -158,10 +170,30 @@ class Semantics:
         """What a reader of this setting's figures should know (empty when nothing)."""
         return []
 
+    def invalid_words(self, setting: Any) -> str | None:
+        """What the replay's invalid rows are, when this engine leaves out more than the quarantine."""
+        return None
+
+    def dropped_words(self, summary: dict, result: Any, fmt: Any) -> str | None:
+        """What the ``replay`` command adds after the dropped count (None: the late side output)."""
+        return None
+
+    def summary_lines(self, summary: dict, setting: Any, result: Any, fmt: Any) -> list[str]:
+        """The ``replay`` command's lines of what is this engine's own (``fmt``: number formatting)."""
+        return []
+
+    #: what a chart says next to a first-result completeness of rows whose first result is partial
+    first_result_note: ClassVar[str] = ""
+    first_result_note_short: ClassVar[str] = ""
+
+    def partial_first_results(self, rows: Any) -> bool:
+        """Whether any of these results rows (this engine's) has first results partial by design."""
+        return False
+
     def explain_refusal(self, what: str) -> str | None:
         """Why ``drops()`` / ``explain()`` / ``drop_causes()`` do not apply (None: they do)."""
         return (f"{what}() explains drops by Flink's watermark; with semantics={self.name!r} read result.late "
-                "and result.emissions")
+                "(each dropped record with the watermark that dropped it) and result.emissions")
 
     # -- between engines ------------------------------------------------------------------------
 

@@ -41,11 +41,12 @@ class Beam(Semantics):
     aliases = ("apache_beam", "apache-beam")
     options = (
         Option("beam_trigger", BeamTrigger("default"), _none_or(parse_beam_trigger),
-               "WindowInto's trigger in Beam's vocabulary, e.g. after_watermark(early=after_count:10,late=after_count:1)",
-               control="text"),
+               "WindowInto's trigger: default | after_watermark(early=...,late=...) | after_count:N | "
+               "after_processing_time:5s | repeatedly(...) | after_any(...) | after_all(...) | after_each(...) | "
+               "orfinally(main,final); count:N and processing:5s for short", control="text", commas=True),
         Option("timestamp_combiner", "end_of_window", _none_or(lambda v, n: choice(v, n, TIMESTAMP_COMBINERS,
                                                                                      _COMBINER_ALIASES)),
-               "the output timestamp of a pane (TimestampCombiner)", control="choice", choices=TIMESTAMP_COMBINERS),
+               "output timestamp of a pane (TimestampCombiner)", control="choice", choices=TIMESTAMP_COMBINERS),
     )
     shared = ("window", "delay", "lateness", "accumulation", "strategy", "interval", "idleness", "source_parallelism",
               "partitions_as_sources")
@@ -125,6 +126,16 @@ class Beam(Semantics):
         words = [("lateness_ms", "a {} allowed lateness"), ("beam_trigger", "the {} trigger"),
                  ("accumulation", "{} panes"), ("timestamp_combiner", "{} output timestamps")]
         return engine_setting_words(row, results, words)
+
+    def dropped_words(self, summary: dict, result: Any, fmt: Any) -> str | None:
+        from toolkit.semantics.beam.printout import dropped_words
+
+        return dropped_words(summary, result, fmt)
+
+    def summary_lines(self, summary: dict, setting: Any, result: Any, fmt: Any) -> list[str]:
+        from toolkit.semantics.beam.printout import summary_lines
+
+        return summary_lines(summary, setting, result, fmt)
 
     def explain_refusal(self, what: str) -> str | None:
         return (f"{what}() explains drops by Flink's watermark; with semantics='beam' read result.late (each dropped "

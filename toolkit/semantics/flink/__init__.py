@@ -25,6 +25,7 @@ class Flink(Semantics):
     path = "engine"
     shards_in_process = True
     multi_input = True
+    exports_scenarios = True
     lists_timers = True
 
     def check(self, s: Any) -> None:

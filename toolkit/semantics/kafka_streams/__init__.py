@@ -29,6 +29,14 @@ UPDATE_FIRST_RESULT_NOTE = (
     "completeness_first (and exact_windows) are low by design; read completeness_final (the last update), "
     "or use emit=final or suppress for complete first results")
 
+#: the note next to a chart's first-result completeness of rows with ``emit="update"``
+CHART_NOTE = ("Kafka Streams with emit=update: every update of a window is a result, so a window's first "
+              "result is a partial one and its first-result completeness is low by design; its final "
+              "completeness, or emit=suppress / final, tells whether records are kept.")
+#: the same note, short enough for a small chart panel
+CHART_NOTE_SHORT = ("Kafka Streams, emit=update: each update is a result, so a window's first result is "
+                    "partial; its low first-result completeness is by design.")
+
 #: the watermark (Flink) and micro-batch (Spark) settings Kafka Streams has none of
 NOT_KAFKA = ("trigger", "evictor", "lateness", "function", "accumulation", "stagger", "strategy", "interval", "idleness",
              "source_parallelism", "step", "marker", "quantile", "quantile_window", "min_delay", "max_delay",
@@ -72,21 +80,25 @@ class KafkaStreams(Semantics):
     title = "Kafka Streams"
     aliases = ("kafka", "kafka-streams", "kstreams")
     options = (
-        Option("grace", 0, _none_or(lambda v, n: optional_duration(v, n)), "grace period of the windows (ofSizeAndGrace)",
+        Option("grace", 0, _none_or(lambda v, n: optional_duration(v, n)), "the windows' grace period, TimeWindows.ofSizeAndGrace / SlidingWindows / SessionWindows ...AndGrace",
                unit="ms", control="duration"),
         Option("tasks", None, _none_or(lambda v, n: integer(v, n, minimum=1)),
-               "partitions of the repartition topic (default: the input topic's)", control="int"),
-        Option("repartition", True, _none_or(as_bool), "repartition by key (False: the log's partitions are the "
-               "tasks' input)", control="bool"),
+               "stream tasks = partitions of the repartition topic, key -> task by murmur2 (default: the input topic's "
+               "partitions: the log's, or the declared --partitions)", control="int"),
+        Option("repartition", True, _none_or(as_bool), "true = re-key through a repartition topic; false = the log is "
+               "co-partitioned by key, task = log partition", control="bool"),
         Option("emit", "update", _none_or(lambda v, n: choice(v, n, EMITS, _EMIT_ALIASES)),
-               "when results leave: every update, on window close, or through suppress", control="choice",
+               "update (every update, cache off) | final (EmitStrategy.onWindowClose) | suppress "
+               "(suppress(untilWindowCloses))", control="choice",
                choices=EMITS),
         Option("retention", None, _none_or(lambda v, n: optional_duration(v, n)),
-               "window store retention (Materialized.withRetention; default the smallest accepted)", unit="ms",
+               "the window store's retention, Materialized.withRetention (default and minimum: "
+               "size + grace; kafka_sliding 2 x difference + grace; session gap + grace)", unit="ms",
                control="duration"),
     )
     shared = ("window",)
     delay_setting = "grace"
+    showcase_axes = {"emit": ["update", "suppress"]}  # a result on every update (partial first), or at the close
     path = "kafka_streams"
     shard_by = "task"
     shards_in_process = False
@@ -189,9 +201,30 @@ class KafkaStreams(Semantics):
 
         return kafka_words(row, results)
 
+    first_result_note = CHART_NOTE
+    first_result_note_short = CHART_NOTE_SHORT
+
+    def partial_first_results(self, rows: Any) -> bool:
+        """Rows with ``emit="update"`` (the default when no ``emit`` column says otherwise)."""
+        if "emit" not in rows.columns:
+            return len(rows) > 0
+        emit = rows["emit"]
+        return bool((emit.isna() | (emit.astype(str) == "update")).any())
+
     def result_notes(self, setting: Any) -> list[str]:
         """``emit="update"``: a window's first result is partial by design."""
         return [UPDATE_FIRST_RESULT_NOTE] if (setting.emit or "update") == "update" else []
+
+    def summary_lines(self, summary: dict, setting: Any, result: Any, fmt: Any) -> list[str]:
+        """Kafka Streams' own figures: tasks, the dropped-records sensor, record lateness, updates."""
+        if "dropped_records_sensor" not in summary:
+            return []
+        number, duration = fmt.number, fmt.duration
+        return [f"  Kafka Streams: {number(summary.get('tasks', 0))} tasks; dropped-records sensor "
+                f"{number(summary['dropped_records_sensor'])} (one per skipped record-window pair); "
+                f"largest record lateness {duration(summary.get('record_lateness_max_ms', 0))}; "
+                f"{number(summary.get('updates', 0))} updates, {number(summary.get('tombstones', 0))} tombstones, "
+                f"{number(summary.get('finals', 0))} final results"]
 
     def explain_refusal(self, what: str) -> str | None:
         return (f"{what}() explains drops by Flink's watermark; with semantics='kafka_streams' read result.late (each "

@@ -43,11 +43,11 @@ class StructuredStreaming(Semantics):
     aliases = ("spark_structured_streaming", "structured_streaming")
     options = (
         Option("trigger_interval", TRIGGER_INTERVAL_DEFAULT, lambda v, n: optional_duration(v, n, positive=True),
-               "micro-batch trigger interval (Trigger.ProcessingTime)", unit="ms", control="duration"),
-        Option("output_mode", "append", lambda v, n: choice(v, n, OUTPUT_MODES), "output mode of the query",
+               "processing-time trigger interval, trigger(processingTime=...)", unit="ms", control="duration"),
+        Option("output_mode", "append", lambda v, n: choice(v, n, OUTPUT_MODES), "the query's output mode (sessions: append or complete)",
                control="choice", choices=OUTPUT_MODES),
         Option("multiple_watermark_policy", "min", lambda v, n: choice(v, n, WATERMARK_POLICIES),
-               "spark.sql.streaming.multipleWatermarkPolicy: how the inputs' watermarks combine", control="choice",
+               "spark.sql.streaming.multipleWatermarkPolicy, when each partition is an input", control="choice",
                choices=WATERMARK_POLICIES),
     )
     shared = ("window", "delay", "partitions_as_sources")
@@ -146,8 +146,11 @@ class StructuredStreaming(Semantics):
                                                      and not bool(row["partitions_as_sources"])) else []
         return engine_setting_words(row, results, words, extra)
 
-    def explain_refusal(self, what: str) -> str | None:
-        return None
+    def invalid_words(self, s: Any) -> str | None:
+        if s.gap_column is None:
+            return None
+        return (f"quarantined, or with a null, zero or negative {s.gap_column} that puts them in no session "
+                "(Spark's session_window leaves them out; their event times still move the watermark)")
 
     # -- between engines -----------------------------------------------------------------------
 
