@@ -24,7 +24,7 @@ ENGINE_ALLOWED = {"numpy", "toolkit"}
 LAYERS = {
     "engine": 0, "durations": 0, "errors": 0, "spark": 0,
     "settings": 1, "log": 1,
-    "fast": 2, "metrics": 2, "pyspark_code": 2, "deploy": 2,
+    "fast": 2, "metrics": 2, "pyspark_code": 2, "deployment": 2,
     "replays": 3, "sweeps": 3,
     "viz": 4,
     "apps": 5,

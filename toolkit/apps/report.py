@@ -19,6 +19,7 @@ import pandas as pd
 
 import toolkit.viz as viz
 from toolkit.apps.report_template import TEMPLATE
+from toolkit.deployment import engines as deploy_engines
 from toolkit.replays import explain
 from toolkit.sweeps import choose
 from toolkit.viz import _format as fmt
@@ -196,7 +197,7 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
             headline, rows = f"No setting meets the {fmt.share(completeness)} completeness target", []
         recommendation = {"headline": headline, "reason": reason, "criterion": (rec or {}).get("criterion", ""),
                           "table": fmt.kv_table(rows, inline=False) if rows else "",
-                          "deploy": [{"engine": toolkit.deploy.engines()[name], "code": code}
+                          "deploy": [{"engine": deploy_engines()[name], "code": code}
                                      for name, code in ((rec or {}).get("deploy") or {}).items()]}
     table_cols = [c for c in cfg_cols if c in varying] + [
         m for m in ("records", "on_time", "late_accepted", "dropped", "completeness_first", "completeness_final",
@@ -269,7 +270,7 @@ def engines_section(log: Any, sweep: pd.DataFrame, per_engine: dict, engines: li
             continue
         recs.append({"engine": choose.engine_name(name), "reason": r["reason"],
                      "setting": "" if r["setting"] is None else str(r["setting"]),
-                     "deploy": [{"engine": toolkit.deploy.engines()[k], "code": code}
+                     "deploy": [{"engine": deploy_engines()[k], "code": code}
                                 for k, code in (r.get("deploy") or {}).items()]})
     lead = per_engine.get(engines[0], {}).get("setting")
     out = {"anchor": "engines", "title": "The engines side by side", "text": text, "charts": charts,

@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         # Kafka Streams: results on every update (a window's first result is partial) or once, when it closes
         **({"emit": ["update", "suppress"]} if "kafka_streams" in engines else {}),
     )
+    from toolkit.deployment import engines as deploy_engines
     from toolkit.viz._format import text_table
 
     print(text_table(results, ["semantics", "delay_ms", "lateness_ms", "idleness_ms", "completeness_first",
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         print(rec["reason"])
         if rec["deploy"]:
             engine, code = next(iter(rec["deploy"].items()))
-            print(f"[demo] as {toolkit.deploy.engines()[engine]} code (python -m toolkit deploy ... prints it for "
+            print(f"[demo] as {deploy_engines()[engine]} code (python -m toolkit deploy ... prints it for "
                   "any setting):")
             print(code)
     lead = recs[engines[0]]["setting"]
