@@ -31,7 +31,6 @@ PENDING: set[str] = {
     "toolkit/commands/replay.py:run",
     "toolkit/settings.py",
     # issue 24 item 5: being split on the wip-long branch (removed commit by commit)
-    "toolkit/apps/report.py:build",
     "toolkit/engine/microbatch/sessions.py:aggregate_sessions",
     "toolkit/engine/operator_fast.py:SessionEventTimeOperator._make_loops",
     "toolkit/engine/operator_fast.py:SessionEventTimeOperator._make_loops.process_element",
@@ -39,10 +38,7 @@ PENDING: set[str] = {
     "toolkit/engine/pipeline.py:_general",
     "toolkit/engine/pipeline.py:run_pipeline",
     "toolkit/fast/_session_kernel.py:simulate",
-    "toolkit/replays/interval_join.py:replay_interval_join",
     "toolkit/sweeps/spark.py:run_spark",
-    "toolkit/viz/records.py:event_time_scatter",
-    "toolkit/viz/sweep.py:sweep_sliders",
 }
 
 
