@@ -38,7 +38,6 @@ PENDING: set[str] = {
     "toolkit/engine/pipeline.py:_general",
     "toolkit/engine/pipeline.py:run_pipeline",
     "toolkit/fast/_session_kernel.py:simulate",
-    "toolkit/sweeps/spark.py:run_spark",
 }
 
 
