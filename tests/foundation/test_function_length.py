@@ -31,12 +31,9 @@ PENDING: set[str] = {
     "toolkit/commands/replay.py:run",
     "toolkit/settings.py",
     # issue 24 item 5: being split on the wip-long branch (removed commit by commit)
-    "toolkit/engine/microbatch/sessions.py:aggregate_sessions",
     "toolkit/engine/operator_fast.py:SessionEventTimeOperator._make_loops",
     "toolkit/engine/operator_fast.py:SessionEventTimeOperator._make_loops.process_element",
     "toolkit/engine/operator_fast.py:TimeWindowEventTimeOperator._make_loops",
-    "toolkit/engine/pipeline.py:_general",
-    "toolkit/engine/pipeline.py:run_pipeline",
     "toolkit/fast/_session_kernel.py:simulate",
 }
 
