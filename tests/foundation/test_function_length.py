@@ -30,11 +30,6 @@ PENDING: set[str] = {
     "toolkit/apps/explore.py:Explorer.__init__",
     "toolkit/commands/replay.py:run",
     "toolkit/settings.py",
-    # issue 24 item 5: being split on the wip-long branch (removed commit by commit)
-    "toolkit/engine/operator_fast.py:SessionEventTimeOperator._make_loops",
-    "toolkit/engine/operator_fast.py:SessionEventTimeOperator._make_loops.process_element",
-    "toolkit/engine/operator_fast.py:TimeWindowEventTimeOperator._make_loops",
-    "toolkit/fast/_session_kernel.py:simulate",
 }
 
 
