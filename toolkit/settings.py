@@ -39,57 +39,27 @@ as they are. Old spellings (``generator=``, ``parallelism=``, ``accumulating_and
 from __future__ import annotations
 
 import difflib
+import importlib
 import itertools
 import math
+import sys
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Iterable, Union
 
 import numpy as np
 
 from toolkit.durations import parse_duration
-from toolkit.engine.pipeline import window_timer_targets
-from toolkit.engine.timeline import TimerTargets
+from toolkit.engine.flink.pipeline import window_timer_targets
+from toolkit.engine.flink.timeline import TimerTargets
+
+_LOADING = True  # this module is being imported (see _check_engine)
 
 #: Durations above this are refused as absurd (10 years): they can only be a unit mistake.
 MAX_SETTING_MS = 10 * 366 * 24 * 3600 * 1000
 
-#: the engines whose event-time semantics a replay reproduces (``semantics=``)
-SEMANTICS = ("flink", "spark", "kafka_streams", "beam")
-OUTPUT_MODES = ("append", "update", "complete")
-WATERMARK_POLICIES = ("min", "max")
-#: settings only Spark Structured Streaming has (``semantics="spark"``)
-SPARK_SETTINGS = ("trigger_interval", "output_mode", "multiple_watermark_policy")
-#: settings only Flink has (refused with ``semantics="spark"``; left out of Spark rows of a grid)
-FLINK_SETTINGS = ("trigger", "evictor", "lateness", "function", "accumulation", "stagger", "strategy", "interval", "idleness",
-                  "source_parallelism", "step", "marker", "quantile", "quantile_window", "min_delay", "max_delay",
-                  "second_window", "second_lateness", "stages", "split_discovery")
 #: when a source split (a log partition) is registered: at job start, or just before its first
-#: record (Flink's dynamic split assignment); toolkit.engine.sources.SPLIT_DISCOVERY
+#: record (Flink's dynamic split assignment); toolkit.engine.flink.sources.SPLIT_DISCOVERY
 SPLIT_DISCOVERIES = ("at_start", "at_first_record")
-SPARK_DEFAULTS = {"trigger_interval": 1000, "output_mode": "append", "multiple_watermark_policy": "min"}
-# --- Kafka Streams (semantics="kafka_streams"; toolkit.replays.kafka_streams) ---------------------
-#: settings only Kafka Streams has (refused with the other semantics; left out of their grid rows)
-KAFKA_SETTINGS = ("grace", "tasks", "repartition", "emit", "retention")
-#: emit="update": EmitStrategy.onWindowUpdate() with the record cache off; "final":
-#: EmitStrategy.onWindowClose(); "suppress": .suppress(Suppressed.untilWindowCloses(unbounded()))
-KAFKA_EMITS = ("update", "final", "suppress")
-_KAFKA_EMIT_ALIASES = {"on_window_update": "update", "on_window_close": "final", "emit_final": "final",
-                       "until_window_closes": "suppress", "suppressed": "suppress"}
-KAFKA_DEFAULTS = {"grace": 0, "repartition": True, "emit": "update"}
-#: ``retention`` (the window store's, ``Materialized.withRetention``) left unset is Kafka's default,
-#: the smallest it accepts: see :func:`kafka_min_retention`
-# --- Apache Beam (semantics="beam"; toolkit.replays.beam) -------------------------------------
-#: settings only Beam has: ``beam_trigger`` (WindowInto's trigger, in Beam's vocabulary; a field of
-#: its own, not Flink's ``trigger``, so a grid over semantics can give each engine its own triggers)
-#: and ``timestamp_combiner``. Shared with Flink: lateness (allowed_lateness), accumulation
-#: (accumulating | discarding) and the watermark settings (strategy, delay, interval, idleness...).
-BEAM_SETTINGS = ("beam_trigger", "timestamp_combiner")
-TIMESTAMP_COMBINERS = ("end_of_window", "earliest", "latest")
-_COMBINER_ALIASES = {"output_at_eow": "end_of_window", "eow": "end_of_window", "output_at_earliest": "earliest",
-                     "output_at_latest": "latest"}
-#: Flink settings Beam has no counterpart for (refused with semantics="beam"; left out of its grid rows)
-NOT_BEAM = ("trigger", "evictor", "function", "stagger", "second_window", "second_lateness", "stages")
-
 STRATEGIES = ("bounded", "legacy", "monotonous", "time_lag", "punctuated", "idle_advance", "adaptive")
 ACCUMULATIONS = ("accumulating", "discarding", "retracting")
 FUNCTIONS = ("count_sum", "values")
@@ -186,6 +156,134 @@ def _choice(value: Any, name: str, choices: tuple[str, ...], aliases: dict[str, 
 def _did_you_mean(word: str, candidates: Iterable[str]) -> str:
     close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+# public spellings of the readers above, for the engines' own settings (toolkit.semantics)
+def choice(value: Any, name: str, choices: tuple[str, ...], aliases: dict[str, str] | None = None) -> str:
+    """``value`` as one of ``choices`` (an alias read as its choice; a did-you-mean otherwise)."""
+    return _choice(value, name, choices, aliases or {})
+
+
+def optional_duration(value: Any, name: str, *, positive: bool = False) -> int | None:
+    """A duration in ms, or None for ``None`` / ``"none"`` / ``"off"``."""
+    return _opt_duration(value, name, positive=positive)
+
+
+def integer(value: Any, name: str, *, minimum: int) -> int:
+    """An integer >= ``minimum`` (digits in a string accepted)."""
+    return _int(value, name, minimum=minimum)
+
+
+def as_bool(value: Any, name: str) -> bool:
+    """``true``/``false`` (and the usual spellings) as a bool."""
+    return _bool(value, name)
+
+
+def format_setting_value(name: str, value: Any) -> str:
+    """A setting's value as ``str(setting)`` writes it (durations in their largest exact unit)."""
+    return _text(name, value)
+
+
+# ----------------------------------------------------------------------------------------
+# declarations: every setting once (name, default, parser, help, unit, control)
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting, declared once: read by the parser, the grid, the sweep table, the explorer
+    and the docs. The common settings are :data:`COMMON_OPTIONS`; each engine declares its own
+    in its ``toolkit.semantics`` package.
+
+    ``parse(value, name)`` turns what the user wrote into the value a :class:`Setting` holds (an
+    error names ``name``); ``default`` is the value when not given; ``unit`` is ``"ms"`` for
+    durations (the row column is then ``NAME_ms``); ``control`` is the explorer's widget:
+    ``"choice"`` (with ``choices``), ``"duration"``, ``"int"``, ``"bool"`` or ``"text"``; ``help``
+    is what ``--help`` and the explorer's tooltips say."""
+
+    name: str
+    default: Any
+    parse: Any
+    help: str
+    unit: str = ""
+    control: str = "text"
+    choices: tuple = ()
+    #: its spelling has commas: on the command line a list repeats the option instead
+    commas: bool = False
+
+    @property
+    def column(self) -> str:
+        """The sweep result column of this setting."""
+        return f"{self.name}_ms" if self.unit == "ms" else self.name
+
+
+# ----------------------------------------------------------------------------------------
+# the engines: each validates and owns its settings (installed by toolkit.semantics)
+# ----------------------------------------------------------------------------------------
+
+
+class _Engines:
+    """What the settings ask of the engine registry (``toolkit.semantics``), which installs it:
+    the settings layer does not import the engines, the engines' package installs itself here."""
+
+    def __init__(self, get: Any, names: Any, aliases: Any, owner: Any) -> None:
+        self.get, self.names, self.aliases, self.owner = get, names, aliases, owner
+
+    def canonical(self, value: Any) -> str:
+        """The engine's name of what the user wrote for ``semantics``."""
+        return _choice(value, "semantics", self.names(), self.aliases())
+
+    def option(self, name: str) -> Any:
+        """The declaration of an engine's own setting ``name`` (None for a common setting)."""
+        eng = self.owner(name)
+        return None if eng is None else next(o for o in eng.options if o.name == name)
+
+    def option_names(self, *, exclude: str | None = None) -> tuple[str, ...]:
+        """Every engine's own settings, but ``exclude``'s."""
+        return tuple(o.name for n in self.names() if n != exclude for o in self.get(n).options)
+
+
+_ENGINES: _Engines | None = None
+
+
+def install_semantics(get: Any, names: Any, aliases: Any, owner: Any) -> None:
+    """Called once by ``toolkit.semantics`` (imported by ``import toolkit``): the registry."""
+    global _ENGINES
+    _ENGINES = _Engines(get, names, aliases, owner)
+
+
+def _engines() -> _Engines:
+    """The installed registry. The first setting that needs an engine loads the registry (which
+    installs itself): the engines are plug-ins above this layer, loaded by name on first use, as
+    pandas' ``get_engine`` loads a parquet engine, so ``import toolkit`` stays light."""
+    if _ENGINES is None:
+        importlib.import_module("toolkit.semantics")
+    if _ENGINES is None:  # pragma: no cover - the registry always installs itself
+        raise RuntimeError("toolkit.semantics did not install the engines")
+    return _ENGINES
+
+
+def semantics_names() -> tuple[str, ...]:
+    """The registered engines' names (``semantics=``), in the registry's stable order."""
+    return tuple(_engines().names())
+
+
+def _a(words: str) -> str:
+    return ("an " if words[:1] in "AEIOU" else "a ") + words
+
+
+def _check_engine(s: Any) -> None:
+    """Refuse another engine's own settings (naming them), then let the setting's engine check it."""
+    if _ENGINES is None and (_LOADING or "toolkit.semantics" in sys.modules):
+        return  # the default setting built while this module or the registry is being imported
+    engines = _engines()
+    engine = engines.get(s.semantics)
+    for name in engines.option_names(exclude=engine.name):
+        if getattr(s, name) is not None:
+            other = engines.owner(name)
+            raise SettingError(name, f"{name} is {_a(other.title)} setting, not {_a(engine.short_title)} setting; give "
+                               f"semantics={other.name!r} to replay the log the way {other.title} would")
+    engine.check(s)
 
 
 # ----------------------------------------------------------------------------------------
@@ -340,7 +438,7 @@ def parse_window(spec: Any, name: str = "window") -> WindowSpec:
     if isinstance(spec, dict):
         return _window_from_dict(spec, name)
     if not isinstance(spec, str):
-        from toolkit.engine.assigners import WindowAssigner
+        from toolkit.engine.flink.assigners import WindowAssigner
 
         if isinstance(spec, WindowAssigner):
             d = _assigner_dict(spec)
@@ -403,14 +501,14 @@ def _window_from_dict(d: dict, name: str) -> WindowSpec:
             return Global(bool(d.get("end_of_stream_trigger", False)))
     except KeyError as exc:
         raise SettingError(name, f"{name} {d!r}: missing {exc.args[0]!r}") from None
-    from toolkit.engine.config import assigner_from_dict
+    from toolkit.engine.flink.config import assigner_from_dict
 
     return Custom(assigner_from_dict(d))
 
 
 def _assigner_dict(a: Any) -> dict | None:
     """The scenario form of a built-in event-time assigner (None for any other)."""
-    from toolkit.engine.config import assigner_to_dict
+    from toolkit.engine.flink.config import assigner_to_dict
 
     d = assigner_to_dict(a)
     return d if d is not None and d.get("type") in ("tumbling", "sliding", "session", "global") else None
@@ -475,7 +573,7 @@ def parse_trigger(spec: Any, name: str = "trigger") -> TriggerSpec | Custom:
     if isinstance(spec, dict):
         return _trigger_from_dict(spec, name)
     if not isinstance(spec, str):
-        from toolkit.engine.triggers import Trigger
+        from toolkit.engine.flink.triggers import Trigger
 
         if isinstance(spec, Trigger):
             return Custom(spec)
@@ -692,7 +790,7 @@ def parse_evictor(spec: Any, name: str = "evictor") -> EvictorSpec | Custom | No
         kind = spec.get("type")
         return EvictorSpec(kind, int(spec.get("max", spec.get("keep", 0))), bool(spec.get("after", False)))
     if not isinstance(spec, str):
-        from toolkit.engine.evictors import Evictor
+        from toolkit.engine.flink.evictors import Evictor
 
         if isinstance(spec, Evictor):
             return Custom(spec)
@@ -721,7 +819,7 @@ def parse_function(spec: Any, name: str = "function") -> str | Custom:
         return spec
     if isinstance(spec, str):
         return _choice(spec, name, FUNCTIONS, _FUNCTION_ALIASES)
-    from toolkit.engine.functions import WindowFunction
+    from toolkit.engine.flink.functions import WindowFunction
 
     if isinstance(spec, WindowFunction):
         return Custom(spec)
@@ -759,7 +857,7 @@ def stagger_assigner(window: Tumbling, stagger: str):
     """``TumblingEventTimeWindows.of(size, offset, WindowStagger.X)`` (RANDOM seeded)."""
     import random
 
-    from toolkit.engine.assigners import TumblingEventTimeWindows, WindowStagger
+    from toolkit.engine.flink.assigners import TumblingEventTimeWindows, WindowStagger
 
     kind, _, seed = stagger.partition(":")
     rng = random.Random(int(seed or 0)) if kind == "random" else None
@@ -818,7 +916,7 @@ class Stage:
 
     def operator_kwargs(self) -> dict:
         """Keyword arguments of this stage's window operator (engine objects)."""
-        from toolkit.engine.config import assigner_from_dict, function_from_name, trigger_from_dict
+        from toolkit.engine.flink.config import assigner_from_dict, function_from_name, trigger_from_dict
 
         w, t, fn = self.window, self.trigger, self.function
         trigger = t.obj if isinstance(t, Custom) else trigger_from_dict(t.to_dict())
@@ -941,16 +1039,18 @@ class Setting:
     trigger_interval: int | None = None
     output_mode: str | None = None
     multiple_watermark_policy: str | None = None
-    # Kafka Streams (semantics="kafka_streams"); None = not given (filled with KAFKA_DEFAULTS)
+    # the engines' own settings (toolkit.semantics: each declared by its engine); None = not given
+    # (the engine's check fills its default)
+    # Kafka Streams
     grace: int | None = None
     tasks: int | None = None
     repartition: bool | None = None
     emit: str | None = None
     retention: int | None = None
-    # Apache Beam (semantics="beam"); None = not given (filled with BEAM_DEFAULTS)
+    # Apache Beam
     beam_trigger: BeamTrigger | None = None
     timestamp_combiner: str | None = None
-    # when a partition's source split is registered (toolkit.engine.sources.SPLIT_DISCOVERY)
+    # when a partition's source split is registered (toolkit.engine.flink.sources.SPLIT_DISCOVERY)
     split_discovery: str = "at_start"
 
     def __post_init__(self) -> None:
@@ -992,32 +1092,7 @@ class Setting:
         if self.split_discovery not in SPLIT_DISCOVERIES:
             raise SettingError("split_discovery", f"split_discovery {self.split_discovery!r}: choose one of "
                                f"{', '.join(SPLIT_DISCOVERIES)}")
-        if self.semantics not in SEMANTICS:
-            raise SettingError("semantics", f"semantics {self.semantics!r}: choose one of {', '.join(SEMANTICS)}")
-        if self.semantics != "kafka_streams":
-            for name in KAFKA_SETTINGS:
-                if getattr(self, name) is not None:
-                    raise SettingError(name, f"{name} is a Kafka Streams setting; give semantics='kafka_streams' "
-                                       "to replay the log the way Kafka Streams would")
-            if isinstance(self.window, KafkaSliding):
-                raise SettingError("window", f"window {self.window} is Kafka Streams' SlidingWindows; give "
-                                   "semantics='kafka_streams' (or use sliding:SIZE/SLIDE)")
-        if self.semantics == "flink":
-            for name in SPARK_SETTINGS:
-                if getattr(self, name) is not None:
-                    raise SettingError(name, f"{name} is a Spark Structured Streaming setting; give semantics='spark' "
-                                       "to replay the log the way Spark would")
-        if self.semantics != "beam":
-            for name in BEAM_SETTINGS:
-                if getattr(self, name) is not None:
-                    raise SettingError(name, f"{name} is an Apache Beam setting; give semantics='beam' "
-                                       "to replay the log the way Beam would")
-        if self.semantics == "kafka_streams":
-            _check_kafka(self)
-        elif self.semantics == "beam":
-            _check_beam(self)
-        elif self.semantics == "spark":
-            _check_spark(self)
+        _check_engine(self)
 
     # -- reading what users write ---------------------------------------------------------
 
@@ -1043,10 +1118,9 @@ class Setting:
         current = {f.name: getattr(self, f.name) for f in fields(self)}
         current.update(_canonical_names(settings))
         if "semantics" in settings:  # another engine: the old engine's own settings go
-            new = str(settings["semantics"]).strip().lower()
-            own = {"flink": (), "spark": SPARK_SETTINGS, "kafka_streams": KAFKA_SETTINGS, "beam": BEAM_SETTINGS}.get(new, ())
-            for p in SPARK_SETTINGS + KAFKA_SETTINGS + BEAM_SETTINGS:
-                if p not in own and p not in settings:
+            new = _engines().canonical(settings["semantics"])
+            for p in _engines().option_names(exclude=new):
+                if p not in settings:
                     current[p] = None
         if "strategy" in settings:  # a new strategy drops the old one's own parameters
             for p in ("step", "marker", "quantile", "quantile_window", "min_delay", "max_delay"):
@@ -1083,7 +1157,7 @@ class Setting:
 
     def watermark_strategy(self):
         """The engine's ``WatermarkStrategy`` (with idleness when set)."""
-        from toolkit.engine.watermarks import make_strategy
+        from toolkit.engine.flink.watermarks import make_strategy
 
         if isinstance(self.strategy, Custom):
             return self.strategy.obj
@@ -1115,7 +1189,7 @@ class Setting:
 
     def operator_kwargs(self, *, stage: int = 1) -> dict:
         """Keyword arguments of the window operator of ``stage`` (engine objects)."""
-        from toolkit.engine.config import assigner_from_dict, evictor_from_dict, function_from_name, trigger_from_dict
+        from toolkit.engine.flink.config import assigner_from_dict, evictor_from_dict, function_from_name, trigger_from_dict
 
         if stage == 2:
             if self.second_window is None:
@@ -1215,14 +1289,14 @@ class Setting:
 
     def timer_targets(self, event_time: Any, gaps: Any = None) -> Any:
         """The event-time timers this setting's window operator can set for records with these
-        event times (``toolkit.engine.pipeline.window_timer_targets``): with them, a watermark
+        event times (``toolkit.engine.flink.pipeline.window_timer_targets``): with them, a watermark
         that moves with processing time (``time_lag``, ``idle_advance``) is replayed only at the
         calls that can change a result. ``None`` when they cannot be listed (a window,
         trigger or function object, a processing-time or continuous trigger, a staggered
         window, more than one stage, a dynamic session without its ``gaps``): every periodic
         call is then run."""
         trig = self.trigger
-        if (self.pipeline_stages or self.stagger != "aligned" or self.semantics != "flink"
+        if (self.pipeline_stages or self.stagger != "aligned" or not _engines().get(self.semantics).lists_timers
                 or isinstance(self.function, Custom) or not isinstance(trig, TriggerSpec)):
             return None
         if trig.kind == "purging":
@@ -1346,183 +1420,52 @@ class Setting:
 
 
 CONFIG_COLUMNS = list(Setting().row())
-
-def _refuse_and_fill(s: Setting, foreign: dict[str, bool], hint: dict[str, str], message: str,
-                     defaults: dict[str, Any]) -> None:
-    """One engine's check: refuse the first setting of another engine that was given (``message``
-    with ``{name}`` and ``{more}``, the hint in brackets), then fill the engine's own defaults."""
-    for name, given in foreign.items():
-        if given:
-            more = f" ({hint[name]})" if name in hint else ""
-            raise SettingError(name, message.format(name=name, more=more))
-    for name, default in defaults.items():
-        if getattr(s, name) is None:
-            object.__setattr__(s, name, default)
+_LOADING = False
 
 
-def _check_spark(s: Setting) -> None:
-    """``semantics="spark"``: refuse what Spark Structured Streaming has no counterpart for, naming
-    the setting, and fill Spark's defaults (trigger interval 1s, append mode, min policy)."""
-    w = s.window
-    if not isinstance(w, (Tumbling, Sliding, Session, DynamicSession)):
-        raise SettingError("window", f"window {w}: Spark's window()/session_window() give tumbling, sliding or session "
-                           "windows; use e.g. 'tumbling:10s', 'sliding:10s/5s', 'session:30s' or "
-                           "'dynamic_session:gap_ms' (session_window(ts, gap_column))")
-    flink_only = {
-        "trigger": s.trigger != TriggerSpec("event_time"),
-        "evictor": s.evictor is not None,
-        "lateness": s.lateness != 0,
-        "function": s.function != "count_sum",
-        "accumulation": s.accumulation != "accumulating",
-        "stagger": s.stagger != "aligned",
-        "split_discovery": s.split_discovery != "at_start",
-        "strategy": s.strategy != "bounded",
-        "interval": s.interval != 200,
-        "idleness": s.idleness is not None,
-        "source_parallelism": s.source_parallelism != 1,
-        "second_window": s.second_window is not None,
-        "stages": bool(s.stages),
-    }
-    hint = {
-        "trigger": "Spark emits by output mode (output_mode=append|update|complete) at every micro-batch",
-        "lateness": "Spark keeps a window until the watermark passes its end; raise delay instead",
-        "strategy": "Spark's watermark is always max event time - delay (withWatermark)",
-        "interval": "Spark moves its watermark between micro-batches; use trigger_interval",
-        "idleness": "Spark has no idle timeout; multiple_watermark_policy='max' ignores a silent input",
-        "accumulation": "Spark's output modes are append and update",
-        "stagger": "Spark's window() has no stagger; its windows start at multiples of the slide (plus startTime)",
-    }
-    _refuse_and_fill(s, flink_only, hint, "{name} is a Flink setting that semantics='spark' does not have{more}; "
-                     "leave it at its default", SPARK_DEFAULTS)
-    if s.trigger_interval <= 0:
-        raise SettingError("trigger_interval", f"trigger_interval must be > 0, got {s.trigger_interval}")
-    if s.output_mode not in OUTPUT_MODES:
-        raise SettingError("output_mode", f"output_mode {s.output_mode!r}: choose one of {', '.join(OUTPUT_MODES)}")
-    if s.multiple_watermark_policy not in WATERMARK_POLICIES:
-        raise SettingError("multiple_watermark_policy", f"multiple_watermark_policy {s.multiple_watermark_policy!r}: "
-                           f"choose one of {', '.join(WATERMARK_POLICIES)}")
-    if isinstance(w, SESSION_WINDOWS) and s.output_mode == "update":
-        raise SettingError("output_mode", "output_mode 'update' with session windows: Spark refuses it "
-                           "(STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION); use output_mode='append' or 'complete'")
+def _common(name: str) -> Any:
+    return lambda value, label=name: _normalize({name: value})[name]
 
 
-def _check_kafka(s: Setting) -> None:
-    """``semantics="kafka_streams"``: refuse what Kafka Streams has no counterpart for, naming the
-    setting, and fill its defaults (grace 0, repartition by key, emit on every update).
-
-    Windows: ``tumbling:SIZE`` = ``TimeWindows.ofSizeAndGrace(SIZE, grace)``, ``sliding:SIZE/ADVANCE``
-    = ``...advanceBy(ADVANCE)`` (hopping, ADVANCE <= SIZE), ``session:GAP`` =
-    ``SessionWindows.ofInactivityGapAndGrace(GAP, grace)``, ``kafka_sliding:DIFF`` =
-    ``SlidingWindows.ofTimeDifferenceAndGrace(DIFF, grace)``. ``tasks``: partitions of the
-    repartition topic (None: as many as the log has partitions, as Kafka sizes a repartition topic
-    like its source topic); ``repartition=False``: the input is co-partitioned, task = log partition."""
-    w = s.window
-    if not isinstance(w, (Tumbling, Sliding, Session, KafkaSliding)):
-        raise SettingError("window", f"window {w}: Kafka Streams' windowedBy takes TimeWindows, SlidingWindows or "
-                           "SessionWindows; use e.g. 'tumbling:10s', 'sliding:10s/5s' (hopping), 'kafka_sliding:10s' "
-                           "or 'session:30s'")
-    if getattr(w, "offset", 0):
-        raise SettingError("window", f"window {w}: Kafka Streams' TimeWindows have no offset (they start at "
-                           "multiples of the advance from 0); drop the offset")
-    if isinstance(w, Sliding) and w.slide > w.size:
-        raise SettingError("window", f"window {w}: Kafka's TimeWindows.advanceBy needs an advance no larger than the "
-                           "size")
-    not_kafka = {
-        "trigger": s.trigger not in (TriggerSpec("event_time"), TriggerSpec("default")),
-        "evictor": s.evictor is not None,
-        "lateness": s.lateness != 0,
-        "function": s.function != "count_sum",
-        "accumulation": s.accumulation != "accumulating",
-        "strategy": s.strategy != "bounded",
-        "delay": s.delay != 0,
-        "interval": s.interval != 200,
-        "idleness": s.idleness is not None,
-        "source_parallelism": s.source_parallelism != 1,
-        "partitions_as_sources": s.partitions_as_sources is not True,
-        "second_window": s.second_window is not None,
-        "stages": bool(s.stages),
-        "stagger": s.stagger != "aligned",
-        "split_discovery": s.split_discovery != "at_start",
-        **{name: getattr(s, name) is not None for name in SPARK_SETTINGS},
-    }
-    hint = {
-        "lateness": "Kafka Streams keeps a window open for its grace period: use grace",
-        "delay": "Kafka Streams has no watermark; each task's stream time is its largest record timestamp: use grace",
-        "strategy": "Kafka Streams has no watermark strategy (stream time is the largest timestamp seen)",
-        "interval": "Kafka Streams has no periodic watermark",
-        "trigger": "Kafka Streams emits by emit=update|final|suppress",
-        "partitions_as_sources": "use repartition=False when the log's partitions are the tasks' input",
-        "source_parallelism": "use tasks=N",
-        "stagger": "Kafka Streams' TimeWindows start at multiples of the advance from 0",
-    }
-    _refuse_and_fill(s, not_kafka, hint, "{name} is not a Kafka Streams setting{more}; leave it at its default "
-                     "with semantics='kafka_streams'", KAFKA_DEFAULTS)
-    if s.grace < 0:
-        raise SettingError("grace", f"grace must not be negative, got {s.grace}")
-    if s.emit not in KAFKA_EMITS:
-        raise SettingError("emit", f"emit {s.emit!r}: choose one of {', '.join(KAFKA_EMITS)}")
-    if s.tasks is not None and (isinstance(s.tasks, bool) or s.tasks < 1):
-        raise SettingError("tasks", f"tasks must be an integer >= 1, got {s.tasks!r}")
-    if s.retention is not None:
-        low, what = kafka_min_retention(s)
-        if s.retention < low:
-            # Kafka's store materializers throw IllegalArgumentException here
-            raise SettingError("retention", f"retention {format_duration(s.retention)} is too small: Kafka Streams "
-                               f"refuses a window store retention below {what} ({format_duration(low)}; "
-                               "IllegalArgumentException when the topology is built); leave it unset for that default")
+#: the common settings (the window operator's and the watermarks'), declared once; an engine reads
+#: those it names in ``Semantics.shared`` and declares its own in its package
+COMMON_OPTIONS: tuple[Option, ...] = (
+    Option("window", "tumbling:1s", _common("window"), "the window: tumbling:SIZE[,OFFSET], sliding:SIZE/SLIDE, "
+           "session:GAP, dynamic_session:COLUMN, global", control="text"),
+    Option("delay", 0, _common("delay"), "watermark delay (bounded out-of-orderness)", unit="ms", control="duration"),
+    Option("lateness", 0, _common("lateness"), "allowed lateness of a window after the watermark passed its end",
+           unit="ms", control="duration"),
+    Option("strategy", "bounded", _common("strategy"), "watermark strategy", control="choice", choices=STRATEGIES),
+    Option("interval", 200, _common("interval"), "periodic watermark interval (pipeline.auto-watermark-interval)",
+           unit="ms", control="duration"),
+    Option("idleness", None, _common("idleness"), "idle timeout of a source partition (withIdleness; off: none)",
+           unit="ms", control="duration"),
+    Option("source_parallelism", 1, _common("source_parallelism"), "source subtasks reading the partitions",
+           control="int"),
+    Option("partitions_as_sources", True, _common("partitions_as_sources"),
+           "each log partition is a source split with its own watermark", control="bool"),
+    Option("trigger", "default", _common("trigger"), "the window's trigger: default, event_time, processing_time, "
+           "count:N, continuous:5s, purging:<trigger>, never, end_of_stream", control="text"),
+    Option("evictor", None, _common("evictor"), "evictor: none, count:N, time:5s (',after' evicts after the function)",
+           control="text"),
+    Option("function", "count_sum", _common("function"), "window function", control="choice", choices=FUNCTIONS),
+    Option("accumulation", "accumulating", _common("accumulation"), "what a later firing of a window emits",
+           control="choice", choices=ACCUMULATIONS),
+    Option("stagger", "aligned", _common("stagger"), "WindowStagger of tumbling windows", control="choice",
+           choices=STAGGERS),
+    Option("split_discovery", "at_start", _common("split_discovery"), "when a partition's source split is registered",
+           control="choice", choices=SPLIT_DISCOVERIES),
+    Option("stages", (), _common("stages"), "windowed stages after the first, e.g. 'window=tumbling:5s lateness=1s'",
+           control="text"),
+)
 
 
-def kafka_min_retention(s: Setting) -> tuple[int, str]:
-    """The smallest window store retention Kafka Streams accepts for a ``semantics="kafka_streams"``
-    setting (also its default): ``WindowStoreMaterializer`` size + grace (TimeWindows),
-    ``SlidingWindowStoreMaterializer`` 2 * timeDifference + grace, ``SessionStoreMaterializer``
-    inactivityGap + grace. Returns (ms, the rule in words)."""
-    w, g = s.window, s.grace or 0
-    if isinstance(w, KafkaSliding):
-        return 2 * w.time_difference + g, "2 x time difference + grace"
-    if isinstance(w, Session):
-        return w.gap + g, "inactivity gap + grace"
-    return w.size + g, "window size + grace"
-
-
-BEAM_DEFAULTS = {"beam_trigger": BeamTrigger("default"), "timestamp_combiner": "end_of_window"}
-
-
-def _check_beam(s: Setting) -> None:
-    """``semantics="beam"``: refuse what Beam has no counterpart for, naming the setting, and fill
-    its defaults (the default trigger, end-of-window output timestamps).
-
-    ``WindowInto(window, trigger=beam_trigger, allowed_lateness=lateness, accumulation_mode=
-    accumulation, timestamp_combiner=...)``: ``tumbling:SIZE[+OFFSET]`` = ``FixedWindows(SIZE, OFFSET)``,
-    ``sliding:SIZE/PERIOD`` = ``SlidingWindows(SIZE, PERIOD, OFFSET)``, ``session:GAP`` =
-    ``Sessions(GAP)``. The watermark comes from the Flink-side strategies (a log has no Beam source)."""
-    w = s.window
-    if not isinstance(w, (Tumbling, Sliding, Session)):
-        raise SettingError("window", f"window {w}: Beam's WindowInto here takes FixedWindows, SlidingWindows or "
-                           "Sessions; use e.g. 'tumbling:10s', 'sliding:10s/5s' or 'session:30s'")
-    if s.accumulation == "retracting":
-        raise SettingError("accumulation", "accumulation 'retracting': the Beam replay models Beam's accumulating and "
-                           "discarding modes (AccumulationMode.ACCUMULATING / DISCARDING); choose one of them")
-    not_beam = {
-        "trigger": s.trigger not in (TriggerSpec("event_time"), TriggerSpec("default")),
-        "evictor": s.evictor is not None,
-        "function": s.function != "count_sum",
-        "stagger": s.stagger != "aligned",
-        "second_window": s.second_window is not None,
-        "stages": bool(s.stages),
-        **{name: getattr(s, name) is not None for name in SPARK_SETTINGS + KAFKA_SETTINGS},
-    }
-    hint = {
-        "trigger": "Beam's triggers are written with beam_trigger, e.g. beam_trigger='after_watermark(late=after_count:1)'",
-        "function": "the Beam replay groups by key and window (GroupByKey) and reports count and sum",
-        "stagger": "Beam's FixedWindows take an offset: tumbling:SIZE+OFFSET",
-    }
-    _refuse_and_fill(s, not_beam, hint, "{name} is not a Beam setting{more}; leave it at its default "
-                     "with semantics='beam'", BEAM_DEFAULTS)
-    if s.timestamp_combiner not in TIMESTAMP_COMBINERS:
-        raise SettingError("timestamp_combiner", f"timestamp_combiner {s.timestamp_combiner!r}: choose one of "
-                           f"{', '.join(TIMESTAMP_COMBINERS)}")
-
+def common_option(name: str) -> Option:
+    """The declaration of a common setting (KeyError for another name)."""
+    for o in COMMON_OPTIONS:
+        if o.name == name:
+            return o
+    raise KeyError(name)
 
 def _owner(param: str) -> str:
     return {"step": "idle_advance", "marker": "punctuated"}.get(param, "adaptive")
@@ -1609,7 +1552,7 @@ def _normalize(given: dict) -> dict:
             out[name] = _choice(v, name, SPLIT_DISCOVERIES, {"start": "at_start", "first_record": "at_first_record",
                                                              "dynamic": "at_first_record"})
         elif name == "strategy":
-            from toolkit.engine.watermarks import WatermarkStrategy
+            from toolkit.engine.flink.watermarks import WatermarkStrategy
 
             out[name] = v if isinstance(v, Custom) else Custom(v) if isinstance(v, WatermarkStrategy) else _choice(v, name, STRATEGIES, _STRATEGY_ALIASES)
         elif name in ("lateness", "delay", "interval", "second_lateness"):
@@ -1630,31 +1573,9 @@ def _normalize(given: dict) -> dict:
         elif name == "partitions_as_sources":
             out[name] = _bool(v, name)
         elif name == "semantics":
-            out[name] = _choice(v, name, SEMANTICS, {"spark_structured_streaming": "spark", "structured_streaming": "spark",
-                                                     "kafka": "kafka_streams", "kafka-streams": "kafka_streams",
-                                                     "kstreams": "kafka_streams", "apache_beam": "beam",
-                                                     "apache-beam": "beam"})
-        elif name == "grace":  # Kafka Streams
-            out[name] = None if v is None else _duration(v, name)
-        elif name == "retention":
-            out[name] = None if v is None or (isinstance(v, str) and v.strip().lower() in ("", "none", "default")) \
-                else _duration(v, name)
-        elif name == "tasks":
-            out[name] = None if v is None or (isinstance(v, str) and v.strip().lower() in ("", "none", "auto")) else _int(v, name, minimum=1)
-        elif name == "repartition":
-            out[name] = None if v is None else _bool(v, name)
-        elif name == "emit":
-            out[name] = None if v is None else _choice(v, name, KAFKA_EMITS, _KAFKA_EMIT_ALIASES)
-        elif name == "beam_trigger":  # Apache Beam
-            out[name] = None if v is None else parse_beam_trigger(v, name)
-        elif name == "timestamp_combiner":
-            out[name] = None if v is None else _choice(v, name, TIMESTAMP_COMBINERS, _COMBINER_ALIASES)
-        elif name == "trigger_interval":
-            out[name] = _opt_duration(v, name, positive=True)
-        elif name == "output_mode":
-            out[name] = None if v is None else _choice(v, name, OUTPUT_MODES, {})
-        elif name == "multiple_watermark_policy":
-            out[name] = None if v is None else _choice(v, name, WATERMARK_POLICIES, {})
+            out[name] = _engines().canonical(v)
+        elif _engines().option(name) is not None:  # an engine's own setting, parsed as that engine declares
+            out[name] = None if v is None else _engines().option(name).parse(v, name)
         elif name == "marker":
             if v is not None and not (isinstance(v, str) or callable(v)):
                 raise SettingError(name, "marker must be a column name or a predicate f(ts, key, value) -> bool")
@@ -1715,32 +1636,11 @@ def _fit(values: dict) -> dict | None:
     """In a grid, a strategy takes only its own parameters: the others' are left out, and
     ``monotonous`` (bounded with delay 0) ignores the delay axis."""
     sem = values.get("semantics", "flink")
-    if sem != "beam":  # a semantics axis: Beam's own settings apply to Beam rows only
-        for p in BEAM_SETTINGS:
-            values.pop(p, None)
-    if sem != "kafka_streams":  # a semantics axis: Kafka Streams' own settings apply to Kafka rows only
-        for p in KAFKA_SETTINGS:
-            values.pop(p, None)
-        if isinstance(values.get("window"), KafkaSliding):
-            return None  # kafka_sliding windows exist in Kafka Streams only: no such row
-    if sem == "flink":
-        for p in SPARK_SETTINGS:  # a semantics axis: Spark's own settings do not apply to Flink rows
-            values.pop(p, None)
-    elif sem == "beam":  # Beam rows: the watermark, lateness and accumulation are shared with Flink
-        for p in NOT_BEAM + SPARK_SETTINGS:
-            values.pop(p, None)
-        if values.get("accumulation") == "retracting":
-            return None  # Beam has no retracting mode: no such row
-        if not isinstance(values.get("window", Tumbling(1000)), (Tumbling, Sliding, Session)):
-            return None
-    elif sem == "spark":  # ... nor Flink's to Spark rows (an axis such as lateness collapses to its default)
-        for p in FLINK_SETTINGS:
-            values.pop(p, None)
-    else:  # Kafka Streams rows: neither Flink's nor Spark's settings, and no watermark delay
-        for p in FLINK_SETTINGS + SPARK_SETTINGS + ("delay",):
-            values.pop(p, None)
-        if values.get("partitions_as_sources") is False:
-            values.pop("partitions_as_sources")
+    for p in _engines().option_names(exclude=sem):  # a semantics axis: an engine's own settings apply to its rows only
+        values.pop(p, None)
+    values = _engines().get(sem).fit_grid(values)
+    if values is None:
+        return None
     if "stagger" in values and not isinstance(values.get("window", Tumbling(1000)), Tumbling):
         values.pop("stagger")  # a stagger axis applies to the tumbling rows of a grid only
     strategy = values.get("strategy", "bounded")
@@ -1754,21 +1654,12 @@ def _fit(values: dict) -> dict | None:
     return values
 
 
-#: the note :func:`result_notes` gives a Kafka Streams setting with ``emit="update"``
-KAFKA_UPDATE_FIRST_RESULT_NOTE = (
-    "emit=update: Kafka Streams forwards a window's first result at the window's first record, so "
-    "completeness_first (and exact_windows) are low by design; read completeness_final (the last update), "
-    "or use emit=final or suppress for complete first results")
-
-
 def result_notes(setting: Setting) -> list[str]:
-    """What a reader of this setting's figures should know, in words (empty when nothing):
-    ``semantics="kafka_streams"`` with ``emit="update"``: a window's first result is partial by
-    design (:data:`KAFKA_UPDATE_FIRST_RESULT_NOTE`). ``describe_setting`` and the replay summary
-    carry them as ``notes``; charts may show them."""
-    if setting.semantics == "kafka_streams" and (setting.emit or KAFKA_DEFAULTS["emit"]) == "update":
-        return [KAFKA_UPDATE_FIRST_RESULT_NOTE]
-    return []
+    """What a reader of this setting's figures should know, in words (empty when nothing), as
+    its engine says (``Semantics.result_notes``: e.g. Kafka Streams with ``emit="update"``, whose
+    first results are partial by design). ``describe_setting`` and the replay summary carry them
+    as ``notes``; charts may show them."""
+    return list(_engines().get(setting.semantics).result_notes(setting))
 
 
 def describe_setting(setting: Setting) -> dict:
@@ -1795,9 +1686,9 @@ def describe_setting(setting: Setting) -> dict:
 
 
 __all__ = [
-    "ACCUMULATIONS", "ALIASES", "BEAM_SETTINGS", "BeamTrigger", "TIMESTAMP_COMBINERS", "parse_beam_trigger", "KAFKA_EMITS", "KAFKA_SETTINGS", "KafkaSliding", "OUTPUT_MODES", "SEMANTICS", "SPARK_SETTINGS", "WATERMARK_POLICIES", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
+    "ACCUMULATIONS", "ALIASES", "BeamTrigger", "parse_beam_trigger", "KafkaSliding", "install_semantics", "semantics_names", "CONFIG_COLUMNS", "Custom", "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS",
     "STRATEGIES", "STAGGERS", "Session", "DynamicSession", "SESSION_WINDOWS", "EVENT_TIME_WINDOWS", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling", "WindowSpec",
-    "SPLIT_DISCOVERIES", "cli_option", "describe_setting", "kafka_min_retention", "result_notes", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
+    "SPLIT_DISCOVERIES", "Option", "COMMON_OPTIONS", "common_option", "cli_option", "describe_setting", "result_notes", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor", "parse_function", "parse_trigger",
     "STAGE_FIELDS", "Stage", "parse_stage", "parse_stages",
     "parse_window",
 ]

@@ -124,7 +124,7 @@ DRIVER_MEMORY_ENV = "WATERMARK_LAB_DRIVER_MEMORY"
 """The driver JVM's heap (``spark.driver.memory``), when set; otherwise :func:`driver_memory`'s default."""
 #: default heap of the driver JVM: a local master's JVM also hosts the executors and the shuffle,
 #: and fills whatever heap it is given before it collects; with 1 GiB (Spark's own default) Python
-#: driver + JVM stay under 2 GiB at 100 M records x 10 session configurations (README, Performance).
+#: driver + JVM stay under 2 GiB at 100 M records x 10 session configurations (docs/performance.md, "Scaling with the log size").
 #: A cluster's driver only collects small tables; it keeps 2 GiB.
 LOCAL_DRIVER_MEMORY, CLUSTER_DRIVER_MEMORY = "1g", "2g"
 

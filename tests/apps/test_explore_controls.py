@@ -1,6 +1,6 @@
 """The explorer's controls: every setting the explorer has a control for reaches the replay
 (stagger, a per-record session gap column, downstream stages), the engine list is
-``toolkit.settings.SEMANTICS`` with each engine's own controls, and no description is cut."""
+``toolkit.settings.semantics_names()`` with each engine's own controls, and no description is cut."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +9,7 @@ import pytest
 
 import toolkit
 from toolkit.apps import explore as ex
-from toolkit.settings import SEMANTICS, SettingError
+from toolkit.settings import semantics_names, SettingError
 
 
 @pytest.fixture(scope="module")
@@ -77,9 +77,9 @@ def test_downstream_stages_reach_the_replay_and_a_bad_one_is_said(log):
 
 def test_the_engine_control_lists_settings_semantics_with_each_engines_own_controls(log):
     app = toolkit.explore(log, debounce_ms=0, renderer="svg")
-    assert [v for _, v in app.controls["semantics"].options] == list(SEMANTICS)
+    assert [v for _, v in app.controls["semantics"].options] == list(semantics_names())
     every = set().union(*ex.ENGINE_CONTROLS.values())
-    for sem in SEMANTICS:
+    for sem in semantics_names():
         app.controls["semantics"].value = sem
         own = set(ex.engine_controls(sem, list(app.controls)))
         assert own <= _shown(app) and not (every - own) & _shown(app), sem

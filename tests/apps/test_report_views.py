@@ -7,7 +7,7 @@ import pandas as pd
 
 import toolkit
 from toolkit.apps.report import build, render
-from toolkit.viz.engines import KAFKA_UPDATE_NOTE
+from toolkit.semantics.kafka_streams import CHART_NOTE as KAFKA_UPDATE_NOTE
 
 
 def _log():
@@ -35,14 +35,18 @@ def test_the_figures_table_and_chart_carry_the_kafka_update_note():
 def test_a_figures_table_with_kafka_update_has_the_note():
     from types import SimpleNamespace as NS
 
-    from toolkit.apps.report import _kafka_caption
+    from toolkit.apps.report import _first_result_caption
+    from toolkit.settings import Setting
+
+    flink = NS(setting=Setting.parse(window="tumbling:1s"))
 
     def comparison(emit):
-        return NS(translations={"flink": NS(setting=NS()), "kafka_streams": NS(setting=NS(emit=emit))})
+        return NS(translations={"flink": flink,
+                                "kafka_streams": NS(setting=Setting.parse(semantics="kafka_streams", emit=emit))})
 
-    assert _kafka_caption(comparison("update")) == KAFKA_UPDATE_NOTE
-    assert _kafka_caption(comparison("final")) == _kafka_caption(comparison("suppress")) == ""
-    assert _kafka_caption(NS(translations={"flink": NS(setting=NS())})) == ""
+    assert _first_result_caption(comparison("update")) == KAFKA_UPDATE_NOTE
+    assert _first_result_caption(comparison("final")) == _first_result_caption(comparison("suppress")) == ""
+    assert _first_result_caption(NS(translations={"flink": flink})) == ""
 
 
 def test_no_note_without_kafka():

@@ -9,7 +9,7 @@ import pytest
 import toolkit
 from toolkit.log import EventLog
 from toolkit.replays.translate import translatable, translate
-from toolkit.settings import SEMANTICS, Setting
+from toolkit.settings import semantics_names, Setting
 
 T0 = 1_700_000_000_000
 
@@ -43,9 +43,9 @@ def test_why_beam_dropped_a_record_names_its_watermark_and_the_delay_that_keeps_
     c = toolkit.compare_engines(log, window="tumbling:1s", interval="0ms", semantics=["beam", "flink"])
     assert not len(c.differences("flink", "beam"))
     beam = toolkit.replay(log, semantics="beam", window="tumbling:1s", interval="0ms")
-    from toolkit.replays.compare import _WHY
+    from toolkit.semantics import get
 
-    texts, keep = _WHY["beam"](beam, np.array([4]))
+    texts, keep = get("beam").why_dropped(beam, np.array([4]))
     assert "expired" in texts[0] and "Beam's watermark was" in texts[0]
     assert keep == [1000]  # a 1 s delay: Beam's watermark 1000 is not past the end
     kept = toolkit.replay(log, semantics="beam", window="tumbling:1s", interval="0ms", delay="1s")
@@ -54,7 +54,7 @@ def test_why_beam_dropped_a_record_names_its_watermark_and_the_delay_that_keeps_
 
 
 def test_translation_to_and_from_beam():
-    assert "beam" in translatable() and list(translatable())[: len(SEMANTICS)] == list(SEMANTICS)
+    assert "beam" in translatable() and list(translatable())[: len(semantics_names())] == list(semantics_names())
     f = Setting.parse(window="tumbling:10s,2s", delay="1s", lateness="5s", idleness="3s", interval="100ms")
     b = translate(f, "beam").setting
     assert (b.semantics, str(b.window), b.delay, b.lateness, b.idleness, b.interval) == ("beam", "tumbling:10s,2s", 1000,
@@ -74,11 +74,11 @@ def test_a_four_engine_sweep_recommends_per_engine_and_the_report_shows_beam(tmp
     from toolkit.log.synth import generate
 
     log = generate("sample", 1500, seed=3)
-    res = toolkit.sweep(log, semantics=list(SEMANTICS), window="tumbling:10s", delay=["0s", "1s", "3s"],
+    res = toolkit.sweep(log, semantics=list(semantics_names()), window="tumbling:10s", delay=["0s", "1s", "3s"],
                         grace=["0s", "1s", "3s"], beam_trigger=["default", "after_watermark(early=count:50)"],
                         progress=False)
     recs = toolkit.recommend(res, 0.95, per="semantics")
-    assert list(recs) == list(SEMANTICS)
+    assert list(recs) == list(semantics_names())
     beam = recs["beam"]
     assert beam["reason"].startswith("Apache Beam: ") and beam["setting"].semantics == "beam"
     assert "beam.WindowInto(" in beam["deploy"]["beam"]

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import toolkit
-from toolkit.engine.pipeline import watermark_timeline
-from toolkit.engine.watermarks import BoundedOutOfOrderness
+from toolkit.engine.flink.pipeline import watermark_timeline
+from toolkit.engine.flink.watermarks import BoundedOutOfOrderness
 from toolkit.replays.beam import replay_beam
 
 TS = [1000, 3000, 12000, 2000, 15000, 9999, 31000, 4000]

@@ -1,6 +1,6 @@
 """``semantics="beam"`` end to end: ``toolkit.replay`` gives the panes of the corpus-checked engine
 (``toolkit.replays.beam.replay_beam``), its ``summary()`` is the sweep's row, and a sweep over
-every engine of ``toolkit.settings.SEMANTICS`` gives identical figures in one piece, in key
+every engine of ``toolkit.settings.semantics_names()`` gives identical figures in one piece, in key
 shards and on local Spark."""
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ import toolkit
 from toolkit.log import EventLog
 from toolkit.metrics.summary import SUMMARY_COLUMNS, check_summary
 from toolkit.replays.beam import replay_beam, shardable, window_spec
-from toolkit.settings import SEMANTICS, Setting, SettingError
-from toolkit.sweeps.semantics import REGISTRY
+from toolkit.settings import semantics_names, Setting, SettingError
+from toolkit.semantics import names as registered
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -164,7 +164,7 @@ def test_a_log_without_arrival_times_is_refused_naming_semantics():
 
 # -- one sweep over every engine: in one piece == key shards == local Spark -----------------------
 
-GRID = dict(semantics=list(SEMANTICS), window=["tumbling:1s", "session:400ms"], delay=[0, 300], lateness=[0, 1000],
+GRID = dict(semantics=list(semantics_names()), window=["tumbling:1s", "session:400ms"], delay=[0, 300], lateness=[0, 1000],
             beam_trigger=["default", "after_watermark(early=count:4,late=count:1)", "repeatedly(after_count:3)"])
 
 
@@ -179,8 +179,8 @@ def whole(log):
 
 
 def test_every_engine_is_a_row_of_one_sweep(whole):
-    assert list(dict.fromkeys(whole["semantics"])) == list(SEMANTICS)
-    assert "beam" in REGISTRY
+    assert list(dict.fromkeys(whole["semantics"])) == list(semantics_names())
+    assert "beam" in registered()
     check_summary(whole)
     beam = whole[whole["semantics"] == "beam"]
     assert len(beam) == 2 * 2 * 2 * 3
@@ -200,7 +200,7 @@ SPARK_GRID = dict(GRID, window="tumbling:1s", lateness=1000)
 def test_one_sweep_over_every_engine_on_spark_equals_one_piece(log, spark):
     one = toolkit.sweep(log, execution="local", progress=False, **SPARK_GRID)
     on_spark = toolkit.sweep(log, execution="spark", spark=spark, shards=3, progress=False, **SPARK_GRID)
-    assert list(dict.fromkeys(on_spark["semantics"])) == list(SEMANTICS)
+    assert list(dict.fromkeys(on_spark["semantics"])) == list(semantics_names())
     assert not _diff(one, on_spark)
 
 

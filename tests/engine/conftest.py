@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolkit.engine.scenarios import discover
+from toolkit.engine.flink.scenarios import discover
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CASE_ARGS = {"window_case": "window", "watermarks_case": "watermarks", "valve_case": "valve",

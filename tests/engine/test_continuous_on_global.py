@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.engine import GlobalWindows, WindowOperator
-from toolkit.engine.triggers import ContinuousEventTimeTrigger, PurgingTrigger, global_end_of_input_firings
-from toolkit.engine.windows import MAX_TIMESTAMP
+from toolkit.engine.flink import GlobalWindows, WindowOperator
+from toolkit.engine.flink.triggers import ContinuousEventTimeTrigger, PurgingTrigger, global_end_of_input_firings
+from toolkit.engine.flink.windows import MAX_TIMESTAMP
 
 
 def _op(interval, purging=False):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.engine import (
+from toolkit.engine.flink import (
     CollectValues,
     Count,
     CountEvictor,
@@ -23,7 +23,7 @@ from toolkit.engine import (
     WindowOperator,
     build_operator,
 )
-from toolkit.engine.config import (
+from toolkit.engine.flink.config import (
     assigner_from_dict,
     assigner_to_dict,
     evictor_from_dict,
@@ -33,9 +33,9 @@ from toolkit.engine.config import (
     trigger_from_dict,
     trigger_to_dict,
 )
-from toolkit.engine.operator_fast import SessionEventTimeOperator, TimeWindowEventTimeOperator
-from toolkit.engine.scenarios import read
-from toolkit.engine.scenarios.jsonl import as_bool
+from toolkit.engine.flink.operator_fast import SessionEventTimeOperator, TimeWindowEventTimeOperator
+from toolkit.engine.flink.scenarios import read
+from toolkit.engine.flink.scenarios.jsonl import as_bool
 
 
 def test_window_config_round_trips_every_window_fixture(window_case: Path):

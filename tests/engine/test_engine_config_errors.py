@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.engine import (
+from toolkit.engine.flink import (
     ContinuousEventTimeTrigger,
     CountEvictor,
     CountTrigger,
@@ -23,7 +23,7 @@ from toolkit.engine import (
     WindowOperator,
     trigger_from_name,
 )
-from toolkit.engine.scenarios.window import build_operator
+from toolkit.engine.flink.scenarios.window import build_operator
 
 
 @pytest.mark.parametrize("make, match", [

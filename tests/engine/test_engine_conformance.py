@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.engine import scenarios
-from toolkit.engine.scenarios import jsonl
-from toolkit.engine.scenarios.window import build_operator, parse, run_file
+from toolkit.engine.flink import scenarios
+from toolkit.engine.flink.scenarios import jsonl
+from toolkit.engine.flink.scenarios.window import build_operator, parse, run_file
 
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "window"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.engine import (
+from toolkit.engine.flink import (
     MAX_TIMESTAMP,
     AfterWatermark,
     AggregateFunction,
@@ -32,7 +32,7 @@ from toolkit.engine import (
     after_count,
     get_window_start_with_offset,
 )
-from toolkit.engine.windows import java_hash_set_order, long_to_int_with_bit_mixing
+from toolkit.engine.flink.windows import java_hash_set_order, long_to_int_with_bit_mixing
 
 
 # ------------------------------------------------------------------ windows
@@ -273,7 +273,7 @@ def test_after_watermark_late_firings():
     cleanup (9 + 10) a leftover late element is dropped without a firing. late=
     after_processing_time(5): the first late element of a pane schedules a firing 5 ms of
     processing time later; the cleanup deletes a pending one."""
-    from toolkit.engine import after_processing_time
+    from toolkit.engine.flink import after_processing_time
 
     op = WindowOperator(TumblingEventTimeWindows(10), trigger=AfterWatermark(late=after_count(2)),
                         allowed_lateness=10, function=CollectValues())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.engine import (
+from toolkit.engine.flink import (
     CollectValues,
     ContinuousEventTimeTrigger,
     Count,
@@ -17,7 +17,7 @@ from toolkit.engine import (
     WindowOperatorTestHarness,
     build_operator,
 )
-from toolkit.engine.operator_fast import SessionEventTimeOperator, TimeWindowEventTimeOperator
+from toolkit.engine.flink.operator_fast import SessionEventTimeOperator, TimeWindowEventTimeOperator
 
 # (builder, function): the class build_operator picks for Count, and the general path
 PATHS = [

@@ -2,7 +2,7 @@
 expectation below is derived by hand from Flink's source and stated in the test."""
 from __future__ import annotations
 
-from toolkit.engine import (
+from toolkit.engine.flink import (
     CollectValues,
     ContinuousProcessingTimeTrigger,
     ProcessingTimeSessionWindows,
@@ -139,7 +139,7 @@ def test_after_watermark_early_firings_after_a_processing_time_delay():
 def test_continuous_processing_time_trigger_on_global_windows():
     """Allowed (as in Flink: the trigger is typed for any window): every interval of
     processing time after the first element; GlobalWindow's max ts never caps it."""
-    from toolkit.engine import GlobalWindows
+    from toolkit.engine.flink import GlobalWindows
 
     h = WindowOperatorTestHarness(WindowOperator(GlobalWindows(), trigger=ContinuousProcessingTimeTrigger(10),
                                                  function=CollectValues()))

@@ -5,7 +5,7 @@ from collections import defaultdict
 
 from hypothesis import given, settings, strategies as st
 
-from toolkit.engine import (
+from toolkit.engine.flink import (
     CollectValues,
     ContinuousEventTimeTrigger,
     Count,
@@ -20,8 +20,8 @@ from toolkit.engine import (
     WindowOperator,
     build_operator,
 )
-from toolkit.engine.operator_fast import SessionEventTimeOperator, TimeWindowEventTimeOperator
-from toolkit.engine.windows import get_window_start_with_offset
+from toolkit.engine.flink.operator_fast import SessionEventTimeOperator, TimeWindowEventTimeOperator
+from toolkit.engine.flink.windows import get_window_start_with_offset
 
 events = st.lists(
     st.one_of(
@@ -196,7 +196,7 @@ def test_accumulation_modes_agree(assigner, lateness, evs, early):
     (Non-merging windows: a merged session is a new window, so per-window sums differ.)"""
     from hypothesis import assume
 
-    from toolkit.engine import AfterWatermark, after_count
+    from toolkit.engine.flink import AfterWatermark, after_count
 
     assume(not assigner.is_merging)
     totals = {}
@@ -225,7 +225,7 @@ def test_accumulation_modes_agree(assigner, lateness, evs, early):
 @given(assigners(), st.integers(0, 10), events, st.sampled_from(["count", "time"]), st.booleans(),
        st.sampled_from(["accumulating", "discarding"]))
 def test_state_size_is_exact_with_evictors(assigner, lateness, evs, kind, after, mode):
-    from toolkit.engine import CountEvictor, TimeEvictor
+    from toolkit.engine.flink import CountEvictor, TimeEvictor
 
     ev = CountEvictor(2, after) if kind == "count" else TimeEvictor(3, after)
     op = WindowOperator(assigner, evictor=ev, allowed_lateness=lateness, function=Count(), accumulation=mode)

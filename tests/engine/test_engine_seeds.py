@@ -2,7 +2,7 @@
 from Flink's rules; the same inputs are also oracle fixtures seed01-seed04)."""
 from __future__ import annotations
 
-from toolkit.engine import (
+from toolkit.engine.flink import (
     MAX_TIMESTAMP,
     MIN_TIMESTAMP,
     CollectValues,

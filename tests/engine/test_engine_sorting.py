@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from toolkit.engine.sorting import flink_heap_sort, flink_sort, java_string_bytes, key_sort_key
+from toolkit.engine.flink.sorting import flink_heap_sort, flink_sort, java_string_bytes, key_sort_key
 
 
 def _cmp(x, y):

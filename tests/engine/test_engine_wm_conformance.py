@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.cli import main
-from toolkit.engine.scenarios import RUNNERS, discover, dumps, read
+from toolkit.engine.flink.scenarios import RUNNERS, discover, dumps, read
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -34,9 +34,9 @@ def test_watermark_and_valve_runners_do_not_load_the_window_operator() -> None:
     import subprocess
     import sys
 
-    code = ("import sys\nfrom toolkit.engine.scenarios import RUNNERS\n"
+    code = ("import sys\nfrom toolkit.engine.flink.scenarios import RUNNERS\n"
             "RUNNERS['watermarks']; RUNNERS['valve']\n"
-            "bad = [m for m in ('toolkit.engine.operator', 'toolkit.engine.config', 'toolkit.engine.assigners') "
+            "bad = [m for m in ('toolkit.engine.flink.operator', 'toolkit.engine.flink.config', 'toolkit.engine.flink.assigners') "
             "if m in sys.modules]\nassert not bad, bad\n")
     subprocess.run([sys.executable, "-c", code], check=True)
 

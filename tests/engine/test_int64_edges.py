@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.engine import (
+from toolkit.engine.flink import (
     Count,
     EventTimeSessionWindows,
     SlidingEventTimeWindows,
     TumblingEventTimeWindows,
     build_operator,
 )
-from toolkit.engine.evictors import TimeEvictor, TimestampedValue
-from toolkit.engine.operator import WindowOperator, cleanup_time, is_element_late
-from toolkit.engine.triggers import ContinuousEventTimeTrigger
-from toolkit.engine.windows import TimeWindow, get_window_start_with_offset, window_end, wrap_long
+from toolkit.engine.flink.evictors import TimeEvictor, TimestampedValue
+from toolkit.engine.flink.operator import WindowOperator, cleanup_time, is_element_late
+from toolkit.engine.flink.triggers import ContinuousEventTimeTrigger
+from toolkit.engine.flink.windows import TimeWindow, get_window_start_with_offset, window_end, wrap_long
 
 MAX = 2**63 - 1
 MIN = -(2**63)
@@ -172,8 +172,8 @@ def test_a_long_min_sentinel_does_not_wrap_its_partition_watermark() -> None:
     leaves the watermark at Long.MIN (it used to wrap round to near Long.MAX)."""
     import numpy as np
 
-    from toolkit.engine.pipeline import watermark_timeline
-    from toolkit.engine.watermarks import BoundedOutOfOrderness
+    from toolkit.engine.flink.pipeline import watermark_timeline
+    from toolkit.engine.flink.watermarks import BoundedOutOfOrderness
 
     ts = np.array([1000, MIN + 1, 1200], dtype=np.int64)
     arr = np.array([1100, 1150, 1300], dtype=np.int64)
@@ -215,7 +215,7 @@ def test_continuous_processing_time_trigger_on_event_time_windows_finishes() -> 
 
 
 def test_continuous_processing_time_trigger_rule_at_the_max_timestamp() -> None:
-    from toolkit.engine.triggers import FIRE, ContinuousProcessingTimeTrigger
+    from toolkit.engine.flink.triggers import FIRE, ContinuousProcessingTimeTrigger
 
     class Ctx:
         current_processing_time = 5000

@@ -1,4 +1,4 @@
-"""The interval join (``toolkit.engine.join.IntervalJoinOperator`` behind the two-input valve)
+"""The interval join (``toolkit.engine.flink.join.IntervalJoinOperator`` behind the two-input valve)
 against real Flink 2.3's ``IntervalJoinOperator`` on exact interleavings: the scenarios and
 outputs in tests/fixtures/interval_join (generate.py, IntervalJoinOracle.java, run.sh)."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.engine.join import IntervalJoinOperator, JavaLongMap, run_interval_join
+from toolkit.engine.flink.join import IntervalJoinOperator, JavaLongMap, run_interval_join
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "interval_join"
 CASES = sorted(p.name[: -len(".jsonl")] for p in FIX.glob("*.jsonl") if not p.name.endswith(".out.jsonl"))

@@ -209,12 +209,13 @@ def test_setting_errors_name_the_option():
 def test_replay_with_a_declared_silent_input():
     """``microbatch_parts(..., sources=...)``: a declared partition without valid rows holds the min watermark."""
     from toolkit.replays.microbatch import microbatch_parts
-    from toolkit.replays.run import _log_arrays
+    from toolkit.replays.arrays import log_arrays
+    from toolkit.semantics import get
     from toolkit.settings import Setting
 
     log = _log()
     s = Setting.parse(semantics="spark", window="tumbling:10s", partitions_as_sources=True)
-    a = _log_arrays(log, s)
+    a = log_arrays(log, s, get(s.semantics))
     held = microbatch_parts(log, s, a, sources=[0, 1])
     free = microbatch_parts(log, s, a)
     op = lambda p: p["watermarks"].query("level == 'operator'")["watermark"].astype("int64")  # noqa: E731
@@ -236,12 +237,13 @@ def test_replay_parts_with_per_record_gaps():
     """``microbatch_parts(..., gap=...)`` (the hook for a per-record gap setting): rows without a
     session are ``invalid``; with a delay nothing passes, every session is exact at its first result."""
     from toolkit.replays.microbatch import microbatch_parts
-    from toolkit.replays.run import _log_arrays
+    from toolkit.replays.arrays import log_arrays
+    from toolkit.semantics import get
     from toolkit.settings import Setting
 
     log = _log()
     s = Setting.parse(semantics="spark", window="session:1s", delay="1h")
-    a = _log_arrays(log, s)
+    a = log_arrays(log, s, get(s.semantics))
     gaps = np.array([4_000, np.nan, 6_000, 0, 2_000, -5], dtype=float)
     p = microbatch_parts(log, s, a, gap=gaps)
     summ = p["_summary"]

@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolkit.cli import main
-from toolkit.engine.scenarios import RUNNERS, discover, dumps, read
-from toolkit.engine.sources import SourceSubtask, WatermarkOutputMultiplexer
-from toolkit.engine.watermarks import MIN_WATERMARK, BoundedOutOfOrderness, WithIdleness
+from toolkit.engine.flink.scenarios import RUNNERS, discover, dumps, read
+from toolkit.engine.flink.sources import SourceSubtask, WatermarkOutputMultiplexer
+from toolkit.engine.flink.watermarks import MIN_WATERMARK, BoundedOutOfOrderness, WithIdleness
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "multiplexer"
 

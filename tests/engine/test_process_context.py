@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.engine import (
+from toolkit.engine.flink import (
     EventTimeSessionWindows,
     GlobalWindows,
     OutputTag,
@@ -20,10 +20,10 @@ from toolkit.engine import (
     build_operator,
     side_outputs,
 )
-from toolkit.engine.functions import ProcessContext
-from toolkit.engine.operator_fast import TimeWindowEventTimeOperator
-from toolkit.engine.results import SideOutput, WindowResult
-from toolkit.engine.state import (
+from toolkit.engine.flink.functions import ProcessContext
+from toolkit.engine.flink.operator_fast import TimeWindowEventTimeOperator
+from toolkit.engine.flink.results import SideOutput, WindowResult
+from toolkit.engine.flink.state import (
     KeyedStateStore,
     ListState,
     MapState,
@@ -31,7 +31,7 @@ from toolkit.engine.state import (
     UnsupportedOperationError,
     ValueState,
 )
-from toolkit.engine.triggers import CountTrigger
+from toolkit.engine.flink.triggers import CountTrigger
 
 
 class PerWindowCounter(ProcessWindowFunction):

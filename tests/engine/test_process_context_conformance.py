@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.engine import OutputTag, ProcessWindowFunction, WindowOperator
-from toolkit.engine.config import WindowConfig
-from toolkit.engine.results import SideOutput, WindowResult
-from toolkit.engine.scenarios.jsonl import read
-from toolkit.engine.scenarios.window import parse
-from toolkit.engine.state import UnsupportedOperationError
+from toolkit.engine.flink import OutputTag, ProcessWindowFunction, WindowOperator
+from toolkit.engine.flink.config import WindowConfig
+from toolkit.engine.flink.results import SideOutput, WindowResult
+from toolkit.engine.flink.scenarios.jsonl import read
+from toolkit.engine.flink.scenarios.window import parse
+from toolkit.engine.flink.state import UnsupportedOperationError
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "process_context"
 CASES = sorted(p for p in FIXTURES.glob("*.jsonl") if not p.name.endswith(".out.jsonl"))

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.engine.evictors import CountEvictor, TimeEvictor, TimestampedValue
-from toolkit.engine.scenarios import jsonl
-from toolkit.engine.scenarios.window import run
+from toolkit.engine.flink.evictors import CountEvictor, TimeEvictor, TimestampedValue
+from toolkit.engine.flink.scenarios import jsonl
+from toolkit.engine.flink.scenarios.window import run
 
 
 def _run(cfg: str, *lines: str) -> list[dict]:

@@ -7,9 +7,9 @@ import time
 import numpy as np
 import pytest
 
-import toolkit.engine.pipeline as P
-from toolkit.engine.pipeline import tick_schedule, watermark_timeline
-from toolkit.engine.watermarks import MIN_WATERMARK, Adaptive, BoundedOutOfOrderness, Monotonous, Punctuated
+import toolkit.engine.flink.pipeline as P
+from toolkit.engine.flink.pipeline import tick_schedule, watermark_timeline
+from toolkit.engine.flink.watermarks import MIN_WATERMARK, Adaptive, BoundedOutOfOrderness, Monotonous, Punctuated
 
 YEAR_9999 = 253402300799999  # 9999-12-31T23:59:59.999Z in epoch ms
 
@@ -99,11 +99,11 @@ def test_year_9999_arrival_times_a_few_calls() -> None:
 
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as hst  # noqa: E402
 
-from toolkit.engine.config import build_operator  # noqa: E402
-from toolkit.engine.jumps import window_timer_targets  # noqa: E402
-from toolkit.engine.pipeline import run_pipeline  # noqa: E402
-from toolkit.engine.timeline import TimerTargets  # noqa: E402
-from toolkit.engine.watermarks import IdleAdvance, TimeLag  # noqa: E402
+from toolkit.engine.flink.config import build_operator  # noqa: E402
+from toolkit.engine.flink.jumps import window_timer_targets  # noqa: E402
+from toolkit.engine.flink.pipeline import run_pipeline  # noqa: E402
+from toolkit.engine.flink.timeline import TimerTargets  # noqa: E402
+from toolkit.engine.flink.watermarks import IdleAdvance, TimeLag  # noqa: E402
 from toolkit.settings import Setting  # noqa: E402
 
 
@@ -217,7 +217,7 @@ def test_timer_targets_of_windows() -> None:
 def test_adaptive_quantile_is_numpys_bit_for_bit(sample, q) -> None:
     """The adaptive generator's quantile (run on every periodic call, so without np.quantile's
     overhead) is np.quantile's linear method exactly."""
-    from toolkit.engine.watermarks import linear_quantile
+    from toolkit.engine.flink.watermarks import linear_quantile
 
     x = np.array(sample, np.int64)
     assert linear_quantile(x, q) == float(np.quantile(x, q))

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from toolkit.engine.sources import SourceSubtask
-from toolkit.engine.watermarks import MIN_WATERMARK, BoundedOutOfOrderness
+from toolkit.engine.flink.sources import SourceSubtask
+from toolkit.engine.flink.watermarks import MIN_WATERMARK, BoundedOutOfOrderness
 
 
 def _subtask(discovery, partitions=(0, 1)):

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from toolkit.engine import (
+from toolkit.engine.flink import (
     Count,
     DynamicEventTimeSessionWindows,
     DynamicProcessingTimeSessionWindows,

@@ -7,7 +7,8 @@ import pandas as pd
 
 import toolkit
 from toolkit.cli import main
-from toolkit.settings import KAFKA_UPDATE_FIRST_RESULT_NOTE, Setting, describe_setting, result_notes
+from toolkit.semantics.kafka_streams import UPDATE_FIRST_RESULT_NOTE as KAFKA_UPDATE_FIRST_RESULT_NOTE
+from toolkit.settings import Setting, describe_setting, result_notes
 
 BASE = 1_700_000_000_000
 

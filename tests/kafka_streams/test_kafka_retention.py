@@ -20,7 +20,8 @@ import toolkit
 from toolkit.cli import main
 from toolkit.engine.kafka_streams import Emit, SessionWindows, SlidingWindows, TimeWindows, run_windowed_aggregation
 from toolkit.errors import UserError
-from toolkit.settings import Setting, SettingError, kafka_min_retention
+from toolkit.semantics.kafka_streams import min_retention as kafka_min_retention
+from toolkit.settings import Setting, SettingError
 
 BASE = 1_700_000_000_000  # a multiple of 10 s: Kafka's TimeWindows start at multiples of the advance from 0
 

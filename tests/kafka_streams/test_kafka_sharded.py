@@ -13,7 +13,7 @@ from toolkit.engine.kafka_streams.partitioner import partition_for_key
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.settings import Setting, SettingError
 from toolkit.sweeps.kafka_streams import assign_tasks
-from toolkit.sweeps.semantics import REGISTRY
+from toolkit.semantics import get
 
 BASE = 1_700_000_000_000
 
@@ -44,7 +44,7 @@ def _same(row, summary, what):
 
 
 def test_kafka_streams_is_sharded_by_task():
-    entry = REGISTRY["kafka_streams"]
+    entry = get("kafka_streams")
     assert entry.shard_by == "task"
     keys = np.array(["a", "b", "user-17", "ü"], dtype=object)
     assert assign_tasks(("task", True, 5), keys, np.zeros(4)).tolist() == [partition_for_key(k, 5) for k in keys]

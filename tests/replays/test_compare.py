@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import toolkit
 from toolkit.cli import main
-from toolkit.replays.translate import Intent, register_translation, same_setting, translatable, translate
-from toolkit.settings import SEMANTICS, Setting, SettingError
+from toolkit.replays.translate import Intent, same_setting, translatable, translate
+from toolkit.settings import semantics_names, Setting, SettingError
 
 
 def _log(n=500, seed=3, parts=3):
@@ -62,22 +62,28 @@ def test_translation_errors_name_the_setting():
 
 
 def test_every_semantics_of_the_settings_has_a_translation():
-    assert set(SEMANTICS) <= set(translatable())
+    assert set(semantics_names()) <= set(translatable())
     assert list(same_setting("window=tumbling:1s delay=1s")) == list(translatable())
 
 
 def test_registry_takes_a_new_engine():
-    from toolkit.replays import translate as tr
+    from toolkit import semantics as engines
 
-    saved = dict(tr._REGISTRY)
-    try:  # an engine that reads everything as Flink would, under another name
-        register_translation("flink", lambda s: (Intent(s.window, s.delay, 0, s.interval), ["mine"]),
-                             lambda i, how: (Setting.parse(window=i.window, delay=i.delay), ["from mine"]))
+    flink = engines.get("flink")
+
+    class Mine(type(flink)):  # an engine that reads everything as Flink would, with notes of its own
+        def to_intent(self, s):
+            return Intent(s.window, s.delay, 0, s.interval), ["mine"]
+
+        def from_intent(self, i, how):
+            return Setting.parse(window=i.window, delay=i.delay), ["from mine"]
+
+    engines.register(Mine())
+    try:
         t = translate(Setting.parse(window="tumbling:1s", delay=7, semantics="spark"), "flink")
         assert t.notes == ("from mine",) and t.setting.delay == 7
     finally:
-        tr._REGISTRY.clear()
-        tr._REGISTRY.update(saved)
+        engines.register(flink)
 
 
 # ------------------------------------------------------------------------------ comparison
@@ -171,7 +177,7 @@ def test_cli_compare_text_json_and_csv(tmp_path, capsys):
     assert "--window" in capsys.readouterr().err
 
 
-@pytest.mark.skipif("kafka_streams" not in SEMANTICS, reason="Kafka Streams semantics are not wired on this branch")
+@pytest.mark.skipif("kafka_streams" not in semantics_names(), reason="Kafka Streams semantics are not wired on this branch")
 def test_kafka_streams_grace_is_the_delay_and_three_engines_compare():
     t = translate("window=tumbling:1s delay=500ms lateness=1s", "kafka_streams")
     assert (t.setting.grace, t.setting.emit) == (500, "final") and any("only lateness" in n for n in t.notes)
@@ -183,7 +189,7 @@ def test_kafka_streams_grace_is_the_delay_and_three_engines_compare():
     assert (c.fates.set_index("row")["fate_kafka_streams"] == ks.loc[c.fates["row"]].to_numpy()).all()
 
 
-@pytest.mark.skipif("kafka_streams" not in SEMANTICS, reason="Kafka Streams semantics are not wired on this branch")
+@pytest.mark.skipif("kafka_streams" not in semantics_names(), reason="Kafka Streams semantics are not wired on this branch")
 @pytest.mark.parametrize("window", ["tumbling:2s", "sliding:4s/2s"])
 def test_kafka_streams_grace_to_keep_is_the_smallest_grace_that_keeps_the_record(window):
     log = _log(n=300, seed=9)

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolkit.engine.scenarios.window import run as run_window_scenario
+from toolkit.engine.flink.scenarios.window import run as run_window_scenario
 from toolkit.log import EventLog
 from toolkit.replays import oracle_lines, replay
 from toolkit.settings import Setting, SettingError, Stage, Tumbling

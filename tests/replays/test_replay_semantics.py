@@ -7,12 +7,12 @@ import pandas as pd
 import pytest
 
 from toolkit.settings import Setting
-from toolkit.engine.pipeline import (
+from toolkit.engine.flink.pipeline import (
     tick_schedule,
     watermark_timeline,
 )
-from toolkit.engine.valve import TwoInputValves
-from toolkit.engine.watermarks import (
+from toolkit.engine.flink.valve import TwoInputValves
+from toolkit.engine.flink.watermarks import (
     MAX_WATERMARK,
     MIN_WATERMARK,
     Adaptive,
@@ -364,7 +364,7 @@ def test_strategy_config_validation() -> None:
 
 
 def test_skipping_quiet_idle_ticks_changes_nothing(monkeypatch) -> None:
-    import toolkit.engine.watermarks as W
+    import toolkit.engine.flink.watermarks as W
 
     rng = np.random.default_rng(9)
     for _ in range(40):

@@ -1,6 +1,6 @@
 """``split_discovery=`` (``--split-discovery``): when each log partition's source split is
 registered, through ``toolkit.replay``, ``toolkit.sweep`` and the CLI down to the source model
-(``toolkit.engine.sources.SourceSubtask``, whose register rules the multiplexer fixtures check
+(``toolkit.engine.flink.sources.SourceSubtask``, whose register rules the multiplexer fixtures check
 against real Flink's ``WatermarkOutputMultiplexer``: a split registered later starts at MIN,
 active, and the combined watermark never goes back)."""
 from __future__ import annotations
@@ -15,8 +15,8 @@ from hypothesis import given, settings as hsettings, strategies as hst
 
 import toolkit
 from toolkit.cli import main
-from toolkit.engine.pipeline import watermark_timeline
-from toolkit.engine.watermarks import BoundedOutOfOrderness, MIN_WATERMARK
+from toolkit.engine.flink.pipeline import watermark_timeline
+from toolkit.engine.flink.watermarks import BoundedOutOfOrderness, MIN_WATERMARK
 from toolkit.settings import SettingError
 
 
@@ -88,7 +88,7 @@ def test_at_first_record_never_lags_at_start(recs, interval, idleness):
     part = np.array([r[0] for r in recs])
     arr = np.array([r[1] for r in recs])
     ts = arr - np.array([r[2] for r in recs])
-    from toolkit.engine.watermarks import WithIdleness
+    from toolkit.engine.flink.watermarks import WithIdleness
 
     strat = BoundedOutOfOrderness(100) if idleness is None else WithIdleness(BoundedOutOfOrderness(100), idleness)
     t0 = watermark_timeline(ts, arr, part, strat, interval=interval, parallelism=parallelism, force_general=True)

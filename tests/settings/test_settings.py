@@ -133,7 +133,7 @@ def test_rows_and_scenario_configs():
 
 
 def test_engine_objects_pass_through():
-    from toolkit.engine import CountTrigger, TumblingEventTimeWindows
+    from toolkit.engine.flink import CountTrigger, TumblingEventTimeWindows
 
     t = CountTrigger(3)
     s = Setting.parse(window=TumblingEventTimeWindows(1000, 0), trigger=t)

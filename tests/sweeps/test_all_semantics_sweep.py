@@ -1,8 +1,8 @@
-"""One sweep over every engine's semantics (``toolkit.settings.SEMANTICS``) on one small log:
+"""One sweep over every engine's semantics (``toolkit.settings.semantics_names()``) on one small log:
 in-process in one piece, in-process in 3 shards and on local Spark give identical figures, on
 a local log and on a Spark-backed one.
 
-It iterates over ``SEMANTICS`` rather than naming the engines, so an engine added there is
+It iterates over ``semantics_names()`` rather than naming the engines, so an engine added there is
 swept here too (each engine's own settings apply to its own rows only). The grid holds rows
 no registry shards (``toolkit.sweeps.whole``): Beam sessions and a processing-time trigger
 (keys share GroupByKey's output watermark) and Spark's complete mode; on a Spark-backed log
@@ -17,10 +17,10 @@ import pytest
 
 import toolkit
 from toolkit.metrics.summary import SUMMARY_COLUMNS
-from toolkit.settings import SEMANTICS, SettingError
+from toolkit.settings import semantics_names, SettingError
 
 BASE = 1_700_000_000_000
-GRID = dict(semantics=list(SEMANTICS), window=["tumbling:2s", "session:1500ms"], delay=[0, "1s"], grace=[0, "1s"],
+GRID = dict(semantics=list(semantics_names()), window=["tumbling:2s", "session:1500ms"], delay=[0, "1s"], grace=[0, "1s"],
             beam_trigger=["default", "after_watermark(early=after_processing_time:1s)"], output_mode=["append", "complete"])
 
 
@@ -67,7 +67,7 @@ def _one_piece(rows: pd.DataFrame) -> pd.Series:
 
 
 def test_every_semantics_is_swept(whole):
-    assert set(whole["semantics"]) == set(SEMANTICS)
+    assert set(whole["semantics"]) == set(semantics_names())
     assert (whole.groupby("semantics").size() >= 2).all()
     assert (whole["records"] == 240).all()
     one = whole[_one_piece(whole)]
@@ -120,12 +120,12 @@ def test_cli_sweep_of_the_four_semantics_with_spark_equals_in_process(spark, tmp
 
     path = tmp_path / "log.csv"
     _frame().to_csv(path, index=False)
-    grid = dict(semantics=list(SEMANTICS), window="session:1500ms", delay=[0, "1s"],
+    grid = dict(semantics=list(semantics_names()), window="session:1500ms", delay=[0, "1s"],
                 beam_trigger=["default", "after_watermark(early=after_processing_time:1s)"])
     expected = toolkit.sweep(toolkit.load_log(_frame(), time_unit="ms"), execution="local", progress=False, **grid)
     out = tmp_path / "spark.csv"
     assert main(["sweep", str(path), "--spark", "--shards", "3", "--no-progress", "--out", str(out),
-                 "--semantics", ",".join(SEMANTICS), "--window", "session:1500ms", "--delay", "0,1s",
+                 "--semantics", ",".join(semantics_names()), "--window", "session:1500ms", "--delay", "0,1s",
                  "--beam-trigger", "default", "--beam-trigger", "after_watermark(early=after_processing_time:1s)"]) == 0
     assert f"wrote {len(expected)} configurations" in capsys.readouterr().out
     order = ["semantics", "delay_ms", "beam_trigger"]  # the command line's grid has its own order

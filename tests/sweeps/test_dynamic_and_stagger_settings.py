@@ -189,7 +189,7 @@ def test_explain_a_dynamic_session_drop():
 def test_scenario_export_carries_the_gaps(tmp_path):
     """The exported interleaving is a window scenario real Flink's oracle runs (its
     ``gap_field``); the scenario runner reads it back to the replay's own firings."""
-    from toolkit.engine.scenarios import run_file
+    from toolkit.engine.flink.scenarios import run_file
 
     df = pd.DataFrame({"event_time": [0, 5, 30, 2], "arrival_time": [0, 1, 400, 401], "gap_ms": [3, 4, 2, 40],
                        "key": ["a", "a", "a", "a"]})
@@ -269,7 +269,7 @@ def test_cli_errors_name_the_option(tmp_path, capsys, args, message):
 
 
 def test_staggered_replay_exports_the_offset_it_drew_and_explains_with_it(tmp_path):
-    from toolkit.engine.scenarios import run_file
+    from toolkit.engine.flink.scenarios import run_file
 
     df = pd.DataFrame({"event_time": [7, 12, 3, 30, 1], "arrival_time": [1234, 1300, 1400, 1500, 1600]})
     r = toolkit.replay(toolkit.load_log(df), window="tumbling:10ms", stagger="natural", interval=0)

@@ -22,13 +22,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolkit
-from toolkit.engine.assigners import DynamicEventTimeSessionWindows, EventTimeSessionWindows
-from toolkit.engine.config import build_operator
-from toolkit.engine.functions import AggregateFunction
-from toolkit.engine.results import LateRecord
-from toolkit.engine.scenarios import jsonl
-from toolkit.engine.scenarios.window import parse
-from toolkit.engine.windows import MAX_TIMESTAMP
+from toolkit.engine.flink.assigners import DynamicEventTimeSessionWindows, EventTimeSessionWindows
+from toolkit.engine.flink.config import build_operator
+from toolkit.engine.flink.functions import AggregateFunction
+from toolkit.engine.flink.results import LateRecord
+from toolkit.engine.flink.scenarios import jsonl
+from toolkit.engine.flink.scenarios.window import parse
+from toolkit.engine.flink.windows import MAX_TIMESTAMP
 from toolkit.fast import sessions
 from toolkit.metrics.summary import check_summary
 from toolkit.settings import SettingError

@@ -106,7 +106,7 @@ def test_merge_is_exact_for_any_sharding(table, wins, shards):
 def test_driver_and_timeline_match_replay_pipeline(table, s):
     """The sweep's timeline (from the tick table) and operator driver emit exactly what the
     replay pipeline emits for the same log and settings."""
-    from toolkit.engine.pipeline import run_pipeline, watermark_timeline
+    from toolkit.engine.flink.pipeline import run_pipeline, watermark_timeline
     from toolkit.fast.evaluate import Shard
     from toolkit.sweeps.engine_path import drive, make_operator
     from toolkit.sweeps.timelines import build_timelines, local_sources

@@ -18,7 +18,8 @@ import toolkit
 from toolkit.log import EventLog
 from toolkit.metrics.summary import SUMMARY_COLUMNS, check_summary
 from toolkit.settings import SettingError, grid
-from toolkit.sweeps.semantics import REGISTRY, ShardedSemantics, register, sharded
+from toolkit import semantics as engines
+from toolkit.semantics.base import Semantics
 
 GRID = dict(
     semantics=["flink", "spark"],
@@ -99,26 +100,27 @@ def test_property_sharded_spark_rows_equal_the_replay(data, window, delay, inter
 
 
 def test_registry_contract():
-    assert {"flink", "spark"} <= set(REGISTRY)
-    assert all(isinstance(e, ShardedSemantics) for e in REGISTRY.values())
-    # key shards, or groups of keys (Kafka Streams' tasks) with their unit and assignment
-    assert all(e.shard_by == "key" or (e.unit is not None and e.assign is not None) for e in REGISTRY.values())
-    with pytest.raises(SettingError, match="semantics='nope' is not evaluated in shards"):
-        sharded("nope")
-    # an entry can be replaced (how other engines plug in), and the sweep uses it
-    old = REGISTRY["spark"]
+    assert {"flink", "spark"} <= set(engines.names())
+    assert all(isinstance(e, Semantics) for e in engines.all_semantics())
+    # key shards, or groups of keys (Kafka Streams' tasks) with their own unit and assignment
+    assert all(e.shard_by == "key" or type(e).assign is not Semantics.assign for e in engines.all_semantics())
+    with pytest.raises(SettingError, match="semantics 'nope': choose one of"):
+        engines.get("nope")
+    # an engine can be replaced (how other engines plug in), and the sweep uses it
+    old = engines.get("spark")
     calls = []
 
-    def evaluate(shard, config, path, timeline):
-        calls.append(shard.n)
-        return old.evaluate(shard, config, path, timeline)
+    class Counting(type(old)):
+        def evaluate(self, shard, config, path, timeline):
+            calls.append(shard.n)
+            return super().evaluate(shard, config, path, timeline)
 
-    register(ShardedSemantics("spark", old.timelines, evaluate))
+    engines.register(Counting())
     try:
         log = EventLog.from_arrays(np.arange(10), arrival_time=np.arange(10) + 5, key=np.array(["a", "b"] * 5, dtype=object))
         toolkit.sweep(log, semantics="spark", window="tumbling:3ms", shards=2, execution="local", progress=False)
     finally:
-        register(old)
+        engines.register(old)
     assert sorted(calls) == [5, 5]
 
 

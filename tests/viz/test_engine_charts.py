@@ -63,7 +63,7 @@ def test_kafka_update_first_result_completeness_is_explained_next_to_the_figure(
     spec = viz.engines_by_delay(res).to_dict()
     panels = {(p["title"]["text"] if isinstance(p["title"], dict) else p["title"]): p for p in spec["concat"]}
     first = panels["first-result completeness (higher is better)"]["title"]
-    assert " ".join(first["subtitle"]) == viz.engines.KAFKA_UPDATE_SHORT
+    assert " ".join(first["subtitle"]) == toolkit.semantics.get("kafka_streams").first_result_note_short
     assert all(isinstance(p["title"], str) for t, p in panels.items() if not t.startswith("first-result"))
     scatter = viz.sweep_scatter(res, "dropped").to_dict()
     assert "emit=update" in " ".join(scatter["title"]["subtitle"])
@@ -72,7 +72,7 @@ def test_kafka_update_first_result_completeness_is_explained_next_to_the_figure(
     only_suppress = res[(res["semantics"] != "kafka_streams") | (res["emit"] == "suppress")]
     spec = viz.engines_by_delay(only_suppress).to_dict()
     assert all(isinstance(p["title"], str) for p in spec["concat"])  # no note: every Kafka row waits for the close
-    assert not viz.sweep.kafka_update_rows(res[res["semantics"] == "flink"])
+    assert not viz.sweep.first_result_notes(res[res["semantics"] == "flink"])
 
 
 def test_disagreements_draw_each_record_once(log):

@@ -196,9 +196,14 @@ class Explorer(_App):
                  timestamp_combiner: str = "end_of_window", accumulation: str = "accumulating"):
         import toolkit
         from toolkit import settings as _settings
-        from toolkit.settings import (OUTPUT_MODES, SEMANTICS, TIMESTAMP_COMBINERS, WATERMARK_POLICIES, SettingError,
-                                      parse_beam_trigger)
+        from toolkit import semantics as engines
+        from toolkit.settings import SettingError, parse_beam_trigger
         from toolkit.sweeps.choose import engine_name
+
+        def choices(option: str) -> list:  # an engine's own setting: the values it declares
+            return list(next(o.choices for o in engines.owner(option).options if o.name == option))
+
+        SEMANTICS = engines.names()
 
         if parallelism is not None:  # the old spelling
             source_parallelism = parallelism
@@ -244,9 +249,9 @@ class Explorer(_App):
             staggers.append(str(stagger))
         windows = [t for t in WINDOW_TYPES if t != "dynamic_session" or self.gap_columns]
         beam_trigger = str(parse_beam_trigger(beam_trigger))  # a bad one is refused here, naming beam_trigger
-        if timestamp_combiner not in TIMESTAMP_COMBINERS:
+        if timestamp_combiner not in choices("timestamp_combiner"):
             raise SettingError("timestamp_combiner", f"timestamp_combiner {timestamp_combiner!r}: choose one of "
-                               f"{', '.join(TIMESTAMP_COMBINERS)}")
+                               f"{', '.join(choices('timestamp_combiner'))}")
         if accumulation not in ("accumulating", "discarding"):
             raise SettingError("accumulation", f"accumulation {accumulation!r}: the explorer offers accumulating "
                                "and discarding")
@@ -280,12 +285,12 @@ class Explorer(_App):
             "trigger_interval": w.SelectionSlider(options=_with_option(TRIGGER_INTERVALS, trigger_interval),
                                                   value=str(trigger_interval), description="trigger interval",
                                                   continuous_update=False),
-            "output_mode": w.Dropdown(options=list(OUTPUT_MODES), value=output_mode, description="output mode"),
-            "multiple_watermark_policy": w.Dropdown(options=list(WATERMARK_POLICIES), value=multiple_watermark_policy,
+            "output_mode": w.Dropdown(options=choices("output_mode"), value=output_mode, description="output mode"),
+            "multiple_watermark_policy": w.Dropdown(options=choices("multiple_watermark_policy"), value=multiple_watermark_policy,
                                                     description="watermark policy"),
             "grace": w.SelectionSlider(options=_with_option(DELAYS, grace), value=str(grace), description="grace",
                                        continuous_update=False),
-            "emit": w.Dropdown(options=list(getattr(_settings, "KAFKA_EMITS", ("update", "final"))), value=emit,
+            "emit": w.Dropdown(options=choices("emit"), value=emit,
                                description="emit"),
             "tasks": w.Dropdown(options=[("as partitions", 0)] + [(str(n), n) for n in (1, 2, 4, 8)], value=int(tasks),
                                 description="tasks"),
@@ -297,7 +302,7 @@ class Explorer(_App):
                                        tooltip="any Beam trigger: default, after_watermark(early=...,late=...), "
                                                "after_count:N, after_processing_time:5s, repeatedly(...), "
                                                "after_any(...), after_all(...), after_each(...), orfinally(main,final)"),
-            "timestamp_combiner": w.Dropdown(options=list(TIMESTAMP_COMBINERS), value=timestamp_combiner,
+            "timestamp_combiner": w.Dropdown(options=choices("timestamp_combiner"), value=timestamp_combiner,
                                              description="timestamp combiner"),
             "accumulation": w.Dropdown(options=["accumulating", "discarding"], value=accumulation,
                                        description="accumulation"),

@@ -218,12 +218,13 @@ def _record_sections(log: Any, replay: Any, chart: Any, spark_backed: bool, max_
 
 
 def _drops_section(log: Any, replay: Any, chart: Any) -> dict[str, Any]:
-    """Drops by partition and key; for a Flink replay with drops, also drops over time and the
-    main causes in words (every "keeps" in them is checked by a replay rule)."""
+    """Drops by partition and key; for a replay with drops whose engine explains them, also
+    drops over time and the main causes in words (every "keeps" in them is checked by a replay rule)."""
     causes: list[str] = []
     charts = [chart(viz.drops_by_partition(log, replay)), chart(viz.drops_by_key(log, replay))]
-    flink_replay = getattr(getattr(replay, "setting", None), "semantics", "flink") == "flink"
-    if flink_replay and getattr(replay, "setting", None) is not None and int((replay.fates["fate"] == "dropped").sum()):
+    engine = getattr(replay, "engine", None)
+    explains = engine is not None and engine.explain_refusal("drop_causes") is None
+    if explains and getattr(replay, "setting", None) is not None and int((replay.fates["fate"] == "dropped").sum()):
         causes = explain.drop_causes(replay)  # every "keeps" in these sentences is checked by a replay rule
         charts.insert(0, chart(viz.drops_over_time(log, replay)))
     return {"anchor": "drops", "title": "Where records were dropped, and why",
@@ -300,8 +301,10 @@ def _quarantine_table(log: Any) -> dict[str, str] | None:
 
 
 def engines_of(sweep: pd.DataFrame) -> list[str]:
-    """The engines (``semantics``) of a sweep, in the order of ``toolkit.settings.SEMANTICS``."""
-    from toolkit.settings import SEMANTICS
+    """The engines (``semantics``) of a sweep, in the engine registry's order."""
+    from toolkit.semantics import names
+
+    SEMANTICS = names()
 
     if not len(sweep) or "semantics" not in sweep:
         return []
@@ -349,7 +352,7 @@ def engines_section(log: Any, sweep: pd.DataFrame, per_engine: dict, engines: li
     missing = [choose.engine_name(e) for e in engines if e not in compared]
     if missing:  # an engine without a translation yet: said, not hidden
         out["after"] = (f"{_and(missing)} {'has' if len(missing) == 1 else 'have'} no translation of settings yet "
-                        "(toolkit.replays.translate.register_translation), so the record-by-record comparison "
+                        "(its Semantics defines no to_intent), so the record-by-record comparison "
                         "leaves them out.")
     if len(compared) < 2 or compared[0] != engines[0]:
         return out
@@ -368,7 +371,7 @@ def engines_section(log: Any, sweep: pd.DataFrame, per_engine: dict, engines: li
         "compare_title": f"{choose.engine_name(engines[0])}'s recommended setting in every engine",
         "settings": [{"engine": choose.engine_name(e), "setting": str(t.setting), "notes": list(t.notes)}
                      for e, t in c.translations.items()],
-        "figures_table": fmt.table(head, rows, inline=False, caption=_kafka_caption(c)),
+        "figures_table": fmt.table(head, rows, inline=False, caption=_first_result_caption(c)),
         "kept_table": fmt.table(["kept by", "dropped by", "records", "share of the log"], kd_rows, inline=False),
         "examples": c.examples(3),
         "compare_charts": [chart(viz.engine_fates(c)), chart(viz.disagreements(c, max_points=max_points))],
@@ -376,12 +379,14 @@ def engines_section(log: Any, sweep: pd.DataFrame, per_engine: dict, engines: li
     return out
 
 
-def _kafka_caption(comparison: Any) -> str:
-    """The note next to a figures table whose Kafka Streams column has ``emit=update`` (a
-    window's first result is partial there: :data:`toolkit.viz.engines.KAFKA_UPDATE_NOTE`)."""
-    t = comparison.translations.get("kafka_streams")
-    emit = getattr(getattr(t, "setting", None), "emit", None)
-    return viz.engines.KAFKA_UPDATE_NOTE if t is not None and emit in (None, "update") else ""
+def _first_result_caption(comparison: Any) -> str:
+    """The note next to a figures table when an engine's translated setting has first results
+    partial by design (``Semantics.first_result_note``: Kafka Streams with ``emit=update``)."""
+    from toolkit.semantics import get
+
+    notes = [get(name).first_result_note for name, t in comparison.translations.items()
+             if get(name).result_notes(t.setting) and get(name).first_result_note]
+    return " ".join(dict.fromkeys(notes))
 
 
 def _and(words: list[str]) -> str:

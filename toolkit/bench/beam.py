@@ -91,7 +91,7 @@ def scenario(log: Any, setting: Any) -> dict:
     Beam watermark advances the replay makes (Flink's operator watermark ``W`` of the setting's
     strategy, delay, interval and partitions, as Beam's ``W + 1 ms``), and, when the trigger has
     a processing-time part, processing time advanced to each arrival (it starts at 0)."""
-    from toolkit.engine.pipeline import watermark_timeline
+    from toolkit.engine.flink.pipeline import watermark_timeline
     from toolkit.replays.beam import window_spec
 
     t = log.table

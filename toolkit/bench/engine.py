@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from toolkit.bench._timing import Timer, timed
-from toolkit.engine import (
+from toolkit.engine.flink import (
     Count,
     EventTimeSessionWindows,
     SlidingEventTimeWindows,

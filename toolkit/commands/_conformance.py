@@ -30,8 +30,8 @@ def register_command(subparsers, name: str, kind: str, help: str, description: s
 
 
 def run(kind: str, args) -> int:
-    from toolkit.engine.scenarios import RUNNERS, discover, dumps, read
-    from toolkit.engine.scenarios.jsonl import output_name
+    from toolkit.engine.flink.scenarios import RUNNERS, discover, dumps, read
+    from toolkit.engine.flink.scenarios.jsonl import output_name
 
     runner = RUNNERS[kind]
     files = discover(args.files)

@@ -11,10 +11,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from toolkit.settings import SettingError, cli_option
+from toolkit.settings import SettingError, cli_option, format_duration
 
-#: (name, metavar, help, repeatable) in the order --help shows them
-SETTING_OPTIONS: list[tuple[str, str, str, bool]] = [
+#: the common settings' options: (name, metavar, help, repeatable) in the order --help shows them;
+#: ``--semantics`` and each engine's own options follow, generated from the engines' declarations
+COMMON_SETTING_OPTIONS: list[tuple[str, str, str, bool]] = [
     ("window", "WINDOW", "tumbling:SIZE[,OFFSET] | sliding:SIZE/SLIDE[,OFFSET] | session:GAP | dynamic_session:COLUMN "
      "(each record's gap in ms from that log column) | global | global_eos | kafka_sliding:DIFF (Kafka Streams' "
      "SlidingWindows) (default tumbling:1s)", True),
@@ -45,31 +46,41 @@ SETTING_OPTIONS: list[tuple[str, str, str, bool]] = [
     ("max_delay", "DURATION", "adaptive: upper bound of the delay", False),
     ("second_window", "WINDOW", "a second windowed stage fed by the first stage's results (count/sum)", True),
     ("second_lateness", "DURATION", "allowed lateness of the second stage (default 0)", False),
-    ("semantics", "ENGINE", "whose event-time semantics to replay: flink | spark (Spark Structured Streaming) | "
-     "kafka_streams | beam (Apache Beam) (default flink)", False),
-    ("trigger_interval", "DURATION", "spark: processing-time trigger interval, trigger(processingTime=...) "
-     "(default 1s)", False),
-    ("output_mode", "MODE", "spark: append | update | complete (default append; sessions: append or complete)", False),
-    ("multiple_watermark_policy", "POLICY", "spark: min | max, spark.sql.streaming.multipleWatermarkPolicy, "
-     "when each partition is an input (default min)", False),
-    # Kafka Streams (--semantics kafka_streams)
-    ("grace", "DURATION", "kafka_streams: the windows' grace period, TimeWindows.ofSizeAndGrace / "
-     "SlidingWindows / SessionWindows ...AndGrace (default 0)", False),
-    ("tasks", "N", "kafka_streams: stream tasks = partitions of the repartition topic, key -> task by murmur2 "
-     "(default: the input topic's partitions: the log's, or the declared --partitions)", False),
-    ("repartition", "true|false", "kafka_streams: true = re-key through a repartition topic (default); false = the "
-     "log is co-partitioned by key, task = log partition", False),
-    ("emit", "MODE", "kafka_streams: update (every update, cache off) | final (EmitStrategy.onWindowClose) | "
-     "suppress (suppress(untilWindowCloses)) (default update)", False),
-    ("retention", "DURATION", "kafka_streams: the window store's retention, Materialized.withRetention (default "
-     "and minimum: size + grace; kafka_sliding 2 x difference + grace; session gap + grace)", False),
-    # Apache Beam (--semantics beam); lateness, accumulation and the watermark options are shared
-    ("beam_trigger", "TRIGGER", "beam: WindowInto's trigger: default | after_watermark(early=...,late=...) | "
-     "after_count:N | after_processing_time:5s | repeatedly(...) | after_any(...) | after_all(...) | after_each(...) | "
-     "orfinally(main,final); count:N and processing:5s for short (default: default)", True),
-    ("timestamp_combiner", "COMBINER", "beam: output timestamp of a pane: end_of_window | earliest | latest "
-     "(default end_of_window)", False),
 ]
+
+
+def setting_options() -> list[tuple[str, str, str, bool]]:
+    """Every setting option: the common ones, ``--semantics`` (the registered engines), then each
+    engine's own (``Option``: its help, prefixed by the engine's name; a duration's metavar is
+    DURATION, a choice's its values; ``commas`` options are repeated, not comma-separated)."""
+    from toolkit.semantics import all_semantics
+
+    engines = all_semantics()
+    names = " | ".join(e.name if e.title.lower() == e.name else f"{e.name} ({e.title})" for e in engines)
+    out = list(COMMON_SETTING_OPTIONS)
+    out.append(("semantics", "ENGINE", f"whose event-time semantics to replay: {names} (default {engines[0].name})",
+                False))
+    for e in engines:
+        for o in e.options:
+            out.append((o.name, _metavar(o), f"{e.name}: {o.help}{_default_text(o)}", o.commas))
+    return out
+
+
+def _metavar(o) -> str:
+    if o.unit == "ms":
+        return "DURATION"
+    if o.choices:
+        return "|".join(map(str, o.choices))
+    return {"int": "N", "bool": "true|false"}.get(o.control, o.name.rsplit("_", 1)[-1].upper())
+
+
+def _default_text(o) -> str:
+    """`` (default X)`` in the command line's spelling; nothing when there is none to state."""
+    if o.default is None or str(o.default) == "default":
+        return ""
+    if isinstance(o.default, bool):
+        return f" (default {str(o.default).lower()})"
+    return f" (default {format_duration(o.default).replace('0ms', '0') if o.unit == 'ms' else o.default})"
 
 
 def add_setting_arguments(p: argparse.ArgumentParser, *, lists: bool) -> None:
@@ -77,7 +88,7 @@ def add_setting_arguments(p: argparse.ArgumentParser, *, lists: bool) -> None:
     g = p.add_argument_group(
         "settings (Flink's names; each a comma-separated list, repeat --window/--evictor/--second-window for several)"
         if lists else "settings (Flink's names)")
-    for name, metavar, text, repeatable in SETTING_OPTIONS:
+    for name, metavar, text, repeatable in setting_options():
         flag = cli_option(name)
         if lists and repeatable:
             g.add_argument(flag, dest=name, action="append", default=None, metavar=metavar, help=text)
@@ -102,7 +113,8 @@ def add_setting_arguments(p: argparse.ArgumentParser, *, lists: bool) -> None:
 def given_settings(args: argparse.Namespace, *, lists: bool) -> dict[str, Any]:
     """The settings the user typed (user spellings; lists for a sweep), aliases folded in."""
     out: dict[str, Any] = {}
-    names = [n for n, *_ in SETTING_OPTIONS] + ["partitions_as_sources"]
+    options = setting_options()
+    names = [n for n, *_ in options] + ["partitions_as_sources"]
     for name in names:
         v = getattr(args, name, None)
         alias = getattr(args, f"_alias_{name}", None)
@@ -112,7 +124,7 @@ def given_settings(args: argparse.Namespace, *, lists: bool) -> dict[str, Any]:
             v = alias
         if v is None:
             continue
-        repeatable = any(n == name and r for n, _, _, r in SETTING_OPTIONS)
+        repeatable = any(n == name and r for n, _, _, r in options)
         if lists:
             items = list(v) if repeatable else [t.strip() for t in str(v).split(",")]
             if any(t == "" for t in items):

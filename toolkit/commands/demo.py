@@ -22,7 +22,7 @@ DEMO_LATENESS = ["0ms", "1s", "5s"]
 # partition 2 of the sample falls silent for ~40 s: without an idle timeout it holds the
 # watermark (and every window) back, which the sweep shows next to a 2 s timeout
 DEMO_IDLENESS = [None, "2s"]
-# every engine of toolkit.settings.SEMANTICS with a translation is swept and compared
+# every registered engine (toolkit.semantics.names()) with a translation is swept and compared
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     print(summary_text(result.summary(), result.setting, source=args.log))
 
     from toolkit.replays.translate import delay_axes, translatable
+    from toolkit.semantics import get
     from toolkit.sweeps.choose import engine_name
 
     engines = list(translatable())
@@ -74,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
     results = toolkit.sweep(
         log, semantics=engines, window=DEMO_WINDOW, **delay_axes(engines, DEMO_DELAYS), lateness=DEMO_LATENESS,
         idleness=DEMO_IDLENESS, interval="200ms", execution="local" if args.no_spark else "spark", master=args.master,
-        # Kafka Streams: results on every update (a window's first result is partial) or once, when it closes
-        **({"emit": ["update", "suppress"]} if "kafka_streams" in engines else {}),
+        # each engine's own axes worth showing (Kafka Streams: results on every update, or once at the close)
+        **{k: v for e in engines for k, v in get(e).showcase_axes.items()},
     )
     from toolkit.deployment import engines as deploy_engines
     from toolkit.viz._format import text_table

@@ -57,6 +57,7 @@ def run(args) -> int:
     from toolkit.commands._settings import given_limits, given_settings
     from toolkit.commands.describe import load_from_args
     from toolkit.replays import replay
+    from toolkit.semantics import get
     from toolkit.settings import Limits, Setting
 
     from toolkit.settings import SettingError, parse_stage
@@ -77,7 +78,7 @@ def run(args) -> int:
         if exc.setting != "stages":
             raise
         raise SettingError("stage", str(exc).replace("stages", "--stage", 1).replace("second_window", "--second-window")) from None
-    if args.export_scenario and setting.semantics != "flink":
+    if args.export_scenario and not get(setting.semantics).exports_scenarios:
         from toolkit.settings import SettingError
 
         raise SettingError("export_scenario", f"--export-scenario writes Flink window scenarios; with --semantics "
@@ -168,18 +169,18 @@ def summary_text(summary: dict, setting, *, source: str = "", result=None) -> st
     """The figures of one replay as a person reads them (percentages, durations, words);
     ``result`` (the ``ReplayResult``, optional) adds what only its tables hold (Beam: the
     panes fired at the end of input by timing, the dropped records by reason)."""
-    beam = getattr(setting, "semantics", None) == "beam"
+    from toolkit.semantics import get
+    from toolkit.viz import _format as fmt
     from toolkit.viz._format import duration, number, share
+
+    engine = get(setting.semantics)
 
     def pct(n: int, total: int) -> str:
         return share(n / total) if total else ""
 
     total = int(summary.get("records", 0))
     invalid = int(summary.get("invalid", 0) or 0)
-    why = "quarantined, not replayed"
-    if getattr(setting, "semantics", None) == "spark" and getattr(setting, "gap_column", None) is not None:
-        why = (f"quarantined, or with a null, zero or negative {setting.gap_column} that puts them in no session "
-               "(Spark's session_window leaves them out; their event times still move the watermark)")
+    why = engine.invalid_words(setting) or "quarantined, not replayed"
     lines = [f"Replayed {number(total - invalid)} records" + (f" of {source}" if source else "")
              + (f" ({number(invalid)} of its {number(total)} rows invalid: {why})" if invalid else "")]
     lines.append(f"setting: {setting}")
@@ -187,15 +188,13 @@ def summary_text(summary: dict, setting, *, source: str = "", result=None) -> st
     width = max(len(number(summary.get(k, 0))) for _, k in rows)
     for name, key in rows:
         n = int(summary.get(key, 0) or 0)
-        extra = ""
-        if key == "dropped" and beam:
-            extra = _beam_drops(summary, result)
-        elif key == "dropped" and "late_side_output" in summary:
+        extra = engine.dropped_words(summary, result, fmt) if key == "dropped" else None
+        if extra is None and key == "dropped" and "late_side_output" in summary:
             extra = f"  (late side output: {number(summary['late_side_output'])})"
             if summary.get("never_fired"):
                 extra = extra[:-1] + (f"; never fired: {number(summary['never_fired'])}, taken into a window whose "
                                       "trigger never fired after them, not late)")
-        lines.append(f"  {name:<18} {number(n):>{width}}  {pct(n, total):>8}{extra}")
+        lines.append(f"  {name:<18} {number(n):>{width}}  {pct(n, total):>8}{extra or ''}")
     if "pairs" in summary:  # an interval join
         lines.append(f"  interval join: {number(summary['pairs'])} joined pairs ({number(summary.get('pairs_at_end', 0))} "
                      f"at end of input); late records skipped: {number(summary.get('left_late', 0))} of the left log, "
@@ -220,72 +219,10 @@ def summary_text(summary: dict, setting, *, source: str = "", result=None) -> st
         lines.append(f"  state: peak {number(summary['peak_state_windows'])} open windows and "
                      f"{number(summary.get('peak_state_records', 0))} buffered records (mean "
                      f"{number(summary.get('mean_state_windows', 0))} and {number(summary.get('mean_state_records', 0))})")
-    if beam:
-        lines += beam_lines(summary, setting, result)
-    if "dropped_records_sensor" in summary:  # Kafka Streams' own figures
-        lines.append(f"  Kafka Streams: {number(summary.get('tasks', 0))} tasks; dropped-records sensor "
-                     f"{number(summary['dropped_records_sensor'])} (one per skipped record-window pair); "
-                     f"largest record lateness {duration(summary.get('record_lateness_max_ms', 0))}; "
-                     f"{number(summary.get('updates', 0))} updates, {number(summary.get('tombstones', 0))} tombstones, "
-                     f"{number(summary.get('finals', 0))} final results")
+    lines += engine.summary_lines(summary, setting, result, fmt)  # what is the engine's own
     for note in summary.get("notes") or ():
         lines.append(f"  note: {note}")
     return "\n".join(lines)
-
-
-_BEAM_DROPS = (("expired", "expired", "past the allowed lateness"),
-               ("finished", "finished", "their window's trigger had finished"),
-               ("never_fired", "never fired", "taken, but no pane came after them"))
-
-
-def _beam_drops(summary: dict, result) -> str:
-    """Beam's dropped records by reason (from the fates), or the never-fired count alone."""
-    if result is not None and "reason" in getattr(result, "fates", {}):
-        from toolkit.viz._format import number
-
-        counts = result.fates.loc[result.fates["fate"] == "dropped", "reason"].value_counts()
-        parts = [f"{name} {number(int(counts[r]))}: {why}" for r, name, why in _BEAM_DROPS if counts.get(r, 0)]
-        return f"  ({'; '.join(parts)})" if parts else ""
-    n = int(summary.get("never_fired", 0) or 0)
-    return f"  (never fired: {n:,})" if n else ""
-
-
-def beam_lines(summary: dict, setting, result=None) -> list[str]:
-    """What is Beam's own in a replay: panes by timing (EARLY / ON_TIME / LATE, PaneInfo's),
-    those the end of input fired (``at_end``), the trigger, accumulation mode, timestamp
-    combiner and allowed lateness in words, and a stall."""
-    from toolkit.replays.beam_words import accumulation_words, combiner_words, trigger_words
-    from toolkit.viz._format import duration, number
-
-    early, on_time, late = (int(summary.get(k, 0) or 0) for k in ("early_panes", "on_time_panes", "late_panes"))
-    lines = [f"  Beam panes: {number(early + on_time + late)} = {number(early)} early + {number(on_time)} on time + "
-             f"{number(late)} late (PaneInfo timing; {number(int(summary.get('empty_panes', 0) or 0))} empty)"]
-    at_end = int(summary.get("at_end_firings", 0) or 0)
-    em = getattr(result, "emissions", None)
-    if at_end and em is not None and "beam_timing" in em:
-        by = em.loc[em["at_end"].astype(bool), "beam_timing"].value_counts()
-        names = (("EARLY", "early"), ("ON_TIME", "on time"), ("LATE", "late"))
-        how = ", ".join(f"{number(int(by[t]))} {w}" for t, w in names if by.get(t, 0))
-        lines.append(f"  at the end of input (at_end): {number(at_end)} pane{'s' * (at_end != 1)} ({how}), fired when the end of the log took "
-                     "the watermark to the end of time; in a live stream they come later")
-    elif at_end:
-        lines.append(f"  at the end of input (at_end): {number(at_end)} pane{'s' * (at_end != 1)}, fired when the end of the log took the "
-                     "watermark to the end of time; in a live stream they come later")
-    else:
-        lines.append("  at the end of input (at_end): no pane" + (" (every pane came while the log was read)"
-                                                                 if early + on_time + late else ""))
-    trigger = setting.beam_trigger
-    lines.append(f"  trigger {trigger}: {trigger_words(trigger)}")
-    lines.append(f"  accumulation {accumulation_words(setting.accumulation)}")
-    lines.append(f"  timestamp combiner {combiner_words(setting.timestamp_combiner)}")
-    lateness = int(setting.lateness or 0)
-    lines.append(f"  allowed lateness {duration(lateness)}: an element is dropped (expired) when the watermark is more than "
-                 f"{duration(lateness)} past the end of each of its windows" if lateness else
-                 "  no allowed lateness: an element is dropped (expired) when the watermark is past the end of each of its windows")
-    if summary.get("stalled"):
-        lines.append("  stalled: a window kept a watermark hold no pane released, so the output watermark never reached "
-                     "the end of time (Beam's DirectRunner reports a pipeline stall)")
-    return lines
 
 
 def stages_text(result) -> str:

@@ -86,15 +86,29 @@ SHOWN_FIGURES = ["on_time", "late_accepted", "dropped", "completeness_first", "c
 
 
 def results_text(results) -> str:
-    """A sweep's rows for a terminal: the settings that vary between the rows (the window and delay
-    when none does) and the main figures, in readable units (``2 s``, ``99.17%``)."""
-    from toolkit.settings import CONFIG_COLUMNS
+    """A sweep's rows for a terminal, one table per engine (``semantics``), each headed by the
+    engine's title: the engine's own settings that vary between its rows (the window and its
+    delay setting when none does) and the main figures, in readable units (``2 s``, ``99.17%``)."""
+    from toolkit.semantics import get
+
+    if "semantics" not in results.columns:
+        return _engine_table(results, [c for c in ("window", "delay_ms") if c in results.columns])
+    blocks = []
+    by_engine = results.groupby(results["semantics"].astype(str), sort=False)
+    for name, rows in by_engine:
+        engine = get(name)
+        own = [c for c in engine.row_columns() if c in rows.columns]
+        varying = [c for c in own if rows[c].astype(str).nunique(dropna=False) > 1]
+        fallback = [c for c in ("window", f"{engine.delay_setting}_ms") if c in rows.columns]
+        table = _engine_table(rows, varying or fallback)
+        blocks.append(table if by_engine.ngroups == 1 else f"{engine.title} ({len(rows)} rows)\n{table}")
+    return "\n\n".join(blocks)
+
+
+def _engine_table(rows, settings: list[str]) -> str:
     from toolkit.viz._format import text_table
 
-    varying = [c for c in CONFIG_COLUMNS if c in results.columns
-               and results[c].astype(str).nunique(dropna=False) > 1]
-    shown = varying or [c for c in ("semantics", "window", "delay_ms") if c in results.columns]
-    return text_table(results, shown + [c for c in SHOWN_FIGURES if c in results.columns])
+    return text_table(rows, settings + [c for c in SHOWN_FIGURES if c in rows.columns])
 
 
 def write_results(results, out: str) -> None:

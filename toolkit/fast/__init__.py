@@ -1,6 +1,6 @@
 """Closed-form, vectorized evaluation of tumbling/sliding event-time windows (numpy/pandas).
 
-Given the operator watermark timeline (``toolkit.engine.timeline.WatermarkTimeline``), every
+Given the operator watermark timeline (``toolkit.engine.flink.timeline.WatermarkTimeline``), every
 figure the sweep reports is computed with sorts and ``searchsorted`` over window/segment
 runs, identical to the reference engine (``toolkit.sweeps.engine_path``), see
 ``toolkit.fast.evaluate``. Session windows, which have no closed form, run Flink's session

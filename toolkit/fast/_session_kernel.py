@@ -4,7 +4,7 @@
 Imported lazily by ``toolkit.fast.sessions`` (numba is heavy to import and compiles on first
 use; the compiled code is cached on disk, see ``_CACHE``).
 
-Rules (``toolkit.engine.operator_fast.SessionEventTimeOperator``, step for step): a record of
+Rules (``toolkit.engine.flink.operator_fast.SessionEventTimeOperator``, step for step): a record of
 timestamp ``t`` and gap ``g`` proposes ``[t, t + g)``; the live sessions of its key that
 intersect it (``start <= t + g and end >= t``: touching counts) merge with it into their
 cover; with none, the proposed window alone is late when ``cleanupTime <= W`` (``W`` the

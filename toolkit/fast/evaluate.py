@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from toolkit.engine.timeline import INT64_MAX, TickShape, WatermarkTimeline, ticks_before
+from toolkit.engine.flink.timeline import INT64_MAX, TickShape, WatermarkTimeline, ticks_before
 
 # -- configuration ---------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ record arrives leaves it to start a new one). So the operator's per-key state ma
 compiled (numba, ``toolkit.fast._session_kernel``) over the shard's columns: keys are
 independent once the watermark timeline is known, records of a key are taken in arrival
 order, and timers are evaluated lazily against the timeline. The result is the engine's
-(``toolkit.engine.operator_fast.SessionEventTimeOperator`` and the general merging
+(``toolkit.engine.flink.operator_fast.SessionEventTimeOperator`` and the general merging
 ``WindowOperator``): the same firings (window, count, sum, pane, timing, emission time and
 watermark, per key in the same order), the same record fates and state, property-tested
 against it and checked on every session conformance fixture of real Flink.
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from toolkit.engine.timeline import INT64_MIN, WatermarkTimeline
+from toolkit.engine.flink.timeline import INT64_MIN, WatermarkTimeline
 from toolkit.fast.evaluate import Shard, _value_counts
 
 TIMING_NAMES = np.array(["on_time", "late", "at_end"], dtype=object)
@@ -166,7 +166,7 @@ class GapFloat(float):
 
 def elements_with_gaps(values, gaps) -> np.ndarray:
     """Record values as elements whose ``.gap`` is the record's gap (object array): what the
-    engine's ``DynamicEventTimeSessionWindows`` reads (``toolkit.engine.config``'s extractor)."""
+    engine's ``DynamicEventTimeSessionWindows`` reads (``toolkit.engine.flink.config``'s extractor)."""
     vals = np.asarray(values)
     cls = GapFloat if vals.dtype.kind == "f" else GapInt
     out = np.empty(len(vals), dtype=object)

@@ -137,6 +137,7 @@ def describe_log(log: EventLog, **options: Any) -> LogDescription:
     """``log.describe()``: computed in pandas, or in Spark for a Spark-backed log."""
     d = _spark_describe.describe_spark(log, **options) if log.is_spark else _describe.describe_pandas(log, **options)
     d.declared_silent = [int(p) for p in getattr(log, "silent_partitions", ())]
+    d.incidents = list(getattr(log, "incidents", []))
     return d
 
 

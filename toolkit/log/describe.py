@@ -17,6 +17,7 @@ Definitions (the same on the pandas and the Spark path; all times int ms):
   ``percentile_disc``): always a value that occurs in the data.
 - **duplicates**: records equal in every canonical column but ``row`` to an earlier one
   (they are kept: they are real records).
+- **incidents**: what :mod:`toolkit.incidents` applied to the log, one line each, in order.
 - **floored**, **warnings**: what loading changed (rows per time column whose fraction of a
   millisecond was floored) and what it suspects (a time unit that looks wrong): see
   :mod:`toolkit.log.checks`.
@@ -81,6 +82,7 @@ class LogDescription:
     floored: dict[str, int] = field(default_factory=dict)  # time column -> rows floored to whole ms
     warnings: list[str] = field(default_factory=list)  # what loading changed or suspects (log.warnings)
     declared_silent: list[int] = field(default_factory=list)  # declared partitions without records
+    incidents: list[str] = field(default_factory=list)  # what toolkit.incidents applied (log.incidents)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -131,6 +133,8 @@ class LogDescription:
                                              "multiple_watermark_policy='max' lets it go)"))
         for i, w in enumerate(self.warnings):
             rows.append(("warning" if i == 0 else "", w))
+        for i, text in enumerate(self.incidents):
+            rows.append(("incidents" if i == 0 else "", text))
         return rows
 
     def __str__(self) -> str:

@@ -102,6 +102,8 @@ class EventLog:
         self.declared_partitions: tuple[int, ...] | None = None
         #: declared partitions without a single valid record
         self.silent_partitions: tuple[int, ...] = ()
+        #: what toolkit.incidents applied to make this log, one line in words each (in order)
+        self.incidents: list[str] = []
 
     # ------------------------------------------------------------------ construction
     @classmethod

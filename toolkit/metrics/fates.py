@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from toolkit.fast.evaluate import FixedWindows, Shard, evaluate_windows, record_fates
-from toolkit.engine.timeline import WatermarkTimeline
+from toolkit.engine.flink.timeline import WatermarkTimeline
 
 FATE_NAMES = np.array(["on_time", "late_accepted", "dropped"], dtype=object)
 ON_TIME, LATE_ACCEPTED, DROPPED = 0, 1, 2

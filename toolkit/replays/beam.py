@@ -1,7 +1,7 @@
 """Replay log arrays through Apache Beam's semantics (``toolkit.engine.beam``).
 
 A log has no Beam source, so the watermark comes from the same strategies as the Flink side
-(``toolkit.engine.pipeline.watermark_timeline``: per-partition generators, periodic
+(``toolkit.engine.flink.pipeline.watermark_timeline``: per-partition generators, periodic
 emission every ``interval`` of processing time, the valve). A Flink watermark W promises no
 record at or before W, Beam's none before it: the Beam step receives ``W + 1 ms`` (for the
 bounded-out-of-orderness generator, ``max - delay``). Records enter in arrival order; the
@@ -69,8 +69,8 @@ from toolkit.engine.beam.runner import GroupByKeyStep
 from toolkit.engine.beam.scenario import US_PER_MS, window_fn_from_spec
 from toolkit.engine.beam.timestamp_combiners import TimestampCombiner
 from toolkit.engine.beam.triggers import trigger_from_spec
-from toolkit.engine.pipeline import watermark_timeline
-from toolkit.engine.watermarks import BoundedOutOfOrderness, WatermarkStrategy
+from toolkit.engine.flink.pipeline import watermark_timeline
+from toolkit.engine.flink.watermarks import BoundedOutOfOrderness, WatermarkStrategy
 
 EMISSION_COLUMNS = ["key", "window_start", "window_end", "timestamp", "pane", "timing",
                     "nonspeculative_index", "is_first", "is_last", "count", "sum", "emit_time", "at_end"]

@@ -22,16 +22,17 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from toolkit.durations import readable
-from toolkit.replays.explain import instant_text
+from toolkit.replays.why import instant
+from toolkit.semantics import get
 from toolkit.replays.run import ReplayResult, replay
 from toolkit.replays.translate import Translation, delay_setting, same_setting
-from toolkit.settings import Session, Setting, SettingError, Sliding, Tumbling
+from toolkit.settings import Setting, SettingError
 from toolkit.sweeps.choose import engine_name, percent
 
 KEPT = ("on_time", "late_accepted")
@@ -41,134 +42,6 @@ FIGURES = ("records", "on_time", "late_accepted", "dropped", "completeness_first
            "exact_windows", "latency_p50_ms", "latency_p99_ms", "firings", "peak_state_windows",
            "peak_state_records", "mean_state_records")
 
-_EPOCH_MS = 10**11
-
-
-def _instant(ms: Any) -> str:
-    return instant_text(ms, abs(int(ms)) >= _EPOCH_MS)
-
-
-# ------------------------------------------------------------------------ why an engine dropped
-WhyDropped = Callable[[ReplayResult, np.ndarray], "tuple[list[str], list[Any]]"]
-_WHY: dict[str, WhyDropped] = {}
-
-
-def register_why(semantics: str, why: WhyDropped) -> None:
-    """How an engine explains its drops: ``why(result, rows) -> (texts, delays_to_keep_ms)``,
-    one sentence (and the smallest delay that keeps the record, or None) per log row."""
-    _WHY[semantics] = why
-
-
-def _why_flink(result: ReplayResult, rows: np.ndarray) -> tuple[list[str], list[Any]]:
-    d = result.drops(fates=("dropped",)).set_index("row")
-    texts, keep = [], []
-    lateness = int(result.setting.lateness)
-    for r in rows.tolist():
-        x = d.loc[r]
-        if not int(x["windows"]):
-            texts.append("it is in no window (a gap between sliding windows)")
-            keep.append(None)
-            continue
-        t = (f"the watermark was {x['watermark_at']} when it arrived, {x['missed_by']} past its window's "
-             f"cleanup time (window end + {readable(lateness)} allowed lateness)")
-        if x["held_by"]:
-            t += f"; held by {x['held_by']}"
-        texts.append(t)
-        v = x["delay_to_keep_ms"]
-        keep.append(None if pd.isna(v) else int(v))
-    return texts, keep
-
-
-def _last_window_end(s: Setting, ts: np.ndarray) -> np.ndarray:
-    """End of the latest window holding each event time (Spark's epoch-aligned windows)."""
-    w = s.window
-    if isinstance(w, Session):
-        return ts + w.gap
-    slide = w.slide if isinstance(w, Sliding) else w.size
-    return ts - np.mod(ts, slide) + w.size
-
-
-def _why_spark(result: ReplayResult, rows: np.ndarray) -> tuple[list[str], list[Any]]:
-    s = result.setting
-    late = result.late.assign(row=result.late["row"].astype("int64")).set_index("row")
-    interval = int(s.trigger_interval)
-    texts, keep = [], []
-    x = late.loc[rows.tolist()]
-    ts = x["event_time"].to_numpy(np.int64)
-    arr = x["arrival_time"].to_numpy(np.int64)
-    wm = x["watermark"].to_numpy(np.int64)
-    end = _last_window_end(s, ts)
-    tick = -(-arr // interval) * interval  # trigger ticks are multiples of the interval
-    what = "its session (event time + gap)" if isinstance(s.window, Session) else "its window"
-    for e, a, w, k in zip(end.tolist(), arr.tolist(), wm.tolist(), tick.tolist()):
-        texts.append(f"it arrived at {_instant(a)}, in the micro-batch of the trigger at {_instant(k)}, whose "
-                     f"late filter used the previous batch's watermark {_instant(w)}; {what} ended at "
-                     f"{_instant(e)}, {readable(w - e)} before it, so the aggregation skipped the row")
-        keep.append(int(s.delay) + (w - e) + 1)
-    return texts, keep
-
-
-def _why_kafka(result: ReplayResult, rows: np.ndarray) -> tuple[list[str], list[Any]]:
-    """Kafka Streams skips a record whose window closed: its task's stream time (the largest
-    timestamp the task had seen, ``late.watermark``) reached window end + grace."""
-    s = result.setting
-    late = result.late.assign(row=result.late["row"].astype("int64")).set_index("row")
-    x = late.loc[rows.tolist()]
-    ts = x["event_time"].to_numpy(np.int64)
-    st = x["watermark"].to_numpy(np.int64)
-    fixed = isinstance(s.window, (Tumbling, Sliding))
-    end = _last_window_end(s, ts) if fixed else ts
-    grace = int(getattr(s, "grace", 0) or 0)
-    texts, keep = [], []
-    tasks = x["task"].tolist() if "task" in x else [None] * len(x)
-    for a, e, t, task in zip(x["arrival_time"].tolist(), end.tolist(), st.tolist(), tasks):
-        who = f"task {task}'s" if task is not None else "its task's"
-        if fixed:
-            texts.append(f"it arrived at {_instant(a)}, when {who} stream time (the largest timestamp it had seen) "
-                         f"was {_instant(t)}: its window ended at {_instant(e)}, and with a {readable(grace)} grace it "
-                         f"had closed at {_instant(e + grace)}, so the record was skipped")
-            keep.append(t - e + 1)
-        else:
-            texts.append(f"it arrived at {_instant(a)}, when {who} stream time was {_instant(t)}, past its "
-                         f"session's close (last event + {readable(grace)} grace), so the record was skipped")
-            keep.append(None)
-    return texts, keep
-
-
-def _why_beam(result: ReplayResult, rows: np.ndarray) -> tuple[list[str], list[Any]]:
-    """Beam drops an element from a window whose end + allowed lateness its watermark had passed
-    (``expired``), ignores it in a window whose trigger had finished (``finished``), or keeps it
-    in a window that never fires again (``never_fired``)."""
-    s = result.setting
-    late = result.late.assign(row=result.late["row"].astype("int64")).set_index("row")
-    x = late.loc[rows.tolist()]
-    ts = x["event_time"].to_numpy(np.int64)
-    fixed = isinstance(s.window, (Tumbling, Sliding))
-    end = _last_window_end(s, ts)
-    lateness = int(s.lateness)
-    texts, keep = [], []
-    for a, e, w, reason in zip(x["arrival_time"].tolist(), end.tolist(), x["watermark"].tolist(), x["reason"].tolist()):
-        if reason == "expired":
-            what = "its window ended" if fixed else "its own session window [event time, + gap) ended"
-            texts.append(f"it arrived at {_instant(a)}, when Beam's watermark was {_instant(w)}: {what} at "
-                         f"{_instant(e)}, and with {readable(lateness)} allowed lateness it had expired at "
-                         f"{_instant(e + lateness)}, so the element was dropped")
-            keep.append(int(s.delay) + (w - (e + lateness)) if fixed else None)
-        elif reason == "finished":
-            texts.append(f"it arrived at {_instant(a)} in a window whose trigger ({s.beam_trigger}) had finished: Beam "
-                         "ignores elements of a finished window")
-            keep.append(None)
-        else:
-            texts.append(f"it was taken but its window never fired again (trigger {s.beam_trigger}): in Beam the "
-                         "pipeline would stall")
-            keep.append(None)
-    return texts, keep
-
-
-register_why("flink", _why_flink)
-register_why("beam", _why_beam)
-register_why("spark", _why_spark)
-register_why("kafka_streams", _why_kafka)
 
 
 # ------------------------------------------------------------------------------ the comparison
@@ -230,14 +103,14 @@ class EngineComparison:
         if limit is not None:
             f = f.head(int(limit))
         f = f.reset_index(drop=True)
-        why = _WHY.get(b)
-        if why is not None and len(f):
-            texts, keep = why(self.results[b], f["row"].to_numpy(np.int64))
+        engine = get(b)
+        if engine.explains_drops and len(f):
+            texts, keep = engine.why_dropped(self.results[b], f["row"].to_numpy(np.int64))
         else:
-            texts = [f"(no explanation is registered for {engine_name(b)}: toolkit.replays.compare.register_why)"] * len(f)
+            texts = [f"(no explanation of {engine_name(b)}'s drops: its Semantics defines no why_dropped)"] * len(f)
             keep = [None] * len(f)
-        out = f.assign(event=[_instant(v) for v in f["event_time"].tolist()],
-                       arrival=[_instant(v) for v in f["arrival_time"].tolist()],
+        out = f.assign(event=[instant(v) for v in f["event_time"].tolist()],
+                       arrival=[instant(v) for v in f["arrival_time"].tolist()],
                        late_by=[readable(v) for v in (f["arrival_time"] - f["event_time"]).tolist()],
                        why=texts, delay_to_keep=[readable(v) if v is not None else "" for v in keep])
         out["delay_to_keep_ms"] = pd.array(keep, dtype="Int64")
@@ -360,4 +233,4 @@ def compare_engines(log: Any, setting: Any = None, /, semantics: Any = None, *, 
     return EngineComparison(translations, results, fates, log)
 
 
-__all__ = ["EngineComparison", "FIGURES", "KEPT", "compare_engines", "register_why"]
+__all__ = ["EngineComparison", "FIGURES", "KEPT", "compare_engines"]

@@ -43,8 +43,8 @@ import numpy as np
 import pandas as pd
 
 from toolkit.durations import readable
-from toolkit.engine.pipeline import watermark_timeline
-from toolkit.engine.timeline import INT64_MIN, TimerTargets
+from toolkit.engine.flink.pipeline import watermark_timeline
+from toolkit.engine.flink.timeline import INT64_MIN, TimerTargets
 from toolkit.fast.evaluate import FixedWindows, cleanup_time
 from toolkit.settings import Custom, DynamicSession, Session, Setting, SettingError, Sliding, Tumbling, staggered_offset
 
@@ -180,7 +180,7 @@ def _partition_state(result: Any, a: dict, sel: np.ndarray, parts: np.ndarray) -
 # ----------------------------------------------------------------------------- idle timeouts
 class _CallGrid:
     """The periodic calls ``first + k * interval`` (k = 1..count) of a replay's sparse ticks
-    (``toolkit.engine.timeline.PeriodicTicks``), indexed arithmetically: never materialized, so a
+    (``toolkit.engine.flink.timeline.PeriodicTicks``), indexed arithmetically: never materialized, so a
     log spanning months at a 1 ms interval costs nothing here."""
 
     def __init__(self, ticks: Any) -> None:

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from toolkit.engine.pipeline import PipelineResult, WatermarkTimeline
-from toolkit.engine.scenarios.jsonl import dumps
+from toolkit.engine.flink.pipeline import PipelineResult, WatermarkTimeline
+from toolkit.engine.flink.scenarios.jsonl import dumps
 from toolkit.settings import Setting, Stage, Tumbling, staggered_offset
 
 

@@ -6,8 +6,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from toolkit.engine.pipeline import PipelineResult, WatermarkTimeline
-from toolkit.engine.watermarks import MAX_WATERMARK
+from toolkit.engine.flink.pipeline import PipelineResult, WatermarkTimeline
+from toolkit.engine.flink.watermarks import MAX_WATERMARK
 from toolkit.metrics.fates import FATE_NAMES
 
 _EM_COLS = ["key", "window_start", "window_end", "max_timestamp", "pane", "timing", "kind", "count", "sum", "value",

@@ -1,11 +1,11 @@
 """``replay([left, right], two_input="interval:LOWER/UPPER")``: Flink's interval join of two
 logs, ``left.keyBy(k).intervalJoin(right.keyBy(k)).between(LOWER, UPPER)``.
 
-The operator is a TwoInputStreamOperator (:class:`toolkit.engine.join.IntervalJoinOperator`,
+The operator is a TwoInputStreamOperator (:class:`toolkit.engine.flink.join.IntervalJoinOperator`,
 checked against real Flink 2.3 on exact interleavings, tests/fixtures/interval_join): each
 input has its own source subtasks (every log its own partitions, generators, idleness and
 ``source_parallelism``) and its own ``StatusWatermarkValve``; the operator watermark is the
-min over the inputs that are not idle (:class:`toolkit.engine.valve.TwoInputValves`). A
+min over the inputs that are not idle (:class:`toolkit.engine.flink.valve.TwoInputValves`). A
 record behind that watermark is late: skipped, in ``result.late`` (Flink's
 ``sideOutputLeftLateData``/``...Right...``), fate ``dropped`` with reason ``late``; every
 other record is buffered and joined with each record of the other log (same key) whose
@@ -48,8 +48,6 @@ def parse_interval(spec: str) -> tuple[int, int]:
 
 def check_setting(s: Setting) -> None:
     """What an interval join stage cannot take, named."""
-    if s.semantics != "flink":
-        raise SettingError("two_input", "an interval join is replayed with Flink's semantics only")
     for name, given in (("stages", bool(s.stages) or s.second_window is not None), ("evictor", s.evictor is not None),
                         ("lateness", s.lateness != 0), ("function", s.function != "count_sum"),
                         ("trigger", str(s.trigger) not in ("event_time", "default"))):
@@ -66,7 +64,7 @@ def check_setting(s: Setting) -> None:
 
 def _input_events(log: Any, s: Setting) -> tuple[dict, list[tuple[int, str, object]], int]:
     """One input: its records (arrival order) and its valve's outputs ``(time, kind, value)``."""
-    from toolkit.engine.pipeline import watermark_timeline
+    from toolkit.engine.flink.pipeline import watermark_timeline
 
     if not hasattr(log, "table") or getattr(log, "is_spark", False):
         raise SettingError("log", "an interval join replays local logs (toolkit.load_log; collect a Spark-backed log "
@@ -147,9 +145,9 @@ def _run_join(arrays: list[dict], outs: list[list[tuple]], end: int, lower: int,
     then end the input at ``end``. Returns the ordered events, the joins, the late records, the
     state after each valve output and at the end, and the watermark rows (per input and the
     operator's)."""
-    from toolkit.engine.join import IntervalJoinOperator
-    from toolkit.engine.valve import TwoInputValves
-    from toolkit.engine.watermarks import MAX_WATERMARK
+    from toolkit.engine.flink.join import IntervalJoinOperator
+    from toolkit.engine.flink.valve import TwoInputValves
+    from toolkit.engine.flink.watermarks import MAX_WATERMARK
 
     op = IntervalJoinOperator(lower, upper)
     wm_rows: list[tuple] = []
@@ -216,7 +214,7 @@ def _join_frames(joins: list[tuple], late: list[tuple]) -> tuple[pd.DataFrame, p
 
 def _watermark_frame(wm_rows: list[tuple]) -> pd.DataFrame:
     """The watermark rows as a frame; MIN (no watermark yet) reads as missing."""
-    from toolkit.engine.watermarks import MIN_WATERMARK
+    from toolkit.engine.flink.watermarks import MIN_WATERMARK
 
     wms = pd.DataFrame(wm_rows, columns=["level", "id", "time", "watermark", "status"])
     wms["watermark"] = pd.array([None if w is None or w == MIN_WATERMARK else int(w) for w in wms["watermark"]],

@@ -11,8 +11,9 @@ question an analyst asks of any engine:
 * ``partitions_as_sources``: every log partition is an input with its own clock, the slowest
   one holding the others back; ``idleness``: after how much silence an input stops holding.
 
-Each semantics registers two functions (:func:`register_translation`): ``to_intent(setting)``
-and ``from_intent(intent)``, each returning notes for what has no counterpart. A translation
+Each engine's semantics (``toolkit.semantics``) defines two methods, ``to_intent(setting)`` and
+``from_intent(intent, lateness_as)`` (in its package's ``translate.py``), each returning notes for
+what has no counterpart. A translation
 goes through the intent, so every registered engine translates to every other one.
 
 Flink <-> Spark (what maps exactly, and what does not):
@@ -57,10 +58,10 @@ before ``W``, Beam's nothing before it):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-from toolkit.durations import readable
-from toolkit.settings import SEMANTICS, SPARK_DEFAULTS, Session, Setting, SettingError, Sliding, Tumbling, WindowSpec
+from toolkit.semantics import get, names
+from toolkit.settings import Setting, SettingError, WindowSpec
 
 LATENESS_CHOICES = ("drop", "delay")
 
@@ -94,13 +95,10 @@ class Translation:
         return f"{self.semantics}: {self.setting}" + "".join(f"\n  note: {n}" for n in self.notes)
 
 
-#: the setting that plays the delay's part in an engine (what a sweep over delays varies there)
-DELAY_SETTINGS: dict[str, str] = {"kafka_streams": "grace"}
-
-
 def delay_setting(semantics: str) -> str:
-    """The name of ``semantics``' delay: ``"delay"``, or e.g. Kafka Streams' ``"grace"``."""
-    return DELAY_SETTINGS.get(semantics, "delay")
+    """The setting that plays the delay's part in an engine (what a sweep over delays varies
+    there): ``"delay"``, or e.g. Kafka Streams' ``"grace"`` (``Semantics.delay_setting``)."""
+    return get(semantics).delay_setting
 
 
 def delay_axes(semantics: Any, values: list) -> dict[str, list]:
@@ -112,35 +110,27 @@ def delay_axes(semantics: Any, values: list) -> dict[str, list]:
 
 def intent_delay(setting: Setting) -> int:
     """The delay of ``setting`` as :class:`Intent` reads it (Kafka Streams: its grace)."""
-    if setting.semantics in _REGISTRY:
-        return int(_REGISTRY[setting.semantics][0](setting)[0].delay)
-    return int(setting.delay)
+    engine = get(setting.semantics)
+    return int(engine.to_intent(setting)[0].delay) if _translates(engine) else int(setting.delay)
 
 
-ToIntent = Callable[[Setting], "tuple[Intent, list[str]]"]
-FromIntent = Callable[[Intent, str], "tuple[Setting, list[str]]"]
-_REGISTRY: dict[str, tuple[ToIntent, FromIntent]] = {}
-
-
-def register_translation(semantics: str, to_intent: ToIntent, from_intent: FromIntent) -> None:
-    """Add (or replace) an engine: ``to_intent(setting) -> (Intent, notes)`` reads one of its
-    settings, ``from_intent(intent, lateness_as) -> (Setting, notes)`` writes one
-    (``lateness_as`` is ``"drop"`` or ``"delay"``, see the module doc)."""
-    _REGISTRY[semantics] = (to_intent, from_intent)
+def _translates(engine: Any) -> bool:
+    """Whether an engine reads and writes settings through the intent (``Semantics.to_intent``)."""
+    return engine.translates
 
 
 def translatable() -> tuple[str, ...]:
-    """The semantics with a registered translation, in ``toolkit.settings.SEMANTICS`` order."""
-    return tuple(s for s in SEMANTICS if s in _REGISTRY) + tuple(s for s in _REGISTRY if s not in SEMANTICS)
+    """The semantics with a registered translation, in the engine registry's order."""
+    return tuple(s for s in names() if _translates(get(s)))
 
 
 def _check_semantics(semantics: str) -> str:
     name = str(semantics).strip().lower()
-    if name not in SEMANTICS:
-        raise SettingError("semantics", f"semantics {semantics!r}: choose among {', '.join(SEMANTICS)}")
-    if name not in _REGISTRY:
-        raise SettingError("semantics", f"semantics {name!r} has no translation yet (register one with "
-                           "toolkit.replays.translate.register_translation)")
+    if name not in names():
+        raise SettingError("semantics", f"semantics {semantics!r}: choose among {', '.join(names())}")
+    if not _translates(get(name)):
+        raise SettingError("semantics", f"semantics {name!r} has no translation yet (its Semantics defines no "
+                           "to_intent / from_intent)")
     return name
 
 
@@ -151,11 +141,10 @@ def translate(setting: Any, semantics: str, *, lateness_as: str = "drop") -> Tra
                            "what it would keep) or 'delay' (fold it into the delay)")
     s = Setting.parse(setting)
     target = _check_semantics(semantics)
-    to_intent, _ = _REGISTRY[_check_semantics(s.semantics)]
-    intent, notes = to_intent(s)
+    intent, notes = get(_check_semantics(s.semantics)).to_intent(s)
     if target == s.semantics:
         return Translation(target, s, ())
-    out, more = _REGISTRY[target][1](intent, lateness_as)
+    out, more = get(target).from_intent(intent, lateness_as)
     return Translation(target, out, tuple(dict.fromkeys(notes + more)))
 
 
@@ -173,141 +162,5 @@ def same_setting(setting: Any, semantics: Any = None, *, lateness_as: str = "dro
     return out
 
 
-# ------------------------------------------------------------------------------------- Flink
-def _flink_to_intent(s: Setting) -> tuple[Intent, list[str]]:
-    notes: list[str] = []
-    if not isinstance(s.window, (Tumbling, Sliding, Session)):
-        raise SettingError("window", f"window {s.window}: only tumbling, sliding and session windows have a "
-                           "counterpart in the other engines")
-    delay = s.delay
-    if s.strategy == "legacy":
-        notes.append("the legacy watermark (max - delay) is 1 ms ahead of forBoundedOutOfOrderness; translated as "
-                     "the same delay")
-    elif s.strategy not in ("bounded", "monotonous"):
-        raise SettingError("strategy", f"strategy {s.strategy_name}: only the bounded out-of-orderness strategy "
-                           "(and monotonous, its delay 0) has a counterpart in the other engines")
-    for name, default in (("trigger", "event_time"), ("evictor", None), ("function", "count_sum"),
-                          ("accumulation", "accumulating"), ("second_window", None)):
-        v = getattr(s, name)
-        if (v is not None and str(v) != str(default)) if default is not None else v is not None:
-            notes.append(f"{name} {v} is Flink's own; the other engines use their default emission")
-    if s.source_parallelism != 1:
-        notes.append(f"source_parallelism {s.source_parallelism} is Flink's own (inputs are the partitions)")
-    return Intent(s.window, delay, s.lateness, s.interval, s.partitions_as_sources, s.idleness), notes
-
-
-def _flink_from_intent(i: Intent, lateness_as: str) -> tuple[Setting, list[str]]:
-    kw: dict[str, Any] = {"window": i.window, "delay": i.delay, "lateness": i.lateness,
-                          "partitions_as_sources": i.partitions_as_sources, "semantics": "flink"}
-    if i.interval is not None:
-        kw["interval"] = i.interval
-    if i.idleness is not None:
-        kw["idleness"] = i.idleness
-    return Setting.parse(kw), []
-
-
-# ------------------------------------------------------------------------------------- Spark
-def _spark_to_intent(s: Setting) -> tuple[Intent, list[str]]:
-    notes = []
-    if s.output_mode == "update":
-        notes.append("Spark's update mode (a result at every micro-batch that changes a window) has no Flink "
-                     "counterpart with the event-time trigger; compared as Flink's one result per window")
-    if s.multiple_watermark_policy == "max" and s.partitions_as_sources:
-        notes.append("Spark's max watermark policy has no Flink counterpart (Flink takes the minimum over inputs)")
-    return Intent(s.window, s.delay, 0, s.trigger_interval, s.partitions_as_sources, None), notes
-
-
-def _spark_from_intent(i: Intent, lateness_as: str) -> tuple[Setting, list[str]]:
-    notes: list[str] = []
-    if getattr(i.window, "offset", 0):
-        raise SettingError("window", f"window {i.window}: Spark's window() has no offset; drop the offset")
-    delay = i.delay
-    if i.lateness:
-        if lateness_as == "delay":
-            delay += i.lateness
-            notes.append(f"Spark has no allowed lateness: the {readable(i.lateness)} lateness is folded into the "
-                         f"delay (withWatermark {readable(delay)}), so every window is emitted that much later")
-        else:
-            notes.append(f"Spark has no allowed lateness: records a {readable(i.lateness)} lateness would accept "
-                         "late are dropped by Spark")
-    interval = i.interval
-    if interval is None or interval <= 0:
-        if interval == 0:
-            notes.append("a watermark after every record has no Spark counterpart; Spark's default trigger "
-                         f"interval of {readable(SPARK_DEFAULTS['trigger_interval'])} is used")
-        interval = SPARK_DEFAULTS["trigger_interval"]
-    if i.idleness is not None:
-        notes.append(f"Spark has no idle timeout: the {readable(i.idleness)} idleness is left out (a silent "
-                     "partition holds Spark's min watermark back)")
-    s = Setting.parse(window=i.window, delay=delay, semantics="spark", trigger_interval=interval,
-                      partitions_as_sources=i.partitions_as_sources, output_mode="append",
-                      multiple_watermark_policy="min")
-    return s, notes
-
-
-# -------------------------------------------------------------------------------- Kafka Streams
-def _kafka_to_intent(s: Setting) -> tuple[Intent, list[str]]:
-    notes = ["Kafka Streams has no watermark: each task's stream time (the largest timestamp it has seen) closes "
-             "windows at end + grace; compared as one watermark over the whole stream, the grace as its delay"]
-    if getattr(s, "emit", None) == "update":
-        notes.append("Kafka Streams' emit on every update has no counterpart here; compared as one result per window")
-    return Intent(s.window, int(getattr(s, "grace", 0) or 0), 0, None, False, None), notes
-
-
-def _kafka_from_intent(i: Intent, lateness_as: str) -> tuple[Setting, list[str]]:
-    """Kafka's grace is the whole time a window takes records after its end: a delay (and, with
-    ``lateness_as="delay"``, the allowed lateness too); results once, when the window closes."""
-    notes = ["Kafka Streams has no watermark: each task's stream time (its largest timestamp) closes windows at "
-             "end + grace, so a silent partition holds nothing back and tasks do not wait for each other"]
-    grace = i.delay
-    if i.lateness:
-        if lateness_as == "delay":
-            grace += i.lateness
-            notes.append(f"the {readable(i.lateness)} allowed lateness is folded into the grace "
-                         f"({readable(grace)}): the final result comes that much later")
-        else:
-            notes.append(f"Kafka Streams' grace is its only lateness: records a {readable(i.lateness)} allowed "
-                         "lateness would accept late are dropped")
-    if i.idleness is not None:
-        notes.append("an idle timeout has no Kafka Streams counterpart (no watermark to hold back)")
-    s = Setting.parse(window=i.window, semantics="kafka_streams", grace=grace, emit="final")
-    return s, notes
-
-
-# -------------------------------------------------------------------------------------- Beam
-_BEAM_BOUNDARY = ("Beam drops an element only when its watermark is strictly past window end + allowed lateness: "
-                  "a record arriving exactly when Flink's window is cleaned up is still taken by Beam (1 ms later)")
-
-
-def _beam_to_intent(s: Setting) -> tuple[Intent, list[str]]:
-    base, notes = _flink_to_intent(s.replace(semantics="flink"))
-    if str(s.beam_trigger) != "default":
-        notes.append(f"Beam's trigger {s.beam_trigger} has no counterpart in the other engines; compared as one "
-                     "result per window at the watermark")
-    if s.accumulation == "discarding":
-        notes.append("Beam's discarding mode is Beam's own; the other engines report accumulated results")
-    if s.timestamp_combiner != "end_of_window":
-        notes.append(f"Beam's timestamp_combiner {s.timestamp_combiner} only sets the output timestamps (and holds "
-                     "Beam's output watermark); the other engines stamp results at the window end")
-    return base, notes
-
-
-def _beam_from_intent(i: Intent, lateness_as: str) -> tuple[Setting, list[str]]:
-    kw: dict[str, Any] = {"window": i.window, "delay": i.delay, "lateness": i.lateness,
-                          "partitions_as_sources": i.partitions_as_sources, "semantics": "beam"}
-    if i.interval is not None:
-        kw["interval"] = i.interval
-    if i.idleness is not None:
-        kw["idleness"] = i.idleness
-    return Setting.parse(kw), [_BEAM_BOUNDARY]
-
-
-register_translation("flink", _flink_to_intent, _flink_from_intent)
-register_translation("spark", _spark_to_intent, _spark_from_intent)
-if "kafka_streams" in SEMANTICS:  # wired by toolkit.settings (Setting.grace, Setting.emit)
-    register_translation("kafka_streams", _kafka_to_intent, _kafka_from_intent)
-if "beam" in SEMANTICS:  # wired by toolkit.settings (Setting.beam_trigger, Setting.timestamp_combiner)
-    register_translation("beam", _beam_to_intent, _beam_from_intent)
-
-__all__ = ["DELAY_SETTINGS", "Intent", "LATENESS_CHOICES", "delay_axes", "delay_setting", "intent_delay", "Translation", "register_translation", "same_setting", "translatable",
+__all__ = ["Intent", "LATENESS_CHOICES", "delay_axes", "delay_setting", "intent_delay", "Translation", "same_setting", "translatable",
            "translate"]

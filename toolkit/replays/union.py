@@ -2,7 +2,7 @@
 
 In Flink a union feeds the downstream operator through one input gate: every upstream
 subtask of every input is a channel of the operator's ``StatusWatermarkValve``
-(``toolkit.engine.valve``). So the union of ``k`` logs, each read by ``source_parallelism``
+(``toolkit.engine.flink.valve``). So the union of ``k`` logs, each read by ``source_parallelism``
 ``P`` subtasks with its own per-partition generators, is replayed as one log read by ``k * P``
 subtasks: input ``i``'s partition ``p`` becomes partition ``(p // P) * k * P + i * P + p % P``
 (so it lands on subtask ``i * P + p % P``, and each subtask keeps its partitions in their

@@ -7,8 +7,8 @@ import pandas as pd
 
 from toolkit.durations import readable
 
-from toolkit.replays.translate import delay_setting
-from toolkit.settings import CONFIG_COLUMNS, Setting, parse_window
+from toolkit.semantics import get
+from toolkit.settings import CONFIG_COLUMNS, Setting, SettingError, parse_window
 
 
 def frontier(results: pd.DataFrame, *, latency: str = "latency_p99_ms", completeness: str = "completeness_first") -> pd.DataFrame:
@@ -37,14 +37,24 @@ METRIC_WORDS = {
 """How a recommendation names the figure it minimizes."""
 
 
-#: how the words name each engine (``semantics``); an engine not listed is named by its key
-ENGINE_NAMES = {"flink": "Flink", "spark": "Spark Structured Streaming", "kafka_streams": "Kafka Streams",
-                "beam": "Apache Beam"}
+#: the engine of a results row without a ``semantics`` column (a setting's default)
+DEFAULT_SEMANTICS = Setting.__dataclass_fields__["semantics"].default
 
 
 def engine_name(semantics: Any) -> str:
-    """``"spark"`` -> ``"Spark Structured Streaming"`` (the key itself when unknown)."""
-    return ENGINE_NAMES.get(str(semantics), str(semantics))
+    """How words name an engine (its registered ``title``; the key itself when unknown)."""
+    try:
+        return get(str(semantics)).title
+    except SettingError:
+        return str(semantics)
+
+
+def _engine_of(row: Any) -> Any:
+    """The registered engine of a results row (a row without one, or with a missing value: the default)."""
+    name = row.get("semantics", DEFAULT_SEMANTICS)
+    if name is None or (isinstance(name, float) and pd.isna(name)) or str(name) in ("nan", "none"):
+        name = DEFAULT_SEMANTICS
+    return get(str(name))
 
 
 def recommend(
@@ -104,8 +114,8 @@ def recommend(
                      f"{percent(best[completeness_column])} with {_describe(best)}")
         words = (f"No setting of the {len(results)} swept reaches the {percent(completeness)} target. The best, "
                  f"{setting_words(best, results)}, {_keeps(best, completeness_column, results)}: raise the "
-                 f"{delay_setting(str(best.get('semantics', 'flink')))}"
-                 + (" or the allowed lateness." if str(best.get("semantics", "flink")) == "flink" else "."))
+                 f"{_engine_of(best).delay_setting}"
+                 + (" or the allowed lateness." if "lateness" in _engine_of(best).shared else "."))
         return dict(base, config=None, setting=None, row=best, reason=words, criterion=criterion)
     tie = ["dropped", "delay_ms", "lateness_ms"]
     tie = [t for t in tie if t in ok]
@@ -243,11 +253,12 @@ def setting_words(row: Any, results: pd.DataFrame | None = None) -> str:
     out unless ``results`` swept them."""
     if isinstance(row, Setting):
         row = pd.Series(row.row())
-    if str(row.get("semantics", "flink")) == "kafka_streams":
-        return _kafka_words(row, results)
-    semantics = str(row.get("semantics", "flink"))
-    if semantics != "flink" and not (isinstance(semantics, float) or semantics in ("nan", "none")):
-        return _engine_words(row, results, semantics)
+    return _engine_of(row).setting_words(row, results)
+
+
+def flink_words(row: Any, results: pd.DataFrame | None = None) -> str:
+    """A Flink setting in words: the watermark strategy and delay, the allowed lateness, the idle
+    timeout and interval, then the window operator's settings off their default."""
     strategy = str(row.get("strategy", "bounded"))
     name = strategy.partition("(")[0]
     delay = row.get("delay_ms", 0)
@@ -290,27 +301,14 @@ def setting_words(row: Any, results: pd.DataFrame | None = None) -> str:
     return text + (f" ({', '.join(extra)})" if extra else "")
 
 
-#: an engine's own settings in words (column, template); engines not listed show ``column value``
-ENGINE_SETTING_WORDS: dict[str, list[tuple[str, str]]] = {
-    "spark": [("trigger_interval_ms", "micro-batches every {}"), ("output_mode", "{} output mode"),
-              ("multiple_watermark_policy", "the {} watermark policy")],
-    "beam": [("lateness_ms", "a {} allowed lateness"), ("beam_trigger", "the {} trigger"), ("accumulation", "{} panes"),
-             ("timestamp_combiner", "{} output timestamps")],
-}
-
-
-def _engine_words(row: Any, results: pd.DataFrame | None, semantics: str) -> str:
-    """A setting of an engine other than Flink: its delay, then its own settings."""
-    from toolkit.settings import FLINK_SETTINGS
-
+def engine_setting_words(row: Any, results: pd.DataFrame | None, words: list[tuple[str, str]],
+                         extra: list[str] | tuple = ()) -> str:
+    """A setting of an engine with a watermark delay and settings of its own: the delay, then
+    each of ``words`` (column, template) that the row has, then ``extra`` phrases."""
     delay = row.get("delay_ms", 0)
     head = f"a {readable(delay)} watermark delay" if delay else "no watermark delay"
     parts = []
-    own = ENGINE_SETTING_WORDS.get(semantics)
-    if own is None:
-        skip = {"window", "delay_ms", "semantics", "strategy"} | {f"{n}_ms" for n in FLINK_SETTINGS} | set(FLINK_SETTINGS)
-        own = [(c, c.removesuffix("_ms").replace("_", " ") + " {}") for c in CONFIG_COLUMNS if c not in skip]
-    for col, template in own:
+    for col, template in words:
         v = row.get(col, None)
         if v is None or (not isinstance(v, str) and pd.isna(v)) or str(v) == "none":
             continue
@@ -318,8 +316,7 @@ def _engine_words(row: Any, results: pd.DataFrame | None, semantics: str) -> str
             parts.append("no allowed lateness")
             continue
         parts.append(template.format(readable(int(v)) if col.endswith("_ms") else v))
-    if "partitions_as_sources" in row and not bool(row["partitions_as_sources"]) and semantics == "spark":
-        parts.append("one input for all partitions")
+    parts.extend(extra)
     text = head + (" with " + _join(parts) if parts else "")
     window = row.get("window", None)
     if window is not None and (_varying(results, "window") or str(window) != "tumbling:1s"):
@@ -331,7 +328,7 @@ _KAFKA_EMIT_WORDS = {"update": "results on every update", "final": "final result
                      "suppress": "final results through suppress(untilWindowCloses)"}
 
 
-def _kafka_words(row: Any, results: pd.DataFrame | None) -> str:
+def kafka_words(row: Any, results: pd.DataFrame | None) -> str:
     """A Kafka Streams setting in words: ``Kafka Streams with a 2 s grace, final results through
     suppress(untilWindowCloses) and 4 tasks (tumbling:10s windows)``."""
     grace = row.get("grace_ms", 0)

@@ -1,6 +1,6 @@
 """The reference path: one shard's records through the engine's ``WindowOperator``.
 
-Records go through the replay's own driver (``toolkit.engine.pipeline.run_pipeline``): in
+Records go through the replay's own driver (``toolkit.engine.flink.pipeline.run_pipeline``): in
 arrival order, every watermark change of the timeline that precedes a record applied before
 it at its processing time, the end of input the MAX watermark at ``timeline.end_time``. The
 operator's state size is sampled after every record and every change, so peaks are exact. Figures come out in the same exactly
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from toolkit.engine.config import build_operator
-from toolkit.engine.pipeline import run_pipeline
+from toolkit.engine.flink.config import build_operator
+from toolkit.engine.flink.pipeline import run_pipeline
 from toolkit.fast.evaluate import FixedWindows, Shard
 from toolkit.fast.sessions import elements_with_gaps
-from toolkit.engine.timeline import WatermarkTimeline
+from toolkit.engine.flink.timeline import WatermarkTimeline
 from toolkit.metrics.truth import sessionize
 from toolkit.settings import Custom, DynamicSession, Session, Setting, SettingError, Sliding, Tumbling
 
@@ -41,7 +41,7 @@ def check_window(config: Setting) -> None:
 
 
 def drive(shard: Shard, config: Setting, timeline: WatermarkTimeline) -> tuple[list, list]:
-    """Run the shard through a fresh first-stage operator (``toolkit.engine.pipeline``, the
+    """Run the shard through a fresh first-stage operator (``toolkit.engine.flink.pipeline``, the
     replay's own driver): (emitted items in order, state samples after every record and
     every change, see ``run_pipeline``'s ``state="exact"``). Record ids are shard positions."""
     keys = shard.keys[shard.key_code] if shard.n else np.zeros(0, dtype=object)
@@ -61,7 +61,7 @@ def engine_partial(shard: Shard, config: Setting, timeline: WatermarkTimeline) -
 
 def window_arrays(shard: Shard, config: Setting, out: list) -> dict:
     """Per true window and per record figures from the emitted results (see module doc)."""
-    from toolkit.engine import WindowResult
+    from toolkit.engine.flink import WindowResult
 
     check_window(config)
     window = config.window

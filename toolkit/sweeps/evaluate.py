@@ -6,7 +6,7 @@ import pandas as pd
 
 from toolkit.fast import sessions as fast_sessions
 from toolkit.fast.evaluate import FixedWindows, Shard, partial
-from toolkit.engine.timeline import WatermarkTimeline
+from toolkit.engine.flink.timeline import WatermarkTimeline
 from toolkit.metrics.summary import merge_config
 from toolkit.settings import SESSION_WINDOWS, Setting
 from toolkit.sweeps.engine_path import engine_partial

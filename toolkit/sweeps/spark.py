@@ -36,7 +36,7 @@ import pandas as pd
 
 from toolkit.fast.sessions import gap_column
 from toolkit.metrics.summary import KIND_STATE, SUMMARY_COLUMNS, merge_config, state_range_row
-from toolkit.replays.microbatch import spark_gap_column
+from toolkit.semantics import get
 from toolkit.settings import Limits, Setting, SettingError, format_bytes, machine_memory, windows_per_record
 from toolkit.sweeps.microbatch import spark_batch_maxima
 from toolkit.sweeps.semantics import all_timelines, evaluate_shard, split_ids, split_unit
@@ -122,13 +122,15 @@ def run_spark(
 
 def _table_to_spark(table: pd.DataFrame, configs: list[Setting], gap_columns: list[str], session) -> Any:
     """A Spark DataFrame of an in-process log: the columns the sweep reads, keys as text, each
-    gap column as checked int64 ms (a Spark row's null gap: 0, no session)."""
+    gap column as checked int64 ms (a Spark row's null gap: 0, no session), read the way its
+    settings' engine reads it."""
     cols = ["row", "event_time", "arrival_time", "key", "partition"] + gap_columns
     pdf = table[[c for c in cols if c in table]].copy()
     pdf["key"] = pdf["key"].astype(str)
-    flink_gaps = {c.gap_column for c in configs if c.semantics != "spark"}
+    strict = {c.gap_column for c in configs if not get(c.semantics).null_gap_is_no_session}
+    readers = {c.gap_column: get(c.semantics) for c in reversed(configs) if c.gap_column is not None}
     for c in gap_columns:
-        pdf[c] = gap_column(table, c) if c in flink_gaps else spark_gap_column(table, c)
+        pdf[c] = gap_column(table, c) if c in strict else readers[c].gap_array(table, c)
     return session.createDataFrame(pdf)
 
 
@@ -354,7 +356,6 @@ _WHOLE_ID = "__whole_config"
 #: window) pair: the task's pandas table plus the replay's per-record state (measured: Beam 410-580
 #: B/record for sessions and fixed windows, 2,530 with 10 sliding windows a record; Spark's complete
 #: mode 350, over 100,000 records)
-_WHOLE_BYTES = {"beam": (800, 250), "microbatch": (600, 150)}
 
 
 def check_whole_memory(limits: Limits, configs: dict[int, Setting], *, session, records: int) -> None:
@@ -362,11 +363,9 @@ def check_whole_memory(limits: Limits, configs: dict[int, Setting], *, session, 
     than it may use: ``max_memory``, else ``spark.executor.pyspark.memory``, else, when the
     executors run on this machine, its memory; the tasks that run at once (one per row, up to the
     parallelism) add up."""
-    from toolkit.sweeps.whole import WHOLE_PATHS
-
     worst, why = 0, ""
     for c in configs.values():
-        base, per_pair = _WHOLE_BYTES.get(WHOLE_PATHS[c.semantics], _TASK_BYTES["engine"])
+        base, per_pair = get(c.semantics).whole_bytes()
         need = records * (base + windows_per_record(c.window) * per_pair)
         if need > worst:
             worst, why = need, f"{c.semantics} window {c.window}"
@@ -505,14 +504,9 @@ def memory_estimate(configs: list[Setting], paths: list[str], *, records: int, s
     driver_why = f"{records:,} records"
     seen: set = set()
     for c in configs:
-        if c.semantics == "kafka_streams":
+        what = get(c.semantics).timeline_inputs(c)
+        if what is None:
             continue  # its timeline is one aggregate of the log: nothing per record or tick on the driver
-        if c.semantics == "spark":
-            what = ("batches", c.trigger_interval)
-        elif c.tick_table_timeline:
-            what = ("ticks", c.interval)
-        else:
-            what = ("records",)
         if what in seen:
             continue
         seen.add(what)

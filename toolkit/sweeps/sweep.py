@@ -56,12 +56,13 @@ from toolkit.fast.sessions import gap_array, gap_column
 from toolkit.fast.sessions import in_range as fast_sessions_in_range
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.replays.microbatch import spark_gap_array, spark_gap_column
+from toolkit.semantics import get
 from toolkit.settings import (CONFIG_COLUMNS, SESSION_WINDOWS, DynamicSession, Limits, Setting, SettingError, Tumbling,
                               TriggerSpec, grid, staggered_offset)
 from toolkit.sweeps.evaluate import merge_all
-from toolkit.sweeps.semantics import REGISTRY, all_timelines, evaluate_shard, split_ids, split_unit
+from toolkit.sweeps.semantics import all_timelines, evaluate_shard, split_ids, split_unit
 from toolkit.sweeps.timelines import local_sources
-from toolkit.sweeps.whole import WHOLE_PATHS, whole_figures
+from toolkit.sweeps.whole import in_one_piece, whole_rows
 
 RESULT_COLUMNS = CONFIG_COLUMNS + ["path"] + SUMMARY_COLUMNS
 PATHS = ("auto", "fast", "engine")
@@ -113,17 +114,14 @@ def sweep(
     # shards; the others, and every non-Flink row of an unsharded sweep, in one piece by the replay's
     # own code (toolkit.sweeps.whole: on the driver, or in one Spark task for a Spark-backed log)
     in_shards = use_spark or (shards or 1) > 1
-    micro = [i for i, c in enumerate(configs)
-             if c.semantics in WHOLE_PATHS and not (in_shards and c.semantics in REGISTRY and _shardable(c))]
+    micro = [i for i, c in enumerate(configs) if in_one_piece(c, in_shards)]
     flink = sorted(set(range(len(configs))) - set(micro))
     configs = [all_configs[i] for i in flink]
     shown = configs  # the rows show the settings as given; the work runs on them resolved
     configs = resolve_staggers(configs, table, spark_df)
-    gap_max = dynamic_gap_max([c for c in configs if c.semantics != "spark"], table, spark_df)
+    gap_max = dynamic_gap_max([c for c in configs if not get(c.semantics).null_gap_is_no_session], table, spark_df)
     check_spark_gaps(configs, table, spark_df)
-    fl = [c for c in configs if c.semantics == "flink"]
-    fl_paths = iter(choose_paths(fl, path, event_range=_event_range(table, spark_df) if fl else None, gap_max=gap_max))
-    paths = [next(fl_paths) if c.semantics == "flink" else WHOLE_PATHS[c.semantics] for c in configs]
+    paths = _paths(configs, path, table, spark_df, gap_max)
     summary = None
     if not configs:
         pass
@@ -149,14 +147,18 @@ def sweep(
     return _with_whole_rows(all_configs, flink, paths, summary, micro, whole)
 
 
-def _shardable(c: Setting) -> bool:
-    """Spark's complete mode re-emits every window every batch and never evicts: its figures come
-    from the replay's own code, in one piece (the sharded partial models append and update)."""
-    if c.semantics == "beam":  # keys share Beam's output watermark unless the setting rules it out
-        from toolkit.replays.beam import shardable
-
-        return shardable(c)
-    return not (c.semantics == "spark" and c.output_mode == "complete")
+def _paths(configs: list[Setting], path: str, table: pd.DataFrame | None, spark_df: Any, gap_max: dict) -> list[str]:
+    """Each row's path, as its engine chooses (Flink: the closed form where it applies)."""
+    out: list[str] = [""] * len(configs)
+    by_engine: dict[str, list[int]] = {}
+    for i, c in enumerate(configs):
+        by_engine.setdefault(c.semantics, []).append(i)
+    for name, idx in by_engine.items():
+        chosen = get(name).sweep_paths([configs[i] for i in idx], path, gap_max=gap_max,
+                                       event_range=lambda: _event_range(table, spark_df))
+        for i, p in zip(idx, chosen):
+            out[i] = p
+    return out
 
 
 def resolve_staggers(configs: list[Setting], table: pd.DataFrame | None, spark_df: Any) -> list[Setting]:
@@ -204,8 +206,9 @@ def check_spark_gaps(configs: list[Setting], table: pd.DataFrame | None, spark_d
     (``toolkit.replays.microbatch.spark_gap_array``: null, 0 or a negative gap is no session; a
     gap that is not a whole number of ms is an error naming ``window``). A column a Flink row
     reads too is checked by :func:`dynamic_gap_max` (Flink refuses any gap <= 0)."""
-    flink = {c.gap_column for c in configs if c.semantics != "spark"}
-    for col in dict.fromkeys(c.gap_column for c in configs if c.semantics == "spark" and c.gap_column is not None):
+    flink = {c.gap_column for c in configs if not get(c.semantics).null_gap_is_no_session}
+    for col in dict.fromkeys(c.gap_column for c in configs
+                             if get(c.semantics).null_gap_is_no_session and c.gap_column is not None):
         if col in flink:
             continue
         if table is not None:
@@ -259,11 +262,7 @@ def _whole_rows(configs: list[Setting], micro: list[int], table: pd.DataFrame | 
     position. A local log: in-process, on the driver. A Spark-backed log: on Spark, each row's
     whole log in one Spark task (``toolkit.sweeps.spark.run_whole``); only the figures come back."""
     if table is not None:
-        from toolkit.replays.microbatch import sweep_rows
-
-        spark_rows = [i for i in micro if configs[i].semantics == "spark"]  # one prepared log for all of them
-        rows = dict(zip(spark_rows, sweep_rows(table, [configs[i] for i in spark_rows], invalid, sources=partitions)))
-        rows.update({i: whole_figures(table, configs[i], invalid, partitions) for i in micro if i not in rows})
+        rows = whole_rows(table, {i: configs[i] for i in micro}, invalid, partitions)
         return pd.DataFrame.from_dict(rows, orient="index", columns=SUMMARY_COLUMNS)
     if not use_spark:
         raise SettingError("execution", "this log is Spark-backed: run the sweep with execution='spark' (or 'auto')")
@@ -286,7 +285,7 @@ def _with_whole_rows(configs: list[Setting], flink: list[int], paths: list[str],
     for i, p in zip(flink, paths):
         all_paths[i] = p
     for i in micro:
-        all_paths[i] = WHOLE_PATHS[configs[i].semantics]
+        all_paths[i] = get(configs[i].semantics).path
     return assemble(configs, all_paths, frame.sort_index())
 
 
@@ -466,10 +465,14 @@ def run_local(
 
 def shard_gaps(table: pd.DataFrame, configs: list[Setting]) -> dict[str, np.ndarray]:
     """Each dynamic-session gap column as int64 ms for the shards: checked Flink's way (every gap
-    > 0) when a Flink row reads it, else Spark's way (null read as 0: no session)."""
-    flink = {c.gap_column for c in configs if c.semantics != "spark"}
-    cols = dict.fromkeys(c.gap_column for c in configs if c.gap_column is not None)
-    return {col: gap_column(table, col) if col in flink else spark_gap_column(table, col) for col in cols}
+    > 0) when a row of an engine that refuses a non-positive gap reads it, else by the reading
+    engine's own rule (Spark's: null read as 0, no session)."""
+    strict = {c.gap_column for c in configs if not get(c.semantics).null_gap_is_no_session}
+    readers: dict[str, Any] = {}
+    for c in configs:
+        if c.gap_column is not None:
+            readers.setdefault(c.gap_column, get(c.semantics))
+    return {col: gap_column(table, col) if col in strict else eng.gap_array(table, col) for col, eng in readers.items()}
 
 
 def _values(table: pd.DataFrame) -> np.ndarray:

@@ -5,7 +5,7 @@ watermark side (generators whose ``on_event`` never emits): the max event time p
 partition and whether the partition saw any record (idleness). So the log is first reduced
 to a *tick table*, one row per (tick bucket, partition) with min/max arrival and max event
 time (a pandas groupby in-process, a Spark aggregation on a cluster: the log is never
-collected), and the replay's own watermark code (``toolkit.engine.pipeline``) runs on two
+collected), and the replay's own watermark code (``toolkit.engine.flink.pipeline``) runs on two
 stand-in records per row. That reproduces the replay's operator timeline exactly, for every
 delay, with or without idleness, and costs O(ticks x partitions), not O(records).
 
@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from toolkit.engine.pipeline import end_time_of, watermark_timeline
-from toolkit.engine.timeline import INT64_MAX, TickShape, WatermarkTimeline, empty_timeline
+from toolkit.engine.flink.pipeline import end_time_of, watermark_timeline
+from toolkit.engine.flink.timeline import INT64_MAX, TickShape, WatermarkTimeline, empty_timeline
 from toolkit.settings import Setting
 
 TICK_TABLE_COLUMNS = ["bucket", "partition", "amin", "amax", "tsmax"]

@@ -17,10 +17,11 @@ import pandas as pd
 
 from toolkit.replays.translate import delay_setting, intent_delay
 from toolkit.settings import Setting
+from toolkit.semantics import get
 from toolkit.sweeps.choose import engine_name
 from toolkit.viz._common import (FATE_COLORS, FATE_LABELS, MAX_POINTS, duration_axis_scale, is_epoch, time_x,
                                  with_note, wrap)
-from toolkit.viz.sweep import KAFKA_UPDATE_NOTE, KAFKA_UPDATE_SHORT, config_columns, kafka_update_rows, name_of, value_text, varying
+from toolkit.viz.sweep import config_columns, first_result_notes, name_of, value_text, varying
 
 ENGINE_METRICS = ("dropped", "completeness_first", "latency_p99_ms", "peak_state_records")
 """The figures :func:`engines_by_delay` shows by default."""
@@ -51,8 +52,8 @@ def _delays(data: pd.DataFrame) -> np.ndarray:
     """Each row's delay as every engine means it (:func:`toolkit.replays.translate.intent_delay`:
     Kafka Streams' grace ...); ``delay_ms`` for a row that is not a whole setting."""
     out = data["delay_ms"].to_numpy(dtype="float64").copy()
-    if (data["semantics"].astype(str) == "flink").all():
-        return out
+    if all(get(n).delay_setting == "delay" for n in set(data["semantics"].astype(str))):
+        return out  # every engine's delay is its delay_ms
     for i, (_, row) in enumerate(data.iterrows()):
         try:
             out[i] = intent_delay(Setting.from_row(row))
@@ -70,7 +71,7 @@ def engines_by_delay(results: pd.DataFrame, metrics: Sequence[str] = ENGINE_METR
         if c not in results.columns:
             raise ValueError(f"results have no column {c!r}: sweep with semantics=[...] and delay=[...]")
     data = results.copy()
-    kafka_note = kafka_update_rows(results)
+    notes = first_result_notes(results, short=True)
     data["engine"] = [engine_name(s) for s in data["semantics"]]
     data["variant"] = engine_labels(results)
     data["line"] = data["engine"] + np.where(data["variant"] != "", ", " + data["variant"], "")
@@ -98,8 +99,8 @@ def engines_by_delay(results: pd.DataFrame, metrics: Sequence[str] = ENGINE_METR
             y = alt.Y("metric_value:Q", title=f"{name_of(m)} ({munit})", scale=alt.Scale(zero=False))
         better = "higher is better" if m.startswith("completeness") else "lower is better"
         panel_title: Any = f"{name_of(m)} ({better})"
-        if m == "completeness_first" and kafka_note:
-            panel_title = alt.TitleParams(panel_title, subtitle=wrap(KAFKA_UPDATE_SHORT, max(40, width // 5)),
+        if m == "completeness_first" and notes:
+            panel_title = alt.TitleParams(panel_title, subtitle=[ln for n in notes for ln in wrap(n, max(40, width // 5))],
                                           subtitleColor="#b35900", subtitleFontSize=10)
         charts.append(alt.Chart(d).mark_line(point=True).encode(
             x=alt.X("delay_value:Q", title=x_title), y=y, color=color, strokeDash=dash,
@@ -186,5 +187,5 @@ def disagreements(comparison: Any, *, max_points: int = MAX_POINTS, width: int =
     return with_note(chart, f"Records one engine keeps and another drops ({n_words})", note)
 
 
-__all__ = ["ENGINE_METRICS", "KAFKA_UPDATE_NOTE", "KAFKA_UPDATE_SHORT", "disagreements", "engine_fates", "engine_labels", "engines_by_delay",
-           "kafka_update_rows"]
+__all__ = ["ENGINE_METRICS", "disagreements", "engine_fates", "engine_labels", "engines_by_delay",
+           "first_result_notes"]

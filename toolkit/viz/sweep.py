@@ -9,6 +9,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from toolkit.semantics import get
 from toolkit.sweeps.choose import engine_name
 from toolkit.viz import _format as fmt
 from toolkit.viz._common import duration_axis, duration_axis_scale, duration_expr, wrap
@@ -29,28 +30,18 @@ HIGHER_IS_BETTER = {"completeness_first", "completeness_final", "exact_windows",
 METRIC_FORMATS = {"completeness_first": ".2%", "completeness_final": ".2%", "exact_windows": ".2%"}
 
 
-KAFKA_UPDATE_NOTE = ("Kafka Streams with emit=update: every update of a window is a result, so a window's first "
-                     "result is a partial one and its first-result completeness is low by design; its final "
-                     "completeness, or emit=suppress / final, tells whether records are kept.")
-"""The note next to any first-result completeness of a Kafka Streams row with ``emit=update``."""
-
-KAFKA_UPDATE_SHORT = ("Kafka Streams, emit=update: each update is a result, so a window's first result is "
-                      "partial; its low first-result completeness is by design.")
-"""The same note, short enough for a small chart panel."""
-
-
-def kafka_update_rows(results: pd.DataFrame) -> bool:
-    """Whether ``results`` has Kafka Streams rows with ``emit=update`` (the default when no
-    ``emit`` column says otherwise)."""
+def first_result_notes(results: pd.DataFrame, *, short: bool = False) -> list[str]:
+    """What charts say next to a first-result completeness: the note of each engine in
+    ``results`` whose rows have first results partial by design (``Semantics.partial_first_results``:
+    Kafka Streams with ``emit=update``)."""
     if "semantics" not in results.columns:
-        return False
-    kafka = results["semantics"].astype(str) == "kafka_streams"
-    if not kafka.any():
-        return False
-    if "emit" not in results.columns:
-        return True
-    emit = results.loc[kafka, "emit"]
-    return bool((emit.isna() | (emit.astype(str) == "update")).any())
+        return []
+    out = []
+    for name, rows in results.groupby(results["semantics"].astype(str), sort=False):
+        engine = get(name)
+        if engine.partial_first_results(rows):
+            out.append(engine.first_result_note_short if short else engine.first_result_note)
+    return out
 
 
 def metric_columns(results: pd.DataFrame) -> list[str]:
@@ -340,8 +331,9 @@ def latency_completeness(results: pd.DataFrame, *, latency: str = "latency_p99_m
             x=x, y=y, text="label:N"))
         if reason:
             subtitle.extend(textwrap.wrap(reason, 95))
-    if completeness == "completeness_first" and kafka_update_rows(results):
-        subtitle.extend(textwrap.wrap(KAFKA_UPDATE_NOTE, 95))
+    if completeness == "completeness_first":
+        for note in first_result_notes(results):
+            subtitle.extend(textwrap.wrap(note, 95))
     chart = alt.layer(*layers).properties(width=width, height=height)
     return chart.properties(title=alt.TitleParams(title, subtitle=subtitle) if subtitle else title)
 
@@ -415,8 +407,9 @@ def sweep_scatter(results: pd.DataFrame, metric: str = "dropped", *, x: str = "l
                         f"{', '.join(name(c) for c in hidden)}): drawn as rings, by size")
     else:
         encoding["size"] = alt.value(90)
-    if "completeness_first" in (x, y, metric) and kafka_update_rows(results):
-        subtitle.extend(wrap(KAFKA_UPDATE_NOTE, 95))
+    if "completeness_first" in (x, y, metric):
+        for note in first_result_notes(results):
+            subtitle.extend(wrap(note, 95))
     pick = alt.selection_point(fields=["setting"], on="click", clear="dblclick", name="picked")
     chart = alt.Chart(data).mark_point(filled=True, stroke="white", strokeWidth=1.5, opacity=1).encode(
         x=_axis_channel(alt.X, x, data[x]),

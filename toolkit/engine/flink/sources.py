@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from toolkit.engine.watermarks import MIN_WATERMARK, WatermarkGenerator, WatermarkStrategy
+from toolkit.engine.flink.watermarks import MIN_WATERMARK, WatermarkGenerator, WatermarkStrategy
 
 # downstream callback: (kind, value) with kind "watermark" (value = ts) or "status" (value = "idle"|"active")
 Downstream = Callable[[str, object], None]

@@ -9,7 +9,7 @@ a tick at the same ``pt`` as a record runs after it (``records_first``) or befor
 "gen"``) followed by what the ``WatermarkEmitter`` forwards (``src: "op"``).
 
 Extra strategies of this project (``time_lag``, ``idle_advance``, ``adaptive``, ...) may be
-used too (parameters as in :func:`toolkit.engine.watermarks.make_strategy`); only Flink's
+used too (parameters as in :func:`toolkit.engine.flink.watermarks.make_strategy`); only Flink's
 own two are checked against the oracle. Watermark side only: no window operator here.
 """
 from __future__ import annotations
@@ -64,7 +64,7 @@ def _class_name(s: WatermarkStrategy) -> str:
         return FLINK_CLASSES["bounded_out_of_orderness"]
     if isinstance(s, Monotonous):
         return FLINK_CLASSES["monotonous"]
-    return f"toolkit.engine.watermarks.{type(s).__name__}"
+    return f"toolkit.engine.flink.watermarks.{type(s).__name__}"
 
 
 class _Recorder:

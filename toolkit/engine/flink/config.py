@@ -53,7 +53,7 @@ from .functions import (
 )
 from .operator import WindowOperator, check_config
 from .operator_fast import SessionEventTimeOperator, TimeWindowEventTimeOperator
-from .scenarios.jsonl import as_bool, as_int
+from toolkit.engine.flink.scenarios.jsonl import as_bool, as_int
 from .triggers import (
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,

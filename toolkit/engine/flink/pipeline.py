@@ -1,23 +1,23 @@
 """The replay loop: a recorded log becomes records and watermarks over processing time.
 
 Input: numpy arrays in **arrival order** (``event_time``, ``arrival_time``, ``partition``, and
-for the operator ``key``, ``value``, ``record_id``). Model (DESIGN.md "Time and replay model"):
+for the operator ``key``, ``value``, ``record_id``). Model (docs/design.md "Time and replay model"):
 
 - every partition has its own generator (``strategy.create()``); partition ``p`` is read by
-  source subtask ``p % parallelism`` (:mod:`toolkit.engine.sources`), each subtask feeds one
-  channel of the window operator's :class:`~toolkit.engine.valve.StatusWatermarkValve`;
+  source subtask ``p % parallelism`` (:mod:`toolkit.engine.flink.sources`), each subtask feeds one
+  channel of the window operator's :class:`~toolkit.engine.flink.valve.StatusWatermarkValve`;
 - periodic ticks at ``first_arrival + k * interval`` (k >= 1) up to the first tick at or after
   the last arrival; records with arrival ``<= T`` are processed before the tick at ``T``;
   only the ticks that can change something are run (:func:`tick_schedule`, idleness
   countdowns followed to their expiry; for a watermark that moves with processing time, the
   calls that reach one of the operator's timers, :func:`window_timer_targets`, found in
-  closed form, :mod:`toolkit.engine.jumps`), so cost follows the records, not the time span;
+  closed form, :mod:`toolkit.engine.flink.jumps`), so cost follows the records, not the time span;
   at a tick every subtask asks its partitions' generators (partition order) and combines them;
   ``interval == 0`` = a periodic call after every record, at its arrival time;
 - end of input: the operator gets the MAX watermark; what fires then is flagged ``at_end``.
 
 (Flink itself reads ``pipeline.auto-watermark-interval = 0`` as "no periodic emission";
-Watermark Lab's 0 means a periodic call after every record, as DESIGN.md states.) Each piece
+Watermark Lab's 0 means a periodic call after every record, as docs/design.md states.) Each piece
 is checked against real Flink: generators + emitter and the valve line by line (oracle
 fixtures), the operator on the exported interleaving (window oracle). The composition
 (per-split multiplexing inside a subtask, subtasks into the valve) follows Flink's
@@ -29,7 +29,7 @@ idleness; a loop over ticks, never over records one by one unless a generator em
 otherwise). :func:`run_pipeline` then feeds records and those watermark changes to a
 chain of window operators (a second stage is just a second operator). Replays and the
 sweep's engine path both run through it; the sweep's closed form reads the same timeline
-(``toolkit.engine.timeline.WatermarkTimeline``).
+(``toolkit.engine.flink.timeline.WatermarkTimeline``).
 """
 from __future__ import annotations
 
@@ -38,12 +38,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from toolkit.engine.jumps import can_jump, next_jump, next_wakeup
-from toolkit.engine.jumps import window_timer_targets  # noqa: F401 - re-exported: toolkit/settings.py imports it from here
-from toolkit.engine.sources import SPLIT_DISCOVERY, SourceSubtask, subtask_partitions
-from toolkit.engine.timeline import PeriodicTicks, TimerTargets, WatermarkTimeline, empty_timeline, from_changes
-from toolkit.engine.valve import StatusWatermarkValve
-from toolkit.engine.watermarks import (
+from toolkit.engine.flink.jumps import can_jump, next_jump, next_wakeup
+from toolkit.engine.flink.jumps import window_timer_targets  # noqa: F401 - re-exported: toolkit/settings.py imports it from here
+from toolkit.engine.flink.sources import SPLIT_DISCOVERY, SourceSubtask, subtask_partitions
+from toolkit.engine.flink.timeline import PeriodicTicks, TimerTargets, WatermarkTimeline, empty_timeline, from_changes
+from toolkit.engine.flink.valve import StatusWatermarkValve
+from toolkit.engine.flink.watermarks import (
     MAX_WATERMARK,
     MIN_WATERMARK,
     BoundedOutOfOrderness,
@@ -140,14 +140,14 @@ def watermark_timeline(
     """Compute the operator's input watermark over processing time (see module doc).
 
     Inputs in arrival order; ``rows`` (default ``0..n-1``) are the records' row ids, which
-    place a change that comes right after a record (``toolkit.engine.timeline``).
+    place a change that comes right after a record (``toolkit.engine.flink.timeline``).
     ``last_arrival``: when the arrays hold only the records that can move a watermark (a
     sweep's candidates), the true last arrival, which sets the end of input.
 
     ``targets``: for a watermark that moves with processing time (``time_lag``,
     ``idle_advance``, with or without idleness), the operator's event-time timers
     (:func:`window_timer_targets`). Given, the calls between records are run only where they
-    can change something (:func:`toolkit.engine.jumps.next_jump`): the first call at which the watermark reaches
+    can change something (:func:`toolkit.engine.flink.jumps.next_jump`): the first call at which the watermark reaches
     the next target, the call just before the next record, an idleness expiry, the last
     call; so the timeline lists the changes that fire a timer or that a record sees, and
     grows with the records, not with the span. Without it every call is run (the timeline
@@ -159,7 +159,7 @@ def watermark_timeline(
     ``wm09_no_records_idleness``, ``silent_split_holds_until_idle``).
 
     ``split_discovery``: when each partition's split is registered in its source subtask
-    (``toolkit.engine.sources.SPLIT_DISCOVERY``): ``"at_start"`` (every partition at job
+    (``toolkit.engine.flink.sources.SPLIT_DISCOVERY``): ``"at_start"`` (every partition at job
     start) or ``"at_first_record"`` (just before its first record, Flink's dynamic split
     assignment: until then the partition holds nothing back)."""
     ts = np.ascontiguousarray(event_time, dtype=I64)

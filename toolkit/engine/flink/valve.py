@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from toolkit.engine.watermarks import MIN_WATERMARK
+from toolkit.engine.flink.watermarks import MIN_WATERMARK
 
 # output callback: (kind, value) with kind "watermark" (value int) or "status" ("idle"|"active")
 ValveOutput = Callable[[str, object], None]

@@ -17,7 +17,7 @@ Ordering rule. Change ``k`` happens *after* every record whose arrival order key
 
 ``start_time`` is the first arrival (start of the state-over-time integral); ``end_time``
 is when the end-of-input MAX watermark fires what is pending (``at_end``). A timeline built
-from the records themselves (``toolkit.engine.pipeline.watermark_timeline``) also carries
+from the records themselves (``toolkit.engine.flink.pipeline.watermark_timeline``) also carries
 the periodic ticks (``ticks``, a :class:`PeriodicTicks`: where a replay samples its state),
 the change positions among those records (``change_pos``) and, for display, every change at
 each level (``log``).

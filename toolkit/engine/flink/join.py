@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from toolkit.engine.functions import ProcessWindowFunction
+from toolkit.engine.flink.functions import ProcessWindowFunction
 
 
 class JoinCountResult(NamedTuple):
@@ -50,7 +50,7 @@ __all__ = ["JoinCount", "JoinCountResult"]
 
 import heapq  # noqa: E402
 
-from toolkit.engine.watermarks import MAX_WATERMARK, MIN_WATERMARK  # noqa: E402
+from toolkit.engine.flink.watermarks import MAX_WATERMARK, MIN_WATERMARK  # noqa: E402
 
 _I64 = 1 << 64
 
@@ -255,10 +255,10 @@ def run_interval_join(head: dict, steps: list[dict]) -> list[dict]:
     """Run an interval-join scenario (the format of tests/fixtures/interval_join: a header with
     ``lower``, ``upper``, ``lower_inclusive``, ``upper_inclusive``; steps on input 1 or 2: a
     record ``key, ts, value``, a ``watermark`` or ``idle``) through :class:`IntervalJoinOperator`
-    behind the two-input valve (:class:`toolkit.engine.valve.TwoInputValves`, one channel per
+    behind the two-input valve (:class:`toolkit.engine.flink.valve.TwoInputValves`, one channel per
     input: a record or watermark on an idle input makes it active first). Returns what the
     oracle prints: joins and late records, each with the ``step`` it came in."""
-    from toolkit.engine.valve import TwoInputValves
+    from toolkit.engine.flink.valve import TwoInputValves
 
     op = IntervalJoinOperator(int(head["lower"]), int(head["upper"]), bool(head.get("lower_inclusive", True)),
                               bool(head.get("upper_inclusive", True)))

@@ -13,7 +13,7 @@ incremental function over what is left at firing time.
 
 The process function's context (Flink's ``ProcessWindowFunction.Context``) also offers
 ``window_state()`` and ``global_state()`` (keyed state, see ``state.py``) and
-``output(tag, value)`` (a side output: a :class:`~toolkit.engine.results.SideOutput` with
+``output(tag, value)`` (a side output: a :class:`~toolkit.engine.flink.results.SideOutput` with
 the window's max timestamp, emitted at once, before the firing's own result). At the
 window's cleanup time the operator calls the process function's ``clear(context)``, where
 per-window state is to be cleared (Flink does not clear it for the function).

@@ -1,6 +1,6 @@
 """Which periodic watermark calls can change something, and closed-form jumps over the others.
 
-Between records, :func:`toolkit.engine.pipeline.watermark_timeline`'s general loop runs only
+Between records, :func:`toolkit.engine.flink.pipeline.watermark_timeline`'s general loop runs only
 the calls that can change something: :func:`next_wakeup` follows an idleness countdown to its
 expiry; for a watermark that moves with processing time, :func:`next_jump` finds the first call
 at which the operator watermark reaches one of the window operator's timers
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from toolkit.engine.sources import SourceSubtask
-from toolkit.engine.timeline import TimerTargets
-from toolkit.engine.valve import StatusWatermarkValve
-from toolkit.engine.watermarks import (
+from toolkit.engine.flink.sources import SourceSubtask
+from toolkit.engine.flink.timeline import TimerTargets
+from toolkit.engine.flink.valve import StatusWatermarkValve
+from toolkit.engine.flink.watermarks import (
     AdaptiveGenerator,
     BoundedOutOfOrdernessGenerator,
     PunctuatedGenerator,

@@ -306,7 +306,7 @@ class WatermarkGenerator:
         return False
 
     # closed form of the periodic calls with no record in between (sparse replay of a
-    # processing-time watermark, ``toolkit.engine.pipeline``); calls sit at
+    # processing-time watermark, ``toolkit.engine.flink.pipeline``); calls sit at
     # ``first + k * interval``, ``t`` is the last call that was run
 
     #: True when :meth:`skip_calls` and :meth:`first_call_reaching` are implemented

@@ -1,0 +1,238 @@
+"""The engine interface: what the shared code may ask of an engine's event-time semantics.
+
+Every engine a replay reproduces (``semantics=`` of a setting) is one :class:`Semantics`
+subclass in its own package under ``toolkit/semantics/`` (the only code that names that
+engine), registered in :mod:`toolkit.semantics`. Replays, sweeps, recommendations, the
+explorer, the report and the command line ask the registered object and never compare an
+engine's name:
+
+- **who it is**: ``name`` (the value of ``semantics=``), ``title`` (how words name it), the
+  settings it owns (:class:`Option`, declared once) and the common ones it reads (``shared``);
+- **settings**: :meth:`check` refuses what the engine has no counterpart for (naming the
+  setting) and fills its own defaults; :meth:`fit_grid` drops a grid's axes that do not apply
+  to the engine's rows; ``delay_setting`` is the setting that trades completeness for latency;
+- **replay**: :meth:`replay` runs one setting over a local log and returns a
+  :class:`toolkit.replays.result.ReplayResult`;
+- **sweep contract** (``toolkit.sweeps``): a sweep evaluates a setting in shards (:meth:`timelines`
+  once per sweep from small aggregates of the log, :meth:`evaluate` per shard, merged by
+  ``toolkit.metrics.summary.merge_config``), or in one piece (:meth:`whole_figures`) when the
+  engine's keys are not independent (:meth:`shardable` False) or the sweep runs unsharded and
+  the engine has no sharded path of its own (``shards_in_process`` False);
+- **words**: :meth:`setting_words` (a setting in a sentence), :meth:`result_notes` (what a
+  reader of the figures must know), :meth:`explain_refusal` (why ``drops()`` / ``explain()``
+  do not apply, and what to read instead).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+
+from toolkit.settings import Option, SettingError
+
+
+class Semantics:
+    """One engine's event-time semantics (see the module doc for the contract)."""
+
+    #: the value of ``semantics=`` (user vocabulary; the registry's key)
+    name: ClassVar[str] = ""
+    #: how words, tables and charts name the engine
+    title: ClassVar[str] = ""
+    #: the title in running text where the engine is already clear ("not a Beam setting")
+    short_title: ClassVar[str] = ""
+    #: other spellings of ``name`` accepted by ``semantics=``
+    aliases: ClassVar[tuple[str, ...]] = ()
+    #: the settings only this engine has
+    options: ClassVar[tuple[Option, ...]] = ()
+    #: the common settings this engine reads (the explorer shows them; the sweep table prints them)
+    shared: ClassVar[tuple[str, ...]] = ("window", "delay")
+    #: the setting that trades completeness for latency (what a recommendation tells to raise)
+    delay_setting: ClassVar[str] = "delay"
+    #: the sweep's ``path`` of this engine's rows
+    path: ClassVar[str] = ""
+    #: the unit a shard holds whole: ``"key"`` (keyed state) or an engine's own group (``unit``/``assign``)
+    shard_by: ClassVar[str] = "key"
+    #: an unsharded in-process sweep evaluates the rows through the shard evaluator (else in one piece)
+    shards_in_process: ClassVar[bool] = False
+    #: a dynamic-session gap that is null, 0 or negative means "no session" (else it is an error)
+    null_gap_is_no_session: ClassVar[bool] = False
+    #: the window operator's event-time timers can be listed ahead (Flink's ``timer_targets``)
+    lists_timers: ClassVar[bool] = False
+    #: the engine's own settings a demo sweeps to show how it behaves (name -> values)
+    showcase_axes: ClassVar[dict] = {}
+    #: ``replay(...).export_scenario()`` writes the oracle's window scenarios for its settings
+    exports_scenarios: ClassVar[bool] = False
+    #: replays of a union, join or interval join of several logs
+    multi_input: ClassVar[bool] = False
+
+    # -- settings ------------------------------------------------------------------------------
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        return tuple(o.name for o in cls.options)
+
+    def check(self, setting: Any) -> None:
+        """Refuse what this engine has no counterpart for (a :class:`SettingError` naming the
+        setting) and fill this engine's own defaults (``object.__setattr__`` on the frozen
+        setting). Another engine's own settings are refused before this is called."""
+        self.fill_defaults(setting)
+
+    @classmethod
+    def row_columns(cls) -> list[str]:
+        """The sweep result columns of this engine's settings: the common ones it reads, then its own."""
+        from toolkit.settings import COMMON_OPTIONS
+
+        common = [o.column for o in COMMON_OPTIONS if o.name in cls.shared]
+        return common + [o.column for o in cls.options]
+
+    def fill_defaults(self, setting: Any) -> None:
+        """Fill this engine's own settings left unset with their declared defaults, and refuse a
+        value outside an option's ``choices`` (a setting built directly, not parsed)."""
+        for o in self.options:
+            if getattr(setting, o.name) is None and o.default is not None:
+                object.__setattr__(setting, o.name, o.default)
+            v = getattr(setting, o.name)
+            if o.choices and v is not None and v not in o.choices:
+                raise SettingError(o.name, f"{o.name} {v!r}: choose one of {', '.join(map(str, o.choices))}")
+
+    def fit_grid(self, values: dict) -> dict | None:
+        """One combination of a grid, fitted to this engine's rows: axes that do not apply are
+        left out (they collapse to the default), ``None`` when no such row exists."""
+        return values
+
+    # -- replay --------------------------------------------------------------------------------
+
+    def replay(self, log: Any, setting: Any, *, limits: Any, sources: Any, explicit: Callable[[str], bool]) -> Any:
+        """Replay a local log (``toolkit.log.EventLog``) under ``setting``: a ReplayResult.
+        ``sources``: the declared source partitions or None; ``explicit(name)``: whether the
+        user gave that setting (a default may be adjusted, a given value never)."""
+        raise NotImplementedError
+
+    def replay_inputs(self, logs: list, setting: Any, two_input: Any, *, limits: Any, explicit: Callable[[str], bool]) -> Any:
+        """Replay several logs together (a union, a join, an interval join)."""
+        raise SettingError("two_input", f"a union or join of logs is not replayed with {self.title}'s semantics; "
+                           f"replay each log on its own")
+
+    def gap_array(self, table: Any, column: str) -> np.ndarray:
+        """The gaps (ms) of a dynamic session window, read from a log column by this engine's rule."""
+        from toolkit.fast.sessions import gap_column
+
+        return gap_column(table, column)
+
+    # -- sweep ---------------------------------------------------------------------------------
+
+    def shardable(self, setting: Any) -> bool:
+        """Whether ``setting``'s figures can be computed shard by shard (keys independent)."""
+        return True
+
+    def sweep_paths(self, configs: list, path: str, *, event_range: Any, gap_max: dict) -> list[str]:
+        """The ``path`` of each of this engine's rows (``path``: the sweep's ``path=`` option;
+        ``event_range()``: the log's (min, max) event time, an aggregate asked only when needed)."""
+        return [self.path] * len(configs)
+
+    def timelines(self, configs: list, sources: Any) -> dict[int, Any]:
+        """What is global to the log for each configuration (index -> picklable timeline)."""
+        raise NotImplementedError
+
+    def evaluate(self, shard: Any, config: Any, path: str, timeline: Any) -> dict:
+        """The partial figures of one shard under ``config`` (``toolkit.metrics.summary``'s form)."""
+        raise NotImplementedError
+
+    def unit(self, config: Any, timeline: Any) -> tuple:
+        """The split of the log a configuration's shards come from (``shard_by`` other than key)."""
+        return ("key",)
+
+    def assign(self, unit: tuple, keys: np.ndarray, partitions: np.ndarray) -> np.ndarray:
+        """The group (int64) of every record under a non-key ``unit``."""
+        raise NotImplementedError
+
+    def whole_figures(self, table: Any, configs: list, invalid: int, sources: Any) -> list[dict]:
+        """The figures (``SUMMARY_COLUMNS``) of settings evaluated in one piece over the whole table."""
+        raise NotImplementedError
+
+    def timeline_inputs(self, setting: Any) -> tuple | None:
+        """What :meth:`timelines` gathers on the driver for ``setting`` (the Spark sweep's memory
+        estimate): ``("ticks", interval)`` (one row per tick and partition), ``("records",)`` (one
+        per record), ``("batches", interval)`` or None (one aggregate of the log)."""
+        return ("ticks", setting.interval) if setting.tick_table_timeline else ("records",)
+
+    def whole_bytes(self) -> tuple[int, int]:
+        """Memory of one piece (bytes per record, per window assignment) for the memory guard."""
+        return (1500, 150)
+
+    # -- words ---------------------------------------------------------------------------------
+
+    def setting_words(self, row: Any, results: Any = None) -> str:
+        """A setting (a results row) in words."""
+        raise NotImplementedError
+
+    def result_notes(self, setting: Any) -> list[str]:
+        """What a reader of this setting's figures should know (empty when nothing)."""
+        return []
+
+    def invalid_words(self, setting: Any) -> str | None:
+        """What the replay's invalid rows are, when this engine leaves out more than the quarantine."""
+        return None
+
+    def dropped_words(self, summary: dict, result: Any, fmt: Any) -> str | None:
+        """What the ``replay`` command adds after the dropped count (None: the late side output)."""
+        return None
+
+    def summary_lines(self, summary: dict, setting: Any, result: Any, fmt: Any) -> list[str]:
+        """The ``replay`` command's lines of what is this engine's own (``fmt``: number formatting)."""
+        return []
+
+    #: what a chart says next to a first-result completeness of rows whose first result is partial
+    first_result_note: ClassVar[str] = ""
+    first_result_note_short: ClassVar[str] = ""
+
+    def partial_first_results(self, rows: Any) -> bool:
+        """Whether any of these results rows (this engine's) has first results partial by design."""
+        return False
+
+    def explain_refusal(self, what: str) -> str | None:
+        """Why ``drops()`` / ``explain()`` / ``drop_causes()`` do not apply (None: they do)."""
+        return (f"{what}() explains drops by Flink's watermark; with semantics={self.name!r} read result.late "
+                "(each dropped record with the watermark that dropped it) and result.emissions")
+
+    # -- between engines ------------------------------------------------------------------------
+
+    def to_intent(self, setting: Any) -> tuple[Any, list[str]]:
+        """``setting`` as an engine-neutral ``toolkit.replays.translate.Intent``, with notes on what
+        has no counterpart (an engine without it is not translated to or from)."""
+        raise NotImplementedError
+
+    def from_intent(self, intent: Any, lateness_as: str) -> tuple[Any, list[str]]:
+        """A setting of this engine for ``intent`` (``lateness_as``: ``"drop"`` or ``"delay"``)."""
+        raise NotImplementedError
+
+    @property
+    def translates(self) -> bool:
+        """Whether this engine reads and writes settings through the intent."""
+        return type(self).to_intent is not Semantics.to_intent
+
+    def why_dropped(self, result: Any, rows: np.ndarray) -> tuple[list[str], list[Any]]:
+        """Why this engine dropped each log row of ``rows`` in ``result``: one sentence each, and the
+        smallest ``delay_setting`` that keeps it (or None)."""
+        raise NotImplementedError
+
+    @property
+    def explains_drops(self) -> bool:
+        return type(self).why_dropped is not Semantics.why_dropped
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.title and not cls.__dict__.get("short_title"):
+            cls.short_title = cls.title
+
+    def __repr__(self) -> str:
+        return f"<semantics {self.name!r}: {self.title}>"
+
+
+def refuse_given(given: dict[str, bool], hints: dict[str, str], message: str) -> None:
+    """Refuse the first setting of ``given`` (name -> was it given) that is true: ``message`` with
+    ``{name}`` and ``{more}`` (the setting's hint in brackets), as a SettingError naming it."""
+    for name, was_given in given.items():
+        if was_given:
+            more = f" ({hints[name]})" if name in hints else ""
+            raise SettingError(name, message.format(name=name, more=more))

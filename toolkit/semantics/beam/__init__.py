@@ -1,0 +1,163 @@
+"""Apache Beam's event-time semantics (``semantics="beam"``).
+
+``WindowInto(window, trigger=beam_trigger, allowed_lateness=lateness, accumulation_mode=
+accumulation, timestamp_combiner=...)`` then GroupByKey: ``tumbling:SIZE[,OFFSET]`` =
+``FixedWindows``, ``sliding:SIZE/PERIOD`` = ``SlidingWindows``, ``session:GAP`` = ``Sessions``.
+The watermark comes from the Flink-side strategies (a log has no Beam source), one millisecond
+apart ("at or before" against "before"). The simulator is ``toolkit.engine.beam``; the replay and
+the shard evaluator ``toolkit.replays.beam``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from toolkit.semantics.base import Semantics, refuse_given
+from toolkit.settings import (Option, BeamTrigger, Session, SettingError, Sliding, TriggerSpec, Tumbling, choice,
+                              parse_beam_trigger)
+
+TIMESTAMP_COMBINERS = ("end_of_window", "earliest", "latest")
+_COMBINER_ALIASES = {"output_at_eow": "end_of_window", "eow": "end_of_window", "output_at_earliest": "earliest",
+                     "output_at_latest": "latest"}
+
+#: Flink settings Beam has no counterpart for (refused; left out of its grid rows). Shared with
+#: Flink: lateness (allowed_lateness), accumulation and the watermark settings.
+NOT_BEAM = ("trigger", "evictor", "function", "stagger", "second_window", "second_lateness", "stages")
+
+_HINTS = {
+    "trigger": "Beam's triggers are written with beam_trigger, e.g. beam_trigger='after_watermark(late=after_count:1)'",
+    "function": "the Beam replay groups by key and window (GroupByKey) and reports count and sum",
+    "stagger": "Beam's FixedWindows take an offset: tumbling:SIZE+OFFSET",
+}
+
+
+def _none_or(parse):
+    return lambda v, n: None if v is None else parse(v, n)
+
+
+class Beam(Semantics):
+    name = "beam"
+    title = "Apache Beam"
+    short_title = "Beam"
+    aliases = ("apache_beam", "apache-beam")
+    options = (
+        Option("beam_trigger", BeamTrigger("default"), _none_or(parse_beam_trigger),
+               "WindowInto's trigger: default | after_watermark(early=...,late=...) | after_count:N | "
+               "after_processing_time:5s | repeatedly(...) | after_any(...) | after_all(...) | after_each(...) | "
+               "orfinally(main,final); count:N and processing:5s for short", control="text", commas=True),
+        Option("timestamp_combiner", "end_of_window", _none_or(lambda v, n: choice(v, n, TIMESTAMP_COMBINERS,
+                                                                                     _COMBINER_ALIASES)),
+               "output timestamp of a pane (TimestampCombiner)", control="choice", choices=TIMESTAMP_COMBINERS),
+    )
+    shared = ("window", "delay", "lateness", "accumulation", "strategy", "interval", "idleness", "source_parallelism",
+              "partitions_as_sources")
+    path = "beam"
+    shards_in_process = False
+
+    def check(self, s: Any) -> None:
+        """Refuse what Beam has no counterpart for, naming the setting, and fill its defaults (the
+        default trigger, end-of-window output timestamps)."""
+        w = s.window
+        if not isinstance(w, (Tumbling, Sliding, Session)):
+            raise SettingError("window", f"window {w}: Beam's WindowInto here takes FixedWindows, SlidingWindows or "
+                               "Sessions; use e.g. 'tumbling:10s', 'sliding:10s/5s' or 'session:30s'")
+        if s.accumulation == "retracting":
+            raise SettingError("accumulation", "accumulation 'retracting': the Beam replay models Beam's accumulating "
+                               "and discarding modes (AccumulationMode.ACCUMULATING / DISCARDING); choose one of them")
+        refuse_given({
+            "trigger": s.trigger not in (TriggerSpec("event_time"), TriggerSpec("default")),
+            "evictor": s.evictor is not None, "function": s.function != "count_sum", "stagger": s.stagger != "aligned",
+            "second_window": s.second_window is not None, "stages": bool(s.stages),
+        }, _HINTS, "{name} is not a Beam setting{more}; leave it at its default with semantics='beam'")
+        self.fill_defaults(s)
+
+    def fit_grid(self, values: dict) -> dict | None:
+        for p in NOT_BEAM:  # the watermark, lateness and accumulation are shared with Flink; the rest is not
+            values.pop(p, None)
+        if values.get("accumulation") == "retracting":
+            return None  # Beam has no retracting mode: no such row
+        if not isinstance(values.get("window", Tumbling(1000)), (Tumbling, Sliding, Session)):
+            return None
+        return values
+
+    # -- replay --------------------------------------------------------------------------------
+
+    def replay(self, log: Any, s: Any, *, limits: Any, sources: Any, explicit: Any) -> Any:
+        from toolkit.replays.arrays import log_arrays
+        from toolkit.replays.beam import beam_parts
+        from toolkit.replays.result import ReplayResult
+
+        return ReplayResult(**beam_parts(log, s, log_arrays(log, s, self)))
+
+    # -- sweep ---------------------------------------------------------------------------------
+
+    def shardable(self, s: Any) -> bool:
+        """Keys share Beam's output watermark unless the setting rules it out
+        (``toolkit.replays.beam.shardable``)."""
+        from toolkit.replays.beam import shardable
+
+        return shardable(s)
+
+    def timelines(self, configs: list, sources: Any) -> dict[int, Any]:
+        """The Flink-side operator timeline (``toolkit.replays.beam`` adds the 1 ms between "at or
+        before" and "before")."""
+        from toolkit.sweeps.timelines import build_timelines
+
+        return build_timelines(configs, sources)
+
+    def evaluate(self, shard: Any, config: Any, path: str, timeline: Any) -> dict:
+        from toolkit.replays.beam import beam_partial
+
+        return beam_partial(shard, config, path, timeline)
+
+    def whole_figures(self, table: Any, configs: list, invalid: int, sources: Any) -> list[dict]:
+        """Every key in one GroupByKey step: one shard of the whole log, the Flink-side timeline."""
+        from toolkit.sweeps.whole import one_shard_figures
+
+        return [one_shard_figures(self, table, s, invalid, sources) for s in configs]
+
+    def whole_bytes(self) -> tuple[int, int]:
+        return (800, 250)
+
+    # -- words ---------------------------------------------------------------------------------
+
+    def setting_words(self, row: Any, results: Any = None) -> str:
+        from toolkit.sweeps.choose import engine_setting_words
+
+        words = [("lateness_ms", "a {} allowed lateness"), ("beam_trigger", "the {} trigger"),
+                 ("accumulation", "{} panes"), ("timestamp_combiner", "{} output timestamps")]
+        return engine_setting_words(row, results, words)
+
+    def dropped_words(self, summary: dict, result: Any, fmt: Any) -> str | None:
+        from toolkit.semantics.beam.printout import dropped_words
+
+        return dropped_words(summary, result, fmt)
+
+    def summary_lines(self, summary: dict, setting: Any, result: Any, fmt: Any) -> list[str]:
+        from toolkit.semantics.beam.printout import summary_lines
+
+        return summary_lines(summary, setting, result, fmt)
+
+    def explain_refusal(self, what: str) -> str | None:
+        return (f"{what}() explains drops by Flink's watermark; with semantics='beam' read result.late (each dropped "
+                "record with Beam's watermark at its arrival and the reason: expired, finished or never_fired) and "
+                "result.emissions (PaneInfo columns)")
+
+    # -- between engines -----------------------------------------------------------------------
+
+    def to_intent(self, setting: Any) -> tuple[Any, list[str]]:
+        from toolkit.semantics.beam.translate import to_intent
+
+        return to_intent(setting)
+
+    def from_intent(self, intent: Any, lateness_as: str) -> tuple[Any, list[str]]:
+        from toolkit.semantics.beam.translate import from_intent
+
+        return from_intent(intent, lateness_as)
+
+    def why_dropped(self, result: Any, rows: Any) -> tuple[list[str], list[Any]]:
+        from toolkit.semantics.beam.words import why_dropped
+
+        return why_dropped(result, rows)
+
+
+SEMANTICS = Beam()

@@ -1,0 +1,251 @@
+"""Kafka Streams' event-time semantics (``semantics="kafka_streams"``).
+
+No watermark: each task's stream time is the largest record timestamp it has seen; a window
+closes when stream time passes its end plus ``grace``; results leave on every update, on window
+close (``emit="final"``) or through ``suppress(untilWindowCloses)``. Records go to tasks by the
+key's partition of the repartition topic (``tasks``) or, ``repartition=False``, by their own
+partition. The simulator is ``toolkit.engine.kafka_streams``; the replay
+``toolkit.replays.kafka_streams``; the sweep shards by task (``toolkit.sweeps.kafka_streams``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from toolkit.semantics.base import Semantics, refuse_given
+from toolkit.settings import (Option, KafkaSliding, Session, SettingError, Sliding, TriggerSpec, Tumbling, as_bool, choice,
+                              format_duration, integer, optional_duration)
+
+#: emit="update": EmitStrategy.onWindowUpdate() with the record cache off; "final":
+#: EmitStrategy.onWindowClose(); "suppress": .suppress(Suppressed.untilWindowCloses(unbounded()))
+EMITS = ("update", "final", "suppress")
+_EMIT_ALIASES = {"on_window_update": "update", "on_window_close": "final", "emit_final": "final",
+                 "until_window_closes": "suppress", "suppressed": "suppress"}
+
+#: the note :meth:`KafkaStreams.result_notes` gives a setting with ``emit="update"``
+UPDATE_FIRST_RESULT_NOTE = (
+    "emit=update: Kafka Streams forwards a window's first result at the window's first record, so "
+    "completeness_first (and exact_windows) are low by design; read completeness_final (the last update), "
+    "or use emit=final or suppress for complete first results")
+
+#: the note next to a chart's first-result completeness of rows with ``emit="update"``
+CHART_NOTE = ("Kafka Streams with emit=update: every update of a window is a result, so a window's first "
+              "result is a partial one and its first-result completeness is low by design; its final "
+              "completeness, or emit=suppress / final, tells whether records are kept.")
+#: the same note, short enough for a small chart panel
+CHART_NOTE_SHORT = ("Kafka Streams, emit=update: each update is a result, so a window's first result is "
+                    "partial; its low first-result completeness is by design.")
+
+#: the watermark (Flink) and micro-batch (Spark) settings Kafka Streams has none of
+NOT_KAFKA = ("trigger", "evictor", "lateness", "function", "accumulation", "stagger", "strategy", "interval", "idleness",
+             "source_parallelism", "step", "marker", "quantile", "quantile_window", "min_delay", "max_delay",
+             "second_window", "second_lateness", "stages", "split_discovery", "delay")
+
+_HINTS = {
+    "lateness": "Kafka Streams keeps a window open for its grace period: use grace",
+    "delay": "Kafka Streams has no watermark; each task's stream time is its largest record timestamp: use grace",
+    "strategy": "Kafka Streams has no watermark strategy (stream time is the largest timestamp seen)",
+    "interval": "Kafka Streams has no periodic watermark",
+    "trigger": "Kafka Streams emits by emit=update|final|suppress",
+    "partitions_as_sources": "use repartition=False when the log's partitions are the tasks' input",
+    "source_parallelism": "use tasks=N",
+    "stagger": "Kafka Streams' TimeWindows start at multiples of the advance from 0",
+}
+
+
+def _none_or(parse):
+    def read(v: Any, name: str) -> Any:
+        if v is None or (isinstance(v, str) and v.strip().lower() in ("", "none", "default", "auto")):
+            return None
+        return parse(v, name)
+    return read
+
+
+def min_retention(s: Any) -> tuple[int, str]:
+    """The smallest window store retention Kafka Streams accepts (also its default):
+    ``WindowStoreMaterializer`` size + grace (TimeWindows), ``SlidingWindowStoreMaterializer``
+    2 * timeDifference + grace, ``SessionStoreMaterializer`` inactivityGap + grace. Returns (ms,
+    the rule in words)."""
+    w, g = s.window, s.grace or 0
+    if isinstance(w, KafkaSliding):
+        return 2 * w.time_difference + g, "2 x time difference + grace"
+    if isinstance(w, Session):
+        return w.gap + g, "inactivity gap + grace"
+    return w.size + g, "window size + grace"
+
+
+class KafkaStreams(Semantics):
+    name = "kafka_streams"
+    title = "Kafka Streams"
+    aliases = ("kafka", "kafka-streams", "kstreams")
+    options = (
+        Option("grace", 0, _none_or(lambda v, n: optional_duration(v, n)), "the windows' grace period, TimeWindows.ofSizeAndGrace / SlidingWindows / SessionWindows ...AndGrace",
+               unit="ms", control="duration"),
+        Option("tasks", None, _none_or(lambda v, n: integer(v, n, minimum=1)),
+               "stream tasks = partitions of the repartition topic, key -> task by murmur2 (default: the input topic's "
+               "partitions: the log's, or the declared --partitions)", control="int"),
+        Option("repartition", True, _none_or(as_bool), "true = re-key through a repartition topic; false = the log is "
+               "co-partitioned by key, task = log partition", control="bool"),
+        Option("emit", "update", _none_or(lambda v, n: choice(v, n, EMITS, _EMIT_ALIASES)),
+               "update (every update, cache off) | final (EmitStrategy.onWindowClose) | suppress "
+               "(suppress(untilWindowCloses))", control="choice",
+               choices=EMITS),
+        Option("retention", None, _none_or(lambda v, n: optional_duration(v, n)),
+               "the window store's retention, Materialized.withRetention (default and minimum: "
+               "size + grace; kafka_sliding 2 x difference + grace; session gap + grace)", unit="ms",
+               control="duration"),
+    )
+    shared = ("window",)
+    delay_setting = "grace"
+    showcase_axes = {"emit": ["update", "suppress"]}  # a result on every update (partial first), or at the close
+    path = "kafka_streams"
+    shard_by = "task"
+    shards_in_process = False
+
+    def check(self, s: Any) -> None:
+        """Refuse what Kafka Streams has no counterpart for, naming the setting, and fill its
+        defaults (grace 0, repartition by key, emit on every update).
+
+        Windows: ``tumbling:SIZE`` = ``TimeWindows.ofSizeAndGrace(SIZE, grace)``,
+        ``sliding:SIZE/ADVANCE`` = ``...advanceBy(ADVANCE)`` (hopping, ADVANCE <= SIZE),
+        ``session:GAP`` = ``SessionWindows.ofInactivityGapAndGrace(GAP, grace)``,
+        ``kafka_sliding:DIFF`` = ``SlidingWindows.ofTimeDifferenceAndGrace(DIFF, grace)``."""
+        w = s.window
+        if not isinstance(w, (Tumbling, Sliding, Session, KafkaSliding)):
+            raise SettingError("window", f"window {w}: Kafka Streams' windowedBy takes TimeWindows, SlidingWindows or "
+                               "SessionWindows; use e.g. 'tumbling:10s', 'sliding:10s/5s' (hopping), 'kafka_sliding:10s' "
+                               "or 'session:30s'")
+        if getattr(w, "offset", 0):
+            raise SettingError("window", f"window {w}: Kafka Streams' TimeWindows have no offset (they start at "
+                               "multiples of the advance from 0); drop the offset")
+        if isinstance(w, Sliding) and w.slide > w.size:
+            raise SettingError("window", f"window {w}: Kafka's TimeWindows.advanceBy needs an advance no larger than "
+                               "the size")
+        refuse_given({
+            "trigger": s.trigger not in (TriggerSpec("event_time"), TriggerSpec("default")),
+            "evictor": s.evictor is not None, "lateness": s.lateness != 0, "function": s.function != "count_sum",
+            "accumulation": s.accumulation != "accumulating", "strategy": s.strategy != "bounded",
+            "delay": s.delay != 0, "interval": s.interval != 200, "idleness": s.idleness is not None,
+            "source_parallelism": s.source_parallelism != 1, "partitions_as_sources": s.partitions_as_sources is not True,
+            "second_window": s.second_window is not None, "stages": bool(s.stages), "stagger": s.stagger != "aligned",
+            "split_discovery": s.split_discovery != "at_start",
+        }, _HINTS, "{name} is not a Kafka Streams setting{more}; leave it at its default with semantics='kafka_streams'")
+        self.fill_defaults(s)
+        if s.grace < 0:
+            raise SettingError("grace", f"grace must not be negative, got {s.grace}")
+        if s.tasks is not None and (isinstance(s.tasks, bool) or s.tasks < 1):
+            raise SettingError("tasks", f"tasks must be an integer >= 1, got {s.tasks!r}")
+        if s.retention is not None:
+            low, what = min_retention(s)
+            if s.retention < low:  # Kafka's store materializers throw IllegalArgumentException here
+                raise SettingError("retention", f"retention {format_duration(s.retention)} is too small: Kafka Streams "
+                                   f"refuses a window store retention below {what} ({format_duration(low)}; "
+                                   "IllegalArgumentException when the topology is built); leave it unset for that default")
+
+    def fit_grid(self, values: dict) -> dict | None:
+        for p in NOT_KAFKA:  # neither Flink's nor Spark's axes, and no watermark delay, on Kafka rows
+            values.pop(p, None)
+        if values.get("partitions_as_sources") is False:
+            values.pop("partitions_as_sources")
+        return values
+
+    # -- replay --------------------------------------------------------------------------------
+
+    def replay(self, log: Any, s: Any, *, limits: Any, sources: Any, explicit: Any) -> Any:
+        from toolkit.replays.arrays import log_arrays
+        from toolkit.replays.kafka_streams import kafka_parts
+        from toolkit.replays.result import ReplayResult
+
+        return ReplayResult(**kafka_parts(log, s, log_arrays(log, s, self)))
+
+    # -- sweep ---------------------------------------------------------------------------------
+
+    def timelines(self, configs: list, sources: Any) -> dict[int, Any]:
+        from toolkit.sweeps.kafka_streams import task_timelines
+
+        return task_timelines(configs, sources)
+
+    def evaluate(self, shard: Any, config: Any, path: str, timeline: Any) -> dict:
+        from toolkit.sweeps.kafka_streams import task_partial
+
+        return task_partial(shard, config, path, timeline)
+
+    def unit(self, config: Any, timeline: Any) -> tuple:
+        from toolkit.sweeps.kafka_streams import task_unit
+
+        return task_unit(config, timeline)
+
+    def assign(self, unit: tuple, keys: np.ndarray, partitions: np.ndarray) -> np.ndarray:
+        from toolkit.sweeps.kafka_streams import assign_tasks
+
+        return assign_tasks(unit, keys, partitions)
+
+    def timeline_inputs(self, s: Any) -> tuple | None:
+        return None  # stream time per task: one aggregate of the log
+
+    def whole_figures(self, table: Any, configs: list, invalid: int, sources: Any) -> list[dict]:
+        from toolkit.metrics.summary import SUMMARY_COLUMNS
+        from toolkit.replays.kafka_streams import sweep_figures
+
+        out = []
+        for s in configs:
+            f = sweep_figures(table, s, invalid, partitions=sources)
+            out.append({k: f[k] for k in SUMMARY_COLUMNS})
+        return out
+
+    # -- words ---------------------------------------------------------------------------------
+
+    def setting_words(self, row: Any, results: Any = None) -> str:
+        from toolkit.sweeps.choose import kafka_words
+
+        return kafka_words(row, results)
+
+    first_result_note = CHART_NOTE
+    first_result_note_short = CHART_NOTE_SHORT
+
+    def partial_first_results(self, rows: Any) -> bool:
+        """Rows with ``emit="update"`` (the default when no ``emit`` column says otherwise)."""
+        if "emit" not in rows.columns:
+            return len(rows) > 0
+        emit = rows["emit"]
+        return bool((emit.isna() | (emit.astype(str) == "update")).any())
+
+    def result_notes(self, setting: Any) -> list[str]:
+        """``emit="update"``: a window's first result is partial by design."""
+        return [UPDATE_FIRST_RESULT_NOTE] if (setting.emit or "update") == "update" else []
+
+    def summary_lines(self, summary: dict, setting: Any, result: Any, fmt: Any) -> list[str]:
+        """Kafka Streams' own figures: tasks, the dropped-records sensor, record lateness, updates."""
+        if "dropped_records_sensor" not in summary:
+            return []
+        number, duration = fmt.number, fmt.duration
+        return [f"  Kafka Streams: {number(summary.get('tasks', 0))} tasks; dropped-records sensor "
+                f"{number(summary['dropped_records_sensor'])} (one per skipped record-window pair); "
+                f"largest record lateness {duration(summary.get('record_lateness_max_ms', 0))}; "
+                f"{number(summary.get('updates', 0))} updates, {number(summary.get('tombstones', 0))} tombstones, "
+                f"{number(summary.get('finals', 0))} final results"]
+
+    def explain_refusal(self, what: str) -> str | None:
+        return (f"{what}() explains drops by Flink's watermark; with semantics='kafka_streams' read result.late (each "
+                "dropped record with its task and the task's stream time) and result.emissions")
+
+    # -- between engines -----------------------------------------------------------------------
+
+    def to_intent(self, setting: Any) -> tuple[Any, list[str]]:
+        from toolkit.semantics.kafka_streams.translate import to_intent
+
+        return to_intent(setting)
+
+    def from_intent(self, intent: Any, lateness_as: str) -> tuple[Any, list[str]]:
+        from toolkit.semantics.kafka_streams.translate import from_intent
+
+        return from_intent(intent, lateness_as)
+
+    def why_dropped(self, result: Any, rows: Any) -> tuple[list[str], list[Any]]:
+        from toolkit.semantics.kafka_streams.words import why_dropped
+
+        return why_dropped(result, rows)
+
+
+SEMANTICS = KafkaStreams()
