@@ -39,7 +39,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "explore_sweep": ("toolkit.apps.explore", "explore_sweep"),
     "report": ("toolkit.apps.report", "report"),
     "spark_session": ("toolkit.spark", "spark_session"),
-    "deploy": ("toolkit.deploy", None),  # a module that is called as toolkit.deploy(setting, engine=...)
+    "deploy": ("toolkit.deployment", "deploy"),
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -56,7 +56,7 @@ def events(seed: int) -> list[dict]:
 
 
 def main(out: Path) -> None:
-    from toolkit.deploy import deploy
+    from toolkit.deployment import deploy
     from toolkit.replays.beam import window_spec
     from toolkit.settings import Setting
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings as hsettings, strategies as st
 
 import toolkit
 from toolkit.cli import main
-from toolkit.deploy import Deployment, deploy, engines, java_duration, register_engine, sql_interval
+from toolkit.deployment import Deployment, deploy, engines, java_duration, register_engine, sql_interval
 from toolkit.durations import parse_duration
 from toolkit.settings import Setting, SettingError, grid
 
@@ -112,7 +112,33 @@ def test_deploy_takes_a_recommendation_or_a_sweep_row_and_names_bad_engines():
     with pytest.raises(ValueError, match="did you mean 'flink-sql'"):
         deploy(delay="1s", engine="flink_sql")
     assert isinstance(toolkit.deploy(delay="1s"), Deployment) and isinstance(deploy(), Deployment)
-    assert toolkit.deploy.Deployment is Deployment
+
+
+def test_toolkit_deploy_is_the_function():
+    """``toolkit.deploy`` is a plain function (the module is ``toolkit.deployment``), also once
+    the module has been imported (a submodule named ``deploy`` would shadow the function)."""
+    import importlib
+    import subprocess
+    import sys
+    import types
+
+    code = ("import toolkit, toolkit.deployment, types\n"
+            "assert type(toolkit.deploy) is types.FunctionType and toolkit.deploy is toolkit.deployment.deploy\n"
+            "print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "ok", out.stderr
+    assert type(importlib.import_module("toolkit.deployment")) is types.ModuleType
+
+
+def test_the_bridge_for_choose_goes_when_choose_imports_the_function():
+    """issue 24: ``deploy.deploy``/``deploy.engines`` exist only for toolkit/sweeps/choose.py's
+    ``from toolkit import deploy as _deploy``; once it no longer reads them, delete the bridge
+    in toolkit/deployment.py (and this test)."""
+    from pathlib import Path
+
+    choose = (Path(__file__).resolve().parents[2] / "toolkit" / "sweeps" / "choose.py").read_text()
+    still_used = "_deploy.deploy(" in choose or "_deploy.engines(" in choose
+    assert hasattr(deploy, "engines") == still_used, "delete the bridge at the end of deploy in toolkit/deployment.py"
 
 
 def test_another_module_can_register_an_engine():
@@ -121,7 +147,7 @@ def test_another_module_can_register_an_engine():
     try:
         assert deploy(delay="1s", engine="test-engine").code == "delay=1000\n"
     finally:
-        from toolkit import deploy as module
+        import toolkit.deployment as module
 
         module._ENGINES.pop("test-engine")
 

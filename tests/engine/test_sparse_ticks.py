@@ -66,7 +66,7 @@ def test_jumping_over_an_idleness_countdown_changes_nothing(monkeypatch, offset)
         kw = dict(interval=int(rng.choice([0, 7, 50, 200])), parallelism=int(rng.integers(1, 4)))
         a = watermark_timeline(ts, arr, part, s, **kw)
         with monkeypatch.context() as m:
-            m.setattr(P, "_next_wakeup", lambda gens, t, first, interval: t + 1)
+            m.setattr(P, "next_wakeup", lambda gens, t, first, interval: t + 1)  # the name the loop calls
             b = watermark_timeline(ts, arr, part, s, **kw)
         assert _changes(a) == _changes(b) and a.log == b.log
         assert a.tick_watermark.tolist() == b.tick_watermark.tolist()
@@ -100,7 +100,8 @@ def test_year_9999_arrival_times_a_few_calls() -> None:
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as hst  # noqa: E402
 
 from toolkit.engine.flink.config import build_operator  # noqa: E402
-from toolkit.engine.flink.pipeline import run_pipeline, window_timer_targets  # noqa: E402
+from toolkit.engine.flink.jumps import window_timer_targets  # noqa: E402
+from toolkit.engine.flink.pipeline import run_pipeline  # noqa: E402
 from toolkit.engine.flink.timeline import TimerTargets  # noqa: E402
 from toolkit.engine.flink.watermarks import IdleAdvance, TimeLag  # noqa: E402
 from toolkit.settings import Setting  # noqa: E402

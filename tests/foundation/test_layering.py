@@ -24,7 +24,7 @@ ENGINE_ALLOWED = {"numpy", "toolkit"}
 LAYERS = {
     "engine": 0, "durations": 0, "errors": 0, "spark": 0,
     "settings": 1, "log": 1,
-    "fast": 2, "metrics": 2, "pyspark_code": 2, "deploy": 2, "incidents": 2,
+    "fast": 2, "metrics": 2, "pyspark_code": 2, "deployment": 2, "incidents": 2,
     "replays": 3, "sweeps": 3, "semantics": 3,
     "viz": 4,
     "apps": 5,
@@ -218,3 +218,48 @@ def test_public_exports_resolve():
 
     assert not [n for n in engine.__all__ if not hasattr(engine, n)]
     assert not [n for n in toolkit.__all__ if not hasattr(toolkit, n)]
+
+
+def _module_swaps(source: str) -> list[str]:
+    """What in ``source`` swaps a module for something else: assigning a ``__class__`` (e.g.
+    ``sys.modules[__name__].__class__ = ...``, to make a module callable), ``setattr(...,
+    "__class__", ...)``, or replacing an entry of ``sys.modules``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+              and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value == "__class__"):
+            found.append(f"line {node.lineno}: setattr(..., '__class__', ...)")
+        for t in targets:
+            if isinstance(t, ast.Attribute) and t.attr == "__class__":
+                found.append(f"line {node.lineno}: assigns {ast.unparse(t)}")
+            elif isinstance(t, ast.Subscript) and ast.unparse(t.value) == "sys.modules":
+                found.append(f"line {node.lineno}: replaces {ast.unparse(t)}")
+    return found
+
+
+def test_no_module_swaps_its_class():
+    """A module is a module: a callable entry point is a function exported from its package
+    (``toolkit.deploy`` is ``toolkit.deployment.deploy``), never a module whose class was
+    swapped (that hides the module's names behind a call and surprises ``from x import y``)."""
+    bad = [f"{m}: {w}" for m in _modules() for w in _module_swaps(_path(m).read_text())]
+    assert not bad, "\n".join(bad)
+    loaded = [m for m in _modules() if m in sys.modules and type(sys.modules[m]) is not type(sys)]
+    assert not loaded, f"modules whose class is not ModuleType: {loaded}"
+
+
+@pytest.mark.parametrize("source", [
+    "import sys, types\nclass _M(types.ModuleType):\n    pass\nsys.modules[__name__].__class__ = _M\n",
+    "import sys\nsetattr(sys.modules[__name__], '__class__', object)\n",
+    "import sys\nsys.modules[__name__] = object()\n",
+])
+def test_the_module_swap_check_can_fail(source, monkeypatch):
+    """The check sees each way of swapping a module (run on a fake module's source)."""
+    monkeypatch.setattr(sys.modules[__name__], "_modules", lambda: ["toolkit.fake"])
+    monkeypatch.setattr(sys.modules[__name__], "_path", lambda m: type("P", (), {"read_text": lambda self: source})())
+    with pytest.raises(AssertionError, match="toolkit.fake: line"):
+        test_no_module_swaps_its_class()

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import toolkit
+from toolkit.deployment import engines
 from toolkit.settings import semantics_names, Setting
 from toolkit.sweeps.choose import setting_words
 
@@ -34,7 +35,7 @@ def test_one_recommendation_per_engine_each_from_its_own_rows(results):
         assert rec["setting"] == alone["setting"] and rec["setting"].semantics == name
         assert rec["semantics"] == name
         assert rec["reason"].startswith({"flink": "Flink: ", "spark": "Spark Structured Streaming: "}[name])
-        assert rec["deploy"] and set(rec["deploy"]) == set(toolkit.deploy.engines(rec["setting"]))
+        assert rec["deploy"] and set(rec["deploy"]) == set(engines(rec["setting"]))
         got = toolkit.replay(_log(), rec["setting"]).summary()
         assert got["completeness_first"] >= 0.98 and got["latency_p99_ms"] == rec["row"]["latency_p99_ms"]
     assert "withWatermark" in recs["spark"]["deploy"]["spark"]

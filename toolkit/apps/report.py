@@ -19,6 +19,7 @@ import pandas as pd
 
 import toolkit.viz as viz
 from toolkit.apps.report_template import TEMPLATE
+from toolkit.deployment import engines as deploy_engines
 from toolkit.replays import explain
 from toolkit.sweeps import choose
 from toolkit.viz import _format as fmt
@@ -74,6 +75,63 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
     (:class:`toolkit.settings.Limits`)."""
     import toolkit
 
+    sweep, per_engine, rec, replay = _computed(log, replay, sweep, settings, grid, completeness, metric,
+                                               max_windows_per_record, max_memory)
+    engines = engines_of(sweep)
+    spark_backed = bool(getattr(log, "is_spark", False))
+    rec_row, reason = viz.recommended_row(sweep, rec)
+    cfg_cols = viz.config_columns(sweep)
+    varying = viz.sweep.varying(sweep, cfg_cols)
+    counter = iter(range(10_000))
+
+    def chart(c: Any) -> dict[str, Any]:
+        return {"id": f"c{next(counter)}", "spec_json": spec_json(c.to_dict())}
+
+    sections: list[dict[str, Any]] = []
+    if per_engine:
+        sections.append(engines_section(log, sweep, per_engine, engines, chart, completeness, metric,
+                                        local=not spark_backed, max_points=max_points))
+    sections += _sweep_sections(sweep, engines if per_engine else None, rec, rec_row, cfg_cols, chart, completeness,
+                                metric)
+    sections += _record_sections(log, replay, chart, spark_backed, max_points)
+    summary = log.summary() if hasattr(log, "summary") else {}
+    replay_rows = readable_rows(replay.summary() if replay is not None else {})
+    recommendation = None
+    if rec is not None:
+        recommendation = _recommendation(sweep, rec, rec_row, reason, engines if per_engine else None, cfg_cols,
+                                         varying, completeness, metric)
+    source = summary.get("source", "log")
+    return {
+        "title": title or f"Watermark Lab report: {source}",
+        "version": toolkit.__version__,
+        "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "log_source": source,
+        "log_table": fmt.kv_table(_log_rows(summary), inline=False),
+        "describe_text": _describe_text(log),
+        "replay_words": "" if replay is None or getattr(replay, "setting", None) is None
+        else choose.setting_words(replay.setting),
+        "replay_settings": "" if replay is None else (str(replay.setting) if getattr(replay, "setting", None) is not None
+                                                     else fmt.settings_text(replay.settings)
+                                                     if isinstance(replay.settings, dict) else str(replay.settings)),
+        "replay_table": fmt.kv_table(replay_rows, inline=False) if replay_rows else "",
+        "recommendation": recommendation,
+        "sections": sections,
+        "sweep_table": _sweep_table(sweep, cfg_cols, varying, rec_row),
+        "quarantine": _quarantine_table(log),
+        "replay": replay,
+        "sweep": sweep,
+    }
+
+
+def _computed(log: Any, replay: Any, sweep: pd.DataFrame | None, settings: Any, grid: dict | None,
+              completeness: float, metric: str, max_windows_per_record: int | None,
+              max_memory: Any) -> tuple[pd.DataFrame, dict, dict | None, Any]:
+    """``(sweep, per_engine, rec, replay)``: the sweep (``DEFAULT_GRID`` around the setting when
+    not given), one recommendation per engine when it has several (else ``{}``), the leading
+    recommendation (the first engine's) and the replay of the setting (else of the recommended
+    one; none for a Spark-backed log)."""
+    import toolkit
+
     from toolkit.settings import Setting
 
     setting = Setting.parse(settings) if settings is not None else None
@@ -89,45 +147,47 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
     # several engines: the first engine's recommendation leads (replay, charts, highlighted row)
     rec = per_engine[engines[0]] if per_engine else \
         toolkit.recommend(sweep, completeness=completeness, metric=metric) if len(sweep) else None
-    spark_backed = bool(getattr(log, "is_spark", False))
-    if replay is None and not spark_backed:
+    if replay is None and not bool(getattr(log, "is_spark", False)):
         setting = setting or (rec or {}).get("setting") or Setting.parse(DEFAULT_SETTINGS)
         replay = toolkit.replay(log, setting, max_windows_per_record=max_windows_per_record, max_memory=max_memory)
+    return sweep, per_engine, rec, replay
 
-    rec_row, reason = viz.recommended_row(sweep, rec)
-    cfg_cols = viz.config_columns(sweep)
-    varying = viz.sweep.varying(sweep, cfg_cols)
-    sections: list[dict[str, Any]] = []
-    counter = iter(range(10_000))
 
-    def chart(c: Any) -> dict[str, Any]:
-        return {"id": f"c{next(counter)}", "spec_json": spec_json(c.to_dict())}
-
-    if per_engine:
-        sections.append(engines_section(log, sweep, per_engine, engines, chart, completeness, metric,
-                                        local=not spark_backed, max_points=max_points))
+def _sweep_sections(sweep: pd.DataFrame, engines: list[str] | None, rec: dict | None, rec_row: pd.Series | None,
+                    cfg_cols: list[str], chart: Any, completeness: float, metric: str) -> list[dict[str, Any]]:
+    """The slider view, latency vs completeness and the heatmaps over delay x allowed lateness.
+    With several ``engines`` they are the leading engine's (delay x allowed lateness is its grid;
+    the others' own settings, Kafka Streams' grace ..., would leave empty panels): the engines
+    section compares them."""
     x, y = "delay_ms", "lateness_ms"
-    # several engines: these views are the leading engine's (delay x allowed lateness is its grid; the
-    # others' own settings, Kafka Streams' grace ..., would leave empty panels): the section above compares them
-    own = sweep[sweep["semantics"].astype(str) == engines[0]] if per_engine else sweep
-    whose = f" ({choose.engine_name(engines[0])})" if per_engine else ""
+    own = sweep[sweep["semantics"].astype(str) == engines[0]] if engines else sweep
+    whose = f" ({choose.engine_name(engines[0])})" if engines else ""
     only = (f" These are {choose.engine_name(engines[0])}'s configurations; \"The engines side by side\" "
-            "compares the engines.") if per_engine else ""
-    if len(own) and x in own.columns and y in own.columns:
-        initial = {c: rec_row[c] for c in cfg_cols} if rec_row is not None else None
-        sections.append({"anchor": "explore", "title": "Explore the sweep" + whose,
-                         "text": "Move the sliders to step through the swept watermark delays and allowed "
-                                 "lateness values; pick the heatmap's metric. The figures on the left are the "
-                                 "selected configuration's (computed in advance for every configuration)." + only,
-                         "charts": [chart(viz.sweep_sliders(own, x=x, y=y, latency=metric, initial=initial))]})
-        sections.append({"anchor": "tradeoff", "title": "Latency vs completeness" + whose,
-                         "text": "Each point is one configuration; the blue line is the Pareto frontier, the "
-                                 "diamond the recommended setting, the dashed line the completeness target." + only,
-                         "charts": [chart(viz.latency_completeness(own, latency=metric, recommendation=rec,
-                                                                   completeness_target=completeness))]})
-        sections.append({"anchor": "heatmaps", "title": "Sweep heatmaps" + whose,
-                         "charts": [chart(viz.sweep_heatmap(own, m, x=x, y=y, width=300, height=200))
-                                    for m in HEATMAP_METRICS if m in own.columns]})
+            "compares the engines.") if engines else ""
+    if not (len(own) and x in own.columns and y in own.columns):
+        return []
+    initial = {c: rec_row[c] for c in cfg_cols} if rec_row is not None else None
+    return [
+        {"anchor": "explore", "title": "Explore the sweep" + whose,
+         "text": "Move the sliders to step through the swept watermark delays and allowed "
+                 "lateness values; pick the heatmap's metric. The figures on the left are the "
+                 "selected configuration's (computed in advance for every configuration)." + only,
+         "charts": [chart(viz.sweep_sliders(own, x=x, y=y, latency=metric, initial=initial))]},
+        {"anchor": "tradeoff", "title": "Latency vs completeness" + whose,
+         "text": "Each point is one configuration; the blue line is the Pareto frontier, the "
+                 "diamond the recommended setting, the dashed line the completeness target." + only,
+         "charts": [chart(viz.latency_completeness(own, latency=metric, recommendation=rec,
+                                                   completeness_target=completeness))]},
+        {"anchor": "heatmaps", "title": "Sweep heatmaps" + whose,
+         "charts": [chart(viz.sweep_heatmap(own, m, x=x, y=y, width=300, height=200))
+                    for m in HEATMAP_METRICS if m in own.columns]},
+    ]
+
+
+def _record_sections(log: Any, replay: Any, chart: Any, spark_backed: bool, max_points: int) -> list[dict[str, Any]]:
+    """The record-level charts (a note instead for a Spark-backed log), the replay's watermark,
+    firings and state, and where records were dropped and why."""
+    sections: list[dict[str, Any]] = []
     if spark_backed:
         sections.append({"anchor": "records", "title": "Record-level charts",
                          "text": f"This log is Spark-backed: its {fmt.number(getattr(log, 'n_records', 0))} records stay "
@@ -153,87 +213,91 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         sections.append({"anchor": "state", "title": "Open state",
                          "charts": [chart(viz.state_over_time(replay, max_points=max_points))]})
     if not spark_backed:
-        causes: list[str] = []
-        charts = [chart(viz.drops_by_partition(log, replay)), chart(viz.drops_by_key(log, replay))]
-        engine = getattr(replay, "engine", None)
-        explains = engine is not None and engine.explain_refusal("drop_causes") is None
-        if explains and getattr(replay, "setting", None) is not None and int((replay.fates["fate"] == "dropped").sum()):
-            causes = explain.drop_causes(replay)  # every "keeps" in these sentences is checked by a replay rule
-            charts.insert(0, chart(viz.drops_over_time(log, replay)))
-        sections.append({"anchor": "drops", "title": "Where records were dropped, and why",
-                         "text": "The main causes, biggest first, and what would have kept the records "
-                                 "(r.drops() lists every dropped record; r.explain(row) explains one):"
-                         if causes else "",
-                         "causes": causes, "charts": charts})
+        sections.append(_drops_section(log, replay, chart))
+    return sections
 
-    summary = log.summary() if hasattr(log, "summary") else {}
+
+def _drops_section(log: Any, replay: Any, chart: Any) -> dict[str, Any]:
+    """Drops by partition and key; for a replay with drops whose engine explains them, also
+    drops over time and the main causes in words (every "keeps" in them is checked by a replay rule)."""
+    causes: list[str] = []
+    charts = [chart(viz.drops_by_partition(log, replay)), chart(viz.drops_by_key(log, replay))]
+    engine = getattr(replay, "engine", None)
+    explains = engine is not None and engine.explain_refusal("drop_causes") is None
+    if explains and getattr(replay, "setting", None) is not None and int((replay.fates["fate"] == "dropped").sum()):
+        causes = explain.drop_causes(replay)  # every "keeps" in these sentences is checked by a replay rule
+        charts.insert(0, chart(viz.drops_over_time(log, replay)))
+    return {"anchor": "drops", "title": "Where records were dropped, and why",
+            "text": "The main causes, biggest first, and what would have kept the records "
+                    "(r.drops() lists every dropped record; r.explain(row) explains one):"
+            if causes else "",
+            "causes": causes, "charts": charts}
+
+
+def _log_rows(summary: dict) -> list[tuple[str, Any]]:
+    """The log table: source, input rows, valid and quarantined records (per reason), arrival times."""
     log_rows = [("source", str(summary.get("source", ""))), ("input rows", summary.get("input_rows")),
                 ("valid records", summary.get("records")), ("quarantined rows", summary.get("invalid")),
                 ("arrival times", "yes" if summary.get("has_arrival_time") else "no (replayed in row order)")]
     for reason_name, count in (summary.get("invalid_by_reason") or {}).items():
         log_rows.append((f"quarantined: {reason_name}", count))
+    return log_rows
+
+
+def _describe_text(log: Any) -> str:
+    """``log.describe()`` as text; describe is informative only, so a failure is said, not raised."""
     try:
-        describe_text = str(log.describe())
+        return str(log.describe())
     except Exception as exc:  # describe is informative only; the report does not depend on it
-        describe_text = f"(describe failed: {exc})"
-    rs = replay.summary() if replay is not None else {}
-    replay_rows = readable_rows(rs)
-    recommendation = None
-    if rec is not None:
-        if rec_row is not None:
-            if per_engine:  # the columns of the leading engine's own rows
-                own = sweep[sweep["semantics"] == engines[0]]
-                own_varying = viz.sweep.varying(own, cfg_cols)
-                detail = setting_columns(own, cfg_cols)
-            else:
-                own_varying, detail = varying, setting_columns(sweep, cfg_cols)
-            shown = [c for c in cfg_cols if c in own_varying] or cfg_cols
-            headline = (f"Recommended for {choose.engine_name(engines[0])}: " if per_engine else "Recommended: ") + ", ".join(
-                f"{viz.sweep.name_of(c)} {viz.sweep.value_text(c, rec_row[c])}" for c in shown)
-            rows = [(viz.sweep.name_of(c), viz.sweep.value_text(c, rec_row[c])) for c in detail]
-            rows += [(viz.sweep.name_of(m), fmt.Figure(viz.sweep.value_text(m, rec_row[m])))
-                     for m in ("completeness_first", "completeness_final", metric, "dropped") if m in rec_row.index]
+        return f"(describe failed: {exc})"
+
+
+def _recommendation(sweep: pd.DataFrame, rec: dict, rec_row: pd.Series | None, reason: str,
+                    engines: list[str] | None, cfg_cols: list[str], varying: Any, completeness: float,
+                    metric: str) -> dict[str, Any]:
+    """The recommendation box: a headline naming the varying settings (with several ``engines``,
+    the leading engine's own), the reason, the criterion, the setting's table and its deploy code."""
+    if rec_row is not None:
+        if engines:  # the columns of the leading engine's own rows
+            own = sweep[sweep["semantics"] == engines[0]]
+            own_varying = viz.sweep.varying(own, cfg_cols)
+            detail = setting_columns(own, cfg_cols)
         else:
-            headline, rows = f"No setting meets the {fmt.share(completeness)} completeness target", []
-        recommendation = {"headline": headline, "reason": reason, "criterion": (rec or {}).get("criterion", ""),
-                          "table": fmt.kv_table(rows, inline=False) if rows else "",
-                          "deploy": [{"engine": toolkit.deploy.engines()[name], "code": code}
-                                     for name, code in ((rec or {}).get("deploy") or {}).items()]}
+            own_varying, detail = varying, setting_columns(sweep, cfg_cols)
+        shown = [c for c in cfg_cols if c in own_varying] or cfg_cols
+        headline = (f"Recommended for {choose.engine_name(engines[0])}: " if engines else "Recommended: ") + ", ".join(
+            f"{viz.sweep.name_of(c)} {viz.sweep.value_text(c, rec_row[c])}" for c in shown)
+        rows = [(viz.sweep.name_of(c), viz.sweep.value_text(c, rec_row[c])) for c in detail]
+        rows += [(viz.sweep.name_of(m), fmt.Figure(viz.sweep.value_text(m, rec_row[m])))
+                 for m in ("completeness_first", "completeness_final", metric, "dropped") if m in rec_row.index]
+    else:
+        headline, rows = f"No setting meets the {fmt.share(completeness)} completeness target", []
+    return {"headline": headline, "reason": reason, "criterion": (rec or {}).get("criterion", ""),
+            "table": fmt.kv_table(rows, inline=False) if rows else "",
+            "deploy": [{"engine": deploy_engines()[name], "code": code}
+                       for name, code in ((rec or {}).get("deploy") or {}).items()]}
+
+
+def _sweep_table(sweep: pd.DataFrame, cfg_cols: list[str], varying: Any, rec_row: pd.Series | None) -> str:
+    """Every configuration (its varying settings and figures), sortable, the recommended row highlighted."""
     table_cols = [c for c in cfg_cols if c in varying] + [
         m for m in ("records", "on_time", "late_accepted", "dropped", "completeness_first", "completeness_final",
                     "exact_windows", "latency_p50_ms", "latency_p99_ms", "firings", "late_firings",
                     "peak_state_records") if m in sweep.columns]
-    sweep_table = sortable_table(sweep, table_cols, highlight=rec_row.name if rec_row is not None else None) \
+    return sortable_table(sweep, table_cols, highlight=rec_row.name if rec_row is not None else None) \
         if len(sweep) else ""
+
+
+def _quarantine_table(log: Any) -> dict[str, str] | None:
+    """The first 50 quarantined rows (and how many more), or None without any."""
     q = getattr(log, "quarantine", None)
-    quarantine = None
-    if q is not None and len(q):
-        head = q.head(50)
-        rows = [(r.row, str(r.column), str(r.reason), str(r.raw)) for r in head.itertuples(index=False)]
-        more = len(q) - len(head)
-        quarantine = {"total": fmt.number(len(q)), "more": fmt.number(more) if more else "",
-                      "table": fmt.table(["row", "column", "reason", "raw"], rows, inline=False, code=["raw"])}
-    source = summary.get("source", "log")
-    return {
-        "title": title or f"Watermark Lab report: {source}",
-        "version": toolkit.__version__,
-        "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "log_source": source,
-        "log_table": fmt.kv_table(log_rows, inline=False),
-        "describe_text": describe_text,
-        "replay_words": "" if replay is None or getattr(replay, "setting", None) is None
-        else choose.setting_words(replay.setting),
-        "replay_settings": "" if replay is None else (str(replay.setting) if getattr(replay, "setting", None) is not None
-                                                     else fmt.settings_text(replay.settings)
-                                                     if isinstance(replay.settings, dict) else str(replay.settings)),
-        "replay_table": fmt.kv_table(replay_rows, inline=False) if replay_rows else "",
-        "recommendation": recommendation,
-        "sections": sections,
-        "sweep_table": sweep_table,
-        "quarantine": quarantine,
-        "replay": replay,
-        "sweep": sweep,
-    }
+    if q is None or not len(q):
+        return None
+    head = q.head(50)
+    rows = [(r.row, str(r.column), str(r.reason), str(r.raw)) for r in head.itertuples(index=False)]
+    more = len(q) - len(head)
+    return {"total": fmt.number(len(q)), "more": fmt.number(more) if more else "",
+            "table": fmt.table(["row", "column", "reason", "raw"], rows, inline=False, code=["raw"])}
 
 
 def engines_of(sweep: pd.DataFrame) -> list[str]:
@@ -272,7 +336,7 @@ def engines_section(log: Any, sweep: pd.DataFrame, per_engine: dict, engines: li
             continue
         recs.append({"engine": choose.engine_name(name), "reason": r["reason"],
                      "setting": "" if r["setting"] is None else str(r["setting"]),
-                     "deploy": [{"engine": toolkit.deploy.engines()[k], "code": code}
+                     "deploy": [{"engine": deploy_engines()[k], "code": code}
                                 for k, code in (r.get("deploy") or {}).items()]})
     lead = per_engine.get(engines[0], {}).get("setting")
     out = {"anchor": "engines", "title": "The engines side by side", "text": text, "charts": charts,

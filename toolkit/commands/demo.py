@@ -78,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
         # each engine's own axes worth showing (Kafka Streams: results on every update, or once at the close)
         **{k: v for e in engines for k, v in get(e).showcase_axes.items()},
     )
+    from toolkit.deployment import engines as deploy_engines
     from toolkit.viz._format import text_table
 
     print(text_table(results, ["semantics", "delay_ms", "lateness_ms", "idleness_ms", "completeness_first",
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         print(rec["reason"])
         if rec["deploy"]:
             engine, code = next(iter(rec["deploy"].items()))
-            print(f"[demo] as {toolkit.deploy.engines()[engine]} code (python -m toolkit deploy ... prints it for "
+            print(f"[demo] as {deploy_engines()[engine]} code (python -m toolkit deploy ... prints it for "
                   "any setting):")
             print(code)
     lead = recs[engines[0]]["setting"]

@@ -30,7 +30,7 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from toolkit.commands._settings import given_settings
-    from toolkit.deploy import deploy, engines
+    from toolkit.deployment import deploy, engines
     from toolkit.errors import UserError
     from toolkit.settings import Setting
 

@@ -10,7 +10,8 @@ The modules import one way (nothing imports a module above it):
   :mod:`~toolkit.log.quarantine`, :mod:`~toolkit.log.checks` (loading warnings);
 - :mod:`~toolkit.log.load` (pandas loading), :mod:`~toolkit.log.describe` (pandas describe),
   :mod:`~toolkit.log.synth` (seeded synthetic logs);
-- :mod:`~toolkit.log.spark` (the Spark backend: the same loading and describe in Spark);
+- :mod:`~toolkit.log.spark` and :mod:`~toolkit.log.spark_describe` (the Spark backend: the
+  same loading and describe in Spark);
 - this package: :func:`load_log` chooses pandas or Spark, and the EventLog methods that need
   the modules above the model are wired here (:func:`toolkit.log.model.install`).
 """
@@ -23,6 +24,7 @@ from toolkit.log import describe as _describe
 from toolkit.log import load as _load
 from toolkit.log import model as _model
 from toolkit.log import spark as _spark
+from toolkit.log import spark_describe as _spark_describe
 from toolkit.log import times as _times
 from toolkit.log.describe import LogDescription, PartitionFigures
 from toolkit.log.errors import (
@@ -133,7 +135,7 @@ def load_log(
 
 def describe_log(log: EventLog, **options: Any) -> LogDescription:
     """``log.describe()``: computed in pandas, or in Spark for a Spark-backed log."""
-    d = _spark.describe_spark(log, **options) if log.is_spark else _describe.describe_pandas(log, **options)
+    d = _spark_describe.describe_spark(log, **options) if log.is_spark else _describe.describe_pandas(log, **options)
     d.declared_silent = [int(p) for p in getattr(log, "silent_partitions", ())]
     d.incidents = list(getattr(log, "incidents", []))
     return d

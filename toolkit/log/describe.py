@@ -23,7 +23,7 @@ Definitions (the same on the pandas and the Spark path; all times int ms):
   :mod:`toolkit.log.checks`.
 
 This module computes them in pandas (:func:`describe_pandas`); the Spark backend
-(:mod:`toolkit.log.spark`) computes the same figures in Spark with the public helpers here
+(:mod:`toolkit.log.spark_describe`) computes the same figures in Spark with the public helpers here
 (:func:`percentile_label`, :func:`resolve_silence`, :func:`partition_figures`).
 ``log.describe()`` chooses between the two.
 """

@@ -208,7 +208,7 @@ class EventLog:
         """Figures about the log: a :class:`~toolkit.log.describe.LogDescription`.
 
         Computed by :func:`toolkit.log.describe.describe_pandas`, or in Spark by
-        :func:`toolkit.log.spark.describe_spark` for a Spark-backed log.
+        :func:`toolkit.log.spark_describe.describe_spark` for a Spark-backed log.
         """
         return _operations().describe(self, **options)
 

@@ -1,10 +1,11 @@
-"""The Spark backend of event logs: loading and describe() stay distributed.
+"""The Spark backend of event logs: loading stays distributed (describe() too, in
+:mod:`toolkit.log.spark_describe`).
 
 The same rules as the pandas path (:mod:`toolkit.log.load`, :mod:`toolkit.log.times`,
 :mod:`toolkit.log.describe`),
 written as Spark SQL expressions; only small things come back to the driver: row counts
 per input split (to number rows), fault counts per column and reason, the quarantined
-rows, partition names, and describe()'s aggregates.
+rows, partition names.
 
 Row numbers: files are read in sorted name order (the same part files the pandas path
 reads); within a file, in read order. A row's number is its position in that order,
@@ -20,6 +21,7 @@ functions that run work on it, so importing this module does not import Spark.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,15 +29,6 @@ import numpy as np
 import pandas as pd
 
 from toolkit.log import checks, times
-from toolkit.log.describe import (
-    PERCENTILES,
-    TOP_KEYS,
-    LogDescription,
-    partition_figures,
-    percentile_label,
-    resolve_silence,
-    saturating_sub,
-)
 from toolkit.log.errors import ColumnTypeError, EmptyLogError, LogError, LogReadError
 from toolkit.log.formats import ColumnMap, detect_format, list_parts
 from toolkit.log.load import kept_columns
@@ -281,43 +274,79 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
     """Load into a Spark-backed :class:`EventLog` (see :func:`toolkit.log.load_log`).
 
     ``mapping``, ``time_unit`` and ``keep`` as for :func:`toolkit.log.load.load_pandas`.
+    Five steps, each one function: number the rows, check every column, one aggregate of
+    figures, the faults (quarantine), the canonical table and its warnings.
     """
+    df, session, name, fmt, files = _read_source(source, mapping, format, spark)
+    _require_utc(session)
+    user_columns = [c for c in df.columns if c != "_wl_file"]
+    if not user_columns:
+        raise EmptyLogError(f"{name} has no records")
+    df, n_total = _number_rows(df, session, name, fmt, files)
+    cmap = ColumnMap.resolve(user_columns, source=name, **mapping)
+    kept = kept_columns(keep, user_columns, name)
+    checked = _check_columns(df, cmap, time_unit)
+    base = _checked_table(df, checked, kept)
+    base, agg, pairs = _aggregate(base, checked, cmap, time_unit)
+    quarantine, n_bad = _quarantine(base, agg, pairs, n_total, max_invalid_fraction, name)
+    canonical, names = _canonical_table(base, checked, cmap, kept, agg)
+    log = EventLog(
+        None,
+        quarantine,
+        partition_names=names,
+        source=name,
+        n_input=n_total,
+        spark_df=canonical,
+        n_records=n_total - n_bad,
+        has_arrival_time=cmap.arrival_time is not None,
+    )
+    log.unused_columns = [c for c in cmap.unused(user_columns) if c not in kept]
+    log.warnings = _load_warnings(log, df, checked, cmap, agg, time_unit, n_total - n_bad)
+    return log
 
-    from pyspark.sql import Window
+
+def _read_source(source, mapping: dict, format: str | None, spark) -> tuple[Any, Any, str, str | None, list[str]]:
+    """``(df, session, name, format, files)`` of a pandas or Spark DataFrame, a file or a folder;
+    a file's duplicated column names and unreadable (corrupt) records fail here, as in pandas."""
     from pyspark.sql import functions as F
-    from pyspark.sql import types as T
 
     if isinstance(source, pd.DataFrame):  # pandas data, loaded in Spark as asked
         source = _session(spark).createDataFrame(source)
     if is_spark_dataframe(source):
-        session = source.sparkSession
-        df, name, fmt, files = source.withColumn("_wl_file", F.lit("")), "Spark DataFrame", None, []
-    else:
-        session = _session(spark)
-        path = Path(source)
-        df, fmt, files, header = read_spark(session, path, format)
-        name = str(source)
-        if header is not None:
-            ColumnMap.resolve(header, source=name, **mapping)  # duplicated names: the pandas path's error
-        try:
-            _raise_corrupt(df, fmt)
-        except LogError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - Spark reports unreadable files here
-            raise _read_error(exc, name, fmt, files) from exc
-        if CORRUPT in df.columns:
-            df = df.drop(CORRUPT)
+        return source.withColumn("_wl_file", F.lit("")), source.sparkSession, "Spark DataFrame", None, []
+    session = _session(spark)
+    path = Path(source)
+    df, fmt, files, header = read_spark(session, path, format)
+    name = str(source)
+    if header is not None:
+        ColumnMap.resolve(header, source=name, **mapping)  # duplicated names: the pandas path's error
+    try:
+        _raise_corrupt(df, fmt)
+    except LogError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - Spark reports unreadable files here
+        raise _read_error(exc, name, fmt, files) from exc
+    if CORRUPT in df.columns:
+        df = df.drop(CORRUPT)
+    return df, session, name, fmt, files
+
+
+def _require_utc(session) -> None:
+    """Naive time strings are read in the session time zone: loading needs it to be UTC."""
     tz = str(session.conf.get("spark.sql.session.timeZone")).upper()
     if tz not in _UTC_NAMES:
         raise LogError(
             f"the Spark session time zone is {tz}; loading needs spark.sql.session.timeZone=UTC "
             "(toolkit.spark_session() sets it)"
         )
-    user_columns = [c for c in df.columns if c != "_wl_file"]
-    if not user_columns:
-        raise EmptyLogError(f"{name} has no records")
 
-    # 1. row numbers: per (file, split) counts to the driver, offsets back as a small map
+
+def _number_rows(df, session, name: str, fmt: str | None, files: list[str]) -> tuple[Any, int]:
+    """Step 1, row numbers: per (file, split) counts to the driver, offsets back as a small map.
+    A row's number is its position in file order (``files``), then read order within a file.
+    Returns the frame with ``_wl_row`` and the number of input rows."""
+    from pyspark.sql import functions as F
+
     df = df.withColumn("_wl_id", F.monotonically_increasing_id()).withColumn("_wl_split", F.spark_partition_id())
     if not files:
         df = df.persist()  # an arbitrary DataFrame may not recompute identically
@@ -348,133 +377,159 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
     df = df.join(F.broadcast(off_df), ["_wl_file", "_wl_split"]).withColumn(
         "_wl_row", F.col("_wl_offset") + F.col("_wl_id") - F.col("_wl_first")
     )
+    return df, n_total
 
-    cmap = ColumnMap.resolve(user_columns, source=name, **mapping)
-    kept = kept_columns(keep, user_columns, name)
 
-    # 2. per-column expressions (first fault wins, in canonical order)
-    reasons, rawcols, exprs = [], [], {}
-    vocab: dict[str, list[str]] = {}
-    time_exprs = []
+@dataclass
+class _Checked:
+    """Step 2's per-column expressions: each canonical column's value (``exprs``) and, per
+    checked input column in canonical order, why a row is a fault (``reasons``; the first
+    fault wins), its raw text (``rawcols``) and every reason it can give (``vocab``)."""
+
+    exprs: dict[str, Any] = field(default_factory=dict)
+    reasons: list[tuple[str, Any]] = field(default_factory=list)
+    rawcols: list[Any] = field(default_factory=list)
+    vocab: dict[str, list[str]] = field(default_factory=dict)
+    time_exprs: list[_TimeExpr] = field(default_factory=list)
+    part_is_text: bool = False
+    value_is_text: bool = False
+
+    def add(self, column: str, reason, vocab: list[str], raw) -> None:
+        """A checked input column: its fault reason, the reasons it can give, its raw text."""
+        self.reasons.append((column, reason))
+        self.vocab[column] = vocab
+        self.rawcols.append(raw)
+
+
+def _check_columns(df, cmap: ColumnMap, time_unit: str) -> _Checked:
+    """Step 2, per-column expressions (first fault wins, in canonical order): times, key,
+    partition, value; a role without a column gets its default."""
+    from pyspark.sql import functions as F
+
+    checked = _Checked()
     for role in ("event_time", "arrival_time"):
         col = getattr(cmap, role)
         if col is None:
             continue
         te = _TimeExpr(df, col, time_unit)
         te.role = role
-        exprs[role] = te.ms
-        reasons.append((col, te.reason))
-        vocab[col] = ["null", times.OUT_OF_RANGE, times.NOT_FINITE, times.UNPARSABLE]
-        rawcols.append(te.raw)
-        time_exprs.append(te)
+        checked.exprs[role] = te.ms
+        checked.add(col, te.reason, ["null", times.OUT_OF_RANGE, times.NOT_FINITE, times.UNPARSABLE], te.raw)
+        checked.time_exprs.append(te)
     if cmap.key is not None:
         c = F.col(f"`{cmap.key}`")
-        exprs["key"] = _text(df, cmap.key)
-        reasons.append((cmap.key, F.when(c.isNull(), "null")))
-        vocab[cmap.key] = ["null"]
-        rawcols.append(_text(df, cmap.key))
+        checked.exprs["key"] = _text(df, cmap.key)
+        checked.add(cmap.key, F.when(c.isNull(), "null"), ["null"], _text(df, cmap.key))
     else:
-        exprs["key"] = F.lit("default")
-    part_is_text = False
+        checked.exprs["key"] = F.lit("default")
     if cmap.partition is not None:
-        pc = cmap.partition
-        ptype = df.schema[pc].dataType
-        c = F.col(f"`{pc}`")
-        if isinstance(ptype, T.BooleanType):
-            raise ColumnTypeError(f"column {pc!r} (partition) holds booleans; expected integers or names")
-        if isinstance(ptype, T.IntegralType):
-            v = c.cast("long")
-            reason = F.when(v.isNull(), "null").when(v < 0, "negative")
-            exprs["partition"] = v
-        elif isinstance(ptype, (T.FloatType, T.DoubleType, T.DecimalType)):
-            x = c.cast("double")
-            ok = x.isNotNull() & ~F.isnan(x) & (F.abs(x) < F.lit(_TWO63))
-            reason = (F.when(x.isNull() | F.isnan(x), "null")
-                      .when(~ok | (x != F.floor(x)), "not an integer").when(x < 0, "negative"))
-            exprs["partition"] = F.when(ok, F.floor(x).cast("long"))
-        else:
-            part_is_text = True
-            s = c.cast("string")
-            reason = F.when(s.isNull(), "null")
-            exprs["partition"] = s
-        reasons.append((pc, reason))
-        vocab[pc] = ["null", "negative", "not an integer"]
-        rawcols.append(_text(df, pc))
+        _check_partition(df, cmap.partition, checked)
     else:
-        exprs["partition"] = F.lit(0).cast("long")
-    value_is_text = False
+        checked.exprs["partition"] = F.lit(0).cast("long")
     if cmap.value is not None:
-        vc = cmap.value
-        vtype = df.schema[vc].dataType
-        c = F.col(f"`{vc}`")
-        if isinstance(vtype, (T.IntegralType, T.BooleanType)):
-            exprs["value"] = c.cast("long")
-            reason = F.when(c.isNull(), "null")
-        elif isinstance(vtype, (T.FloatType, T.DoubleType, T.DecimalType)):
-            x = c.cast("double")
-            exprs["value"] = x
-            reason = F.when(x.isNull() | F.isnan(x), "null").when(F.abs(x) == F.lit(float("inf")), "not finite")
-        else:
-            value_is_text = True
-            s = F.trim(c.cast("string"))
-            d = F.expr(f"try_cast(trim(cast(`{vc}` as string)) as double)")
-            exprs["value"] = s
-            big = s.rlike("^" + times.INTEGER_RE + "$") & F.expr(f"try_cast(trim(cast(`{vc}` as string)) as bigint)").isNull()
-            reason = (F.when(c.isNull(), "null").when(d.isNull() | F.isnan(d), "not a number")
-                      .when(F.abs(d) == F.lit(float("inf")), "not finite").when(big, VALUE_OUT_OF_RANGE))
-        reasons.append((vc, reason))
-        vocab[vc] = ["null", "not a number", "not finite", VALUE_OUT_OF_RANGE]
-        rawcols.append(_text(df, vc) if not value_is_text else c.cast("string"))
+        _check_value(df, cmap.value, checked)
     else:
-        exprs["value"] = F.lit(1).cast("long")
+        checked.exprs["value"] = F.lit(1).cast("long")
+    return checked
 
+
+def _check_partition(df, pc: str, checked: _Checked) -> None:
+    """Partitions are non-negative integers (integral, or whole floats) or names (text);
+    booleans are a type error."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    ptype = df.schema[pc].dataType
+    c = F.col(f"`{pc}`")
+    if isinstance(ptype, T.BooleanType):
+        raise ColumnTypeError(f"column {pc!r} (partition) holds booleans; expected integers or names")
+    if isinstance(ptype, T.IntegralType):
+        v = c.cast("long")
+        reason = F.when(v.isNull(), "null").when(v < 0, "negative")
+        checked.exprs["partition"] = v
+    elif isinstance(ptype, (T.FloatType, T.DoubleType, T.DecimalType)):
+        x = c.cast("double")
+        ok = x.isNotNull() & ~F.isnan(x) & (F.abs(x) < F.lit(_TWO63))
+        reason = (F.when(x.isNull() | F.isnan(x), "null")
+                  .when(~ok | (x != F.floor(x)), "not an integer").when(x < 0, "negative"))
+        checked.exprs["partition"] = F.when(ok, F.floor(x).cast("long"))
+    else:
+        checked.part_is_text = True
+        s = c.cast("string")
+        reason = F.when(s.isNull(), "null")
+        checked.exprs["partition"] = s
+    checked.add(pc, reason, ["null", "negative", "not an integer"], _text(df, pc))
+
+
+def _check_value(df, vc: str, checked: _Checked) -> None:
+    """Values are integers (booleans count), finite floats, or text that reads as a number
+    within int64 when it is an integer."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    vtype = df.schema[vc].dataType
+    c = F.col(f"`{vc}`")
+    if isinstance(vtype, (T.IntegralType, T.BooleanType)):
+        checked.exprs["value"] = c.cast("long")
+        reason = F.when(c.isNull(), "null")
+    elif isinstance(vtype, (T.FloatType, T.DoubleType, T.DecimalType)):
+        x = c.cast("double")
+        checked.exprs["value"] = x
+        reason = F.when(x.isNull() | F.isnan(x), "null").when(F.abs(x) == F.lit(float("inf")), "not finite")
+    else:
+        checked.value_is_text = True
+        s = F.trim(c.cast("string"))
+        d = F.expr(f"try_cast(trim(cast(`{vc}` as string)) as double)")
+        checked.exprs["value"] = s
+        big = s.rlike("^" + times.INTEGER_RE + "$") & F.expr(f"try_cast(trim(cast(`{vc}` as string)) as bigint)").isNull()
+        reason = (F.when(c.isNull(), "null").when(d.isNull() | F.isnan(d), "not a number")
+                  .when(F.abs(d) == F.lit(float("inf")), "not finite").when(big, VALUE_OUT_OF_RANGE))
+    checked.add(vc, reason, ["null", "not a number", "not finite", VALUE_OUT_OF_RANGE],
+                _text(df, vc) if not checked.value_is_text else c.cast("string"))
+
+
+def _checked_table(df, checked: _Checked, kept: list[str]):
+    """Every row once: its number, canonical values, first fault (reason, column, raw text),
+    the kept columns, and per time column what the unit and warning checks need."""
+    from pyspark.sql import functions as F
+
+    reasons, rawcols = checked.reasons, checked.rawcols
     fault_reason = F.coalesce(*[r for _, r in reasons]) if reasons else F.lit(None).cast("string")
     fault_column = F.lit(None).cast("string")
     fault_raw = F.lit(None).cast("string")
     for (col, r), raw in reversed(list(zip(reasons, rawcols))):
         fault_column = F.when(r.isNotNull(), F.lit(col)).otherwise(fault_column)
         fault_raw = F.when(r.isNotNull(), F.coalesce(raw, F.lit(""))).otherwise(fault_raw)
-    cols = [F.col("_wl_row").alias("row")] + [e.alias(k) for k, e in exprs.items()]
+    cols = [F.col("_wl_row").alias("row")] + [e.alias(k) for k, e in checked.exprs.items()]
     cols += [fault_reason.alias("_wl_reason"), fault_column.alias("_wl_column"), fault_raw.alias("_wl_raw")]
     cols += [F.col(f"`{c}`").alias(f"_wl_keep_{i}") for i, c in enumerate(kept)]
-    for te in time_exprs:
+    for te in checked.time_exprs:
         cols.append(te.mag.alias(f"_wl_mag_{te.column}"))
         cols.append(te.sample.alias(f"_wl_rawt_{te.column}"))
         cols.append(F.coalesce(te.floored, F.lit(False)).alias(f"_wl_fl_{te.column}"))
-    base = df.select(*cols)
+    return df.select(*cols)
 
-    # 3. one aggregate: mixed-unit check and (for text values) whether all valid ones are integers
+
+def _aggregate(base, checked: _Checked, cmap: ColumnMap, time_unit: str) -> tuple[Any, dict, list[tuple[str, str]]]:
+    """Step 3, one aggregate: the mixed-unit check's counts, the warnings' figures, fault counts
+    per (column, reason) and, for text values, whether all valid ones are integers. Returns
+    ``(base, figures, (column, reason) pairs)``; with text values both decimal and beyond 2^53,
+    ``base`` quarantines the latter (the pandas path makes the column double: they would round)."""
+    from pyspark.sql import functions as F
+
     aggs = [F.count(F.lit(1)).alias("_n")]
-    for te in time_exprs:
-        mag = F.col(f"`_wl_mag_{te.column}`")
-        for u, (lo, hi) in times.EPOCH_RANGES.items():
-            hit = mag.isNotNull() & (mag >= F.lit(lo)) & (mag <= F.lit(hi))
-            aggs.append(F.sum(F.when(hit, 1).otherwise(0)).alias(f"n|{te.column}|{u}"))
-            aggs.append(F.min_by(F.col(f"`_wl_rawt_{te.column}`"), F.when(hit, F.col("row"))).alias(f"raw|{te.column}|{u}"))
-            aggs.append(F.min(F.when(hit, F.col("row"))).alias(f"row|{te.column}|{u}"))
-        for i, (lo, hi) in enumerate(times.unit_gaps()):
-            inside = mag.isNotNull() & (mag > F.lit(lo)) & (mag < F.lit(hi))
-            aggs.append(F.sum(F.when(inside, 1).otherwise(0)).alias(f"gap|{te.column}|{i}"))
-        # figures for toolkit.log.checks: floored rows, far-future times (valid rows only)
-        role_ms = F.col(te.role)
-        valid_row = F.col("_wl_reason").isNull()
-        example = F.struct(F.col("row"), F.col(f"`_wl_rawt_{te.column}`").cast("string").alias("raw"),
-                           role_ms.alias("ms"), mag.alias("mag"))
-        for tag, cond in (("fl", valid_row & F.col(f"`_wl_fl_{te.column}`")),
-                          ("far", valid_row & (role_ms >= F.lit(checks.FAR_FUTURE_MS)))):
-            aggs.append(F.sum(F.when(cond, 1).otherwise(0)).alias(f"{tag}|{te.column}"))
-            aggs.append(F.min(F.when(cond, example)).alias(f"{tag}x|{te.column}"))
-        aggs.append(F.count(mag).alias(f"nnum|{te.column}"))
+    for te in checked.time_exprs:
+        aggs += _time_aggs(te)
     if cmap.arrival_time is not None:
         early = F.col("_wl_reason").isNull() & (F.col("arrival_time").cast("decimal(20,0)") < F.col("event_time").cast("decimal(20,0)") - F.lit(checks.DAY_MS))
         aggs.append(F.sum(F.when(early, 1).otherwise(0)).alias("early"))
         aggs.append(F.min(F.when(early, F.struct("row", "event_time", "arrival_time"))).alias("earlyx"))
-    pairs = list(dict.fromkeys((col, why) for col, _ in reasons for why in vocab[col]))
+    pairs = list(dict.fromkeys((col, why) for col, _ in checked.reasons for why in checked.vocab[col]))
     for i, (col, why) in enumerate(pairs):
         hit = (F.col("_wl_column") == F.lit(col)) & (F.col("_wl_reason") == F.lit(why))
         aggs.append(F.sum(F.when(hit, 1).otherwise(0)).alias(f"fault_n_{i}"))
         aggs.append(F.min(F.when(hit, F.col("row"))).alias(f"fault_first_{i}"))
-    if value_is_text:
+    if checked.value_is_text:
         not_int = F.col("_wl_reason").isNull() & ~F.col("value").rlike("^" + times.INTEGER_RE + "$")
         aggs.append(F.sum(F.when(not_int, 1).otherwise(0)).alias("_value_not_int"))
         # an integer that a double cannot hold exactly (beyond 2^53): a fault if decimals make the column double
@@ -485,7 +540,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
         aggs.append(F.sum(F.when(F.col("_wl_inexact"), 1).otherwise(0)).alias("_value_inexact"))
         aggs.append(F.min(F.when(F.col("_wl_inexact"), F.col("row"))).alias("_value_inexact_first"))
     agg = base.agg(*aggs).collect()[0].asDict()
-    if value_is_text and (agg.get("_value_not_int") or 0) and (agg.get("_value_inexact") or 0):
+    if checked.value_is_text and (agg.get("_value_not_int") or 0) and (agg.get("_value_inexact") or 0):
         # the pandas path's rule: the value column becomes double, so these rows are quarantined, not rounded
         hit = F.col("_wl_inexact")
         base = (base.withColumn("_wl_reason", F.when(hit, F.lit(ROUNDED)).otherwise(F.col("_wl_reason")))
@@ -495,17 +550,53 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
         i = len(pairs) - 1
         agg[f"fault_n_{i}"] = agg["_value_inexact"]
         agg[f"fault_first_{i}"] = agg["_value_inexact_first"]
-    for te in time_exprs:
-        found = []
-        for u in times.EPOCH_RANGES:
-            count = agg[f"n|{te.column}|{u}"] or 0
-            if count:
-                found.append((u, int(count), int(agg[f"row|{te.column}|{u}"]), agg[f"raw|{te.column}|{u}"]))
-        gaps = [int(agg[f"gap|{te.column}|{i}"] or 0) for i in range(len(times.unit_gaps()))]
-        if times.mixed_units([f[0] for f in found], gaps):
-            times.raise_mixed(te.column, time_unit, found)
+    for te in checked.time_exprs:
+        _check_units(agg, te.column, time_unit)
+    return base, agg, pairs
 
-    # 4. faults: counts per column and reason; the rows themselves when within the limit
+
+def _time_aggs(te: _TimeExpr) -> list:
+    """A time column's figures: rows per epoch unit range (count, first row and raw value),
+    rows between the ranges, floored and far-future valid rows (with an example), numbers."""
+    from pyspark.sql import functions as F
+
+    aggs = []
+    mag = F.col(f"`_wl_mag_{te.column}`")
+    for u, (lo, hi) in times.EPOCH_RANGES.items():
+        hit = mag.isNotNull() & (mag >= F.lit(lo)) & (mag <= F.lit(hi))
+        aggs.append(F.sum(F.when(hit, 1).otherwise(0)).alias(f"n|{te.column}|{u}"))
+        aggs.append(F.min_by(F.col(f"`_wl_rawt_{te.column}`"), F.when(hit, F.col("row"))).alias(f"raw|{te.column}|{u}"))
+        aggs.append(F.min(F.when(hit, F.col("row"))).alias(f"row|{te.column}|{u}"))
+    for i, (lo, hi) in enumerate(times.unit_gaps()):
+        inside = mag.isNotNull() & (mag > F.lit(lo)) & (mag < F.lit(hi))
+        aggs.append(F.sum(F.when(inside, 1).otherwise(0)).alias(f"gap|{te.column}|{i}"))
+    # figures for toolkit.log.checks: floored rows, far-future times (valid rows only)
+    role_ms = F.col(te.role)
+    valid_row = F.col("_wl_reason").isNull()
+    example = F.struct(F.col("row"), F.col(f"`_wl_rawt_{te.column}`").cast("string").alias("raw"),
+                       role_ms.alias("ms"), mag.alias("mag"))
+    for tag, cond in (("fl", valid_row & F.col(f"`_wl_fl_{te.column}`")),
+                      ("far", valid_row & (role_ms >= F.lit(checks.FAR_FUTURE_MS)))):
+        aggs.append(F.sum(F.when(cond, 1).otherwise(0)).alias(f"{tag}|{te.column}"))
+        aggs.append(F.min(F.when(cond, example)).alias(f"{tag}x|{te.column}"))
+    aggs.append(F.count(mag).alias(f"nnum|{te.column}"))
+    return aggs
+
+
+def _check_units(agg: dict, column: str, time_unit: str) -> None:
+    """A time column whose numbers fall in more than one epoch unit's range is an error."""
+    found = _found(agg, column)
+    gaps = [int(agg[f"gap|{column}|{i}"] or 0) for i in range(len(times.unit_gaps()))]
+    if times.mixed_units([f[0] for f in found], gaps):
+        times.raise_mixed(column, time_unit, found)
+
+
+def _quarantine(base, agg: dict, pairs: list[tuple[str, str]], n_total: int, max_invalid_fraction: float,
+                name: str) -> tuple[pd.DataFrame, int]:
+    """Step 4, faults: counts per column and reason (too many fail, with samples); the rows
+    themselves, within the limit, as the quarantine table. Returns it and the fault count."""
+    from pyspark.sql import functions as F
+
     fault_rows = base.where(F.col("_wl_reason").isNotNull())
     counts = [
         {"_wl_column": col, "_wl_reason": why, "n": int(agg[f"fault_n_{i}"] or 0), "first": agg[f"fault_first_{i}"]}
@@ -513,39 +604,50 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
         if agg[f"fault_n_{i}"]
     ]
     n_bad = sum(int(r["n"]) for r in counts)
+    enforce(None, n_total, max_invalid_fraction, name, n_bad=n_bad, groups=lambda: _fault_groups(counts, fault_rows))
+    if not n_bad:
+        return empty_quarantine(), n_bad
+    quarantine = (
+        fault_rows.select("row", F.col("_wl_column").alias("column"), F.col("_wl_reason").alias("reason"),
+                          F.col("_wl_raw").alias("raw"))
+        .orderBy("row").toPandas()
+    )
+    quarantine["row"] = quarantine["row"].astype(np.int64)
+    return quarantine.astype({"column": object, "reason": object, "raw": object}), n_bad
 
-    def groups_fn():
-        by_col: dict[str, list] = {}
-        for r in sorted(counts, key=lambda r: r["first"]):
-            by_col.setdefault(r["_wl_column"], []).append((r["_wl_reason"], int(r["n"])))
-        firsts = {}
-        for r in counts:
-            firsts[r["_wl_column"]] = min(firsts.get(r["_wl_column"], r["first"]), r["first"])
-        ranked = fault_rows.withColumn(
-            "_wl_rank", F.row_number().over(Window.partitionBy("_wl_column").orderBy("row"))
-        ).where(F.col("_wl_rank") <= SAMPLE)
-        samples: dict[str, list] = {}
-        for r in sorted(ranked.select("_wl_column", "row", "_wl_raw").collect(), key=lambda r: r["row"]):
-            samples.setdefault(r["_wl_column"], []).append((int(r["row"]), r["_wl_raw"]))
-        return [(col, by_col[col], samples.get(col, [])) for col in sorted(by_col, key=lambda c: firsts[c])]
 
-    enforce(None, n_total, max_invalid_fraction, name, n_bad=n_bad, groups=groups_fn)
-    if n_bad:
-        quarantine = (
-            fault_rows.select("row", F.col("_wl_column").alias("column"), F.col("_wl_reason").alias("reason"),
-                              F.col("_wl_raw").alias("raw"))
-            .orderBy("row").toPandas()
-        )
-        quarantine["row"] = quarantine["row"].astype(np.int64)
-        quarantine = quarantine.astype({"column": object, "reason": object, "raw": object})
-    else:
-        quarantine = empty_quarantine()
+def _fault_groups(counts: list[dict], fault_rows) -> list[tuple[str, list, list]]:
+    """The error's groups: per column (by first fault) its (reason, count) pairs and the first
+    ``SAMPLE`` faulty rows (row, raw text)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
 
-    # 5. the canonical table (lazy, persisted on first use)
+    by_col: dict[str, list] = {}
+    for r in sorted(counts, key=lambda r: r["first"]):
+        by_col.setdefault(r["_wl_column"], []).append((r["_wl_reason"], int(r["n"])))
+    firsts = {}
+    for r in counts:
+        firsts[r["_wl_column"]] = min(firsts.get(r["_wl_column"], r["first"]), r["first"])
+    ranked = fault_rows.withColumn(
+        "_wl_rank", F.row_number().over(Window.partitionBy("_wl_column").orderBy("row"))
+    ).where(F.col("_wl_rank") <= SAMPLE)
+    samples: dict[str, list] = {}
+    for r in sorted(ranked.select("_wl_column", "row", "_wl_raw").collect(), key=lambda r: r["row"]):
+        samples.setdefault(r["_wl_column"], []).append((int(r["row"]), r["_wl_raw"]))
+    return [(col, by_col[col], samples.get(col, [])) for col in sorted(by_col, key=lambda c: firsts[c])]
+
+
+def _canonical_table(base, checked: _Checked, cmap: ColumnMap, kept: list[str], agg: dict) -> tuple[Any, list | None]:
+    """Step 5, the canonical table of the valid rows (lazy, persisted on first use), and the
+    partition names when partitions are named: text partitions that are all integers are
+    numbers, others are numbered in name order."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
     valid = base.where(F.col("_wl_reason").isNull())
     names = None
     part = F.col("partition")
-    if part_is_text:
+    if checked.part_is_text:
         labels = sorted(r[0] for r in valid.select("partition").distinct().collect())
         if all(pd.Series(labels, dtype=object).str.fullmatch(times.INTEGER_RE)):
             negatives = valid.where(part.cast("long") < 0).select("row").limit(1).collect()
@@ -557,7 +659,7 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
             mapping_expr = F.create_map(*[x for i, nm in enumerate(labels) for x in (F.lit(nm), F.lit(i))])
             part = mapping_expr[F.col("partition")].cast("long")
     value = F.col("value")
-    if value_is_text:
+    if checked.value_is_text:
         value = value.cast("long") if (agg.get("_value_not_int") or 0) == 0 else value.cast("double")
     select = [F.col("row").cast("long").alias("row"), F.col("event_time").cast("long").alias("event_time")]
     if cmap.arrival_time is not None:
@@ -565,23 +667,15 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
     select += [F.col("key").cast("string").alias("key"), part.alias("partition"), value.alias("value")]
     select += [F.col(f"_wl_keep_{i}").alias(c) for i, c in enumerate(kept)]
     canonical = valid.select(*select)
-    from pyspark import StorageLevel
+    return canonical.persist(StorageLevel.MEMORY_AND_DISK), names
 
-    canonical = canonical.persist(StorageLevel.MEMORY_AND_DISK)
-    log = EventLog(
-        None,
-        quarantine,
-        partition_names=names,
-        source=name,
-        n_input=n_total,
-        spark_df=canonical,
-        n_records=n_total - n_bad,
-        has_arrival_time=cmap.arrival_time is not None,
-    )
-    log.unused_columns = [c for c in cmap.unused(user_columns) if c not in kept]
+
+def _load_warnings(log: EventLog, df, checked: _Checked, cmap: ColumnMap, agg: dict, time_unit: str,
+                   n_valid: int) -> list[str]:
+    """The loading warnings of :mod:`toolkit.log.checks` from the aggregate's figures (floored
+    and far-future times, arrivals a day before their events); records ``log.floored``."""
     notes: list[str] = []
-    n_valid = n_total - n_bad
-    for te in time_exprs:
+    for te in checked.time_exprs:
         f = checks.TimeColumnFigures(column=te.column, unit=time_unit, numeric=int(agg[f"nnum|{te.column}"] or 0))
         for u, count, row, raw in _found(agg, te.column):
             f.in_range[u] = (count, row, raw)
@@ -601,11 +695,11 @@ def load_spark(source, mapping: dict, *, time_unit: str, max_invalid_fraction: f
         x = agg["earlyx"]
         example = (int(x["row"]), int(x["event_time"]), int(x["arrival_time"])) if x is not None else None
         notes += checks.arrival_warning(int(agg["early"] or 0), n_valid, example)
-    log.warnings = notes
-    return log
+    return notes
 
 
 def _found(agg: dict, column: str) -> list:
+    """A time column's ``(unit, rows, first row, its raw value)`` per epoch unit range it hits."""
     out = []
     for u in times.EPOCH_RANGES:
         count = agg[f"n|{column}|{u}"] or 0
@@ -663,144 +757,3 @@ def pandas_to_spark(table: pd.DataFrame, spark=None):
     fields += ["key string", "partition long", f"value {vtype}"]
     cols = [f.split()[0] for f in fields]
     return session.createDataFrame(table[cols], ", ".join(fields))
-
-
-# ---------------------------------------------------------------------- describe
-def _pdisc(expr: str, p: float):
-    from pyspark.sql import functions as F
-
-    return F.expr(f"percentile_disc({p}) WITHIN GROUP (ORDER BY {expr})")
-
-
-def _ranks(row, prefix: str, ps) -> dict[str, int]:
-    out = {"min": int(row[f"{prefix}_min"])}
-    for i, p in enumerate(ps):
-        out[percentile_label(p)] = int(row[f"{prefix}_p{i}"])
-    out["max"] = int(row[f"{prefix}_max"])
-    return out
-
-
-def _sat_sub_sql(a: str, b: str) -> str:
-    """SQL for ``a - b`` held at the bigint limits (no ANSI overflow error, no wrap-around)."""
-    # (greatest/least skip nulls: a null operand must stay null)
-    return (f"case when {a} is null or {b} is null then null else "
-            f"cast(greatest(least(cast({a} as decimal(20,0)) - cast({b} as decimal(20,0)), "
-            f"cast(9223372036854775807 as decimal(20,0))), cast(-9223372036854775808 as decimal(20,0))) as bigint) end")
-
-
-def describe_spark(log, *, silence: Any = "auto"):
-    """:func:`toolkit.log.describe.describe_pandas`'s figures computed in Spark: only aggregates reach the driver.
-
-    Out-of-orderness needs the running maximum of event time in arrival order. Rather than
-    a window over the whole log (one partition), the log is range-partitioned by arrival
-    order and sorted within partitions; each partition's maximum comes to the driver, whose
-    prefix maxima are sent back, and a ``mapInPandas`` pass computes how far each record is
-    behind, from the maximum of all earlier partitions onwards.
-    """
-    from pyspark import StorageLevel
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
-
-    df = log.spark_df
-    session = df.sparkSession
-    n = log.n_records
-    has_arrival = log.has_arrival_time
-
-    # spans, keys, delays: one aggregate
-    aggs = [F.min("event_time").alias("et_min"), F.max("event_time").alias("et_max"),
-            F.count_distinct("key").alias("keys")]
-    if has_arrival:
-        d = "(" + _sat_sub_sql("arrival_time", "event_time") + ")"
-        aggs += [F.min("arrival_time").alias("at_min"), F.max("arrival_time").alias("at_max"),
-                 F.sum(F.when(F.col("arrival_time") < F.col("event_time"), 1).otherwise(0)).alias("before"),
-                 F.expr(f"min{d}").alias("d_min"), F.expr(f"max{d}").alias("d_max")]
-        aggs += [_pdisc(d, p).alias(f"d_p{i}") for i, p in enumerate(PERCENTILES)]
-    head = df.agg(*aggs).collect()[0]
-    top = (df.groupBy("key").count().orderBy(F.desc("count"), F.asc("key")).limit(TOP_KEYS).collect())
-    distinct = df.drop("row").distinct().count()
-
-    # out-of-orderness: range partitions in processing order + prefix maxima from the driver
-    order_cols = ["arrival_time", "row"] if has_arrival else ["row"]
-    parts = max(1, int(session.conf.get("spark.sql.shuffle.partitions")))
-    ranged = (df.select(*order_cols, "event_time").repartitionByRange(parts, *order_cols)
-              .sortWithinPartitions(*order_cols).persist(StorageLevel.MEMORY_AND_DISK))
-    try:
-        maxima = ranged.groupBy(F.spark_partition_id().alias("pid")).agg(F.max("event_time").alias("m")).collect()
-        prior: dict[int, int] = {}
-        running = np.iinfo(np.int64).min
-        for r in sorted(maxima, key=lambda r: r["pid"]):
-            prior[int(r["pid"])] = running
-            running = max(running, int(r["m"]))
-
-        def behind(batches, prior=prior):
-            from pyspark import TaskContext
-
-            run = prior.get(TaskContext.get().partitionId(), np.iinfo(np.int64).min)
-            for b in batches:
-                et = b["event_time"].to_numpy(dtype=np.int64)
-                if len(et) == 0:
-                    continue
-                cm = np.maximum.accumulate(np.concatenate([[run], et]))
-                before, run = cm[:-1], cm[-1]
-                yield pd.DataFrame({"lag": saturating_sub(before, et)[et < before]})
-
-        lags = ranged.select("event_time").mapInPandas(behind, "lag long")
-        lag_aggs = [F.count(F.lit(1)).alias("n"), F.min("lag").alias("l_min"), F.max("lag").alias("l_max")]
-        lag_aggs += [_pdisc("lag", p).alias(f"l_p{i}") for i, p in enumerate(PERCENTILES)]
-        lag_row = lags.agg(*lag_aggs).collect()[0]
-    finally:
-        ranged.unpersist()
-    n_behind = int(lag_row["n"])
-
-    # per partition: gaps on the time axis (a window per source partition)
-    axis = "arrival_time" if has_arrival else "event_time"
-    w = Window.partitionBy("partition").orderBy(axis, "row")
-    gaps = (df.select("partition", axis, "row").withColumn("prev", F.lag(axis).over(w))
-            .withColumn("gap", F.expr(_sat_sub_sql(axis, "prev"))).persist(StorageLevel.MEMORY_AND_DISK))
-    try:
-        med = gaps.where(F.col("gap").isNotNull()).agg(_pdisc("gap", 0.5).alias("m")).collect()[0]["m"]
-        threshold = resolve_silence(silence, int(med) if med is not None else None)
-        # a threshold beyond int64 (100 x a huge median gap) is never reached
-        long = F.col("gap") >= F.lit(threshold) if threshold <= np.iinfo(np.int64).max else F.lit(False)
-        per = (
-            gaps.groupBy("partition")
-            .agg(F.count(F.lit(1)).alias("n"), F.min(axis).alias("first"), F.max(axis).alias("last"),
-                 F.max(F.when(F.col("gap").isNotNull(), F.struct(F.col("gap"), (-F.col("prev")).alias("neg"))))
-                 .alias("mx"),
-                 F.sum(F.when(long, 1).otherwise(0)).alias("sil"),
-                 F.sum(F.when(long, F.col("gap")).otherwise(0)).alias("sil_ms"))
-            .orderBy("partition").collect()
-        )
-    finally:
-        gaps.unpersist()
-    figures = []
-    for r in per:
-        mx = r["mx"]
-        figures.append(partition_figures(
-            log, int(r["partition"]), int(r["n"]), int(r["first"]), int(r["last"]),
-            int(mx["gap"]) if mx is not None else None, int(-mx["neg"]) if mx is not None else None,
-            int(r["sil"]), int(r["sil_ms"]),
-        ))
-    return LogDescription(
-        records=n,
-        invalid=log.n_invalid,
-        input_rows=log.n_input,
-        has_arrival_time=has_arrival,
-        event_time_min=int(head["et_min"]),
-        event_time_max=int(head["et_max"]),
-        arrival_time_min=int(head["at_min"]) if has_arrival else None,
-        arrival_time_max=int(head["at_max"]) if has_arrival else None,
-        keys=int(head["keys"]),
-        top_keys=[(str(r["key"]), int(r["count"])) for r in top],
-        duplicates=n - int(distinct),
-        behind=n_behind,
-        behind_share=n_behind / n,
-        behind_by=_ranks(lag_row, "l", PERCENTILES) if n_behind else None,
-        delay=_ranks(head, "d", PERCENTILES) if has_arrival else None,
-        arrival_before_event=int(head["before"]) if has_arrival else 0,
-        silence=threshold,
-        partitions=figures,
-        backend="spark",
-        floored=dict(log.floored),
-        warnings=list(log.warnings),
-    )

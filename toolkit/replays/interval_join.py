@@ -97,9 +97,6 @@ def _input_events(log: Any, s: Setting) -> tuple[dict, list[tuple[int, str, obje
 
 def replay_interval_join(logs: list[Any], s: Setting, spec: str) -> dict:
     """The parts of a :class:`toolkit.replays.run.ReplayResult` (see the module doc)."""
-    from toolkit.engine.flink.join import IntervalJoinOperator
-    from toolkit.engine.flink.valve import TwoInputValves
-    from toolkit.engine.flink.watermarks import MAX_WATERMARK, MIN_WATERMARK
     from toolkit.replays.union import union_logs
     from toolkit.settings import describe_setting
 
@@ -115,6 +112,43 @@ def replay_interval_join(logs: list[Any], s: Setting, spec: str) -> dict:
         arrays.append(a)
         outs.append(ev)
         ends.append(end)
+    events, joins, late, state, wm_rows = _run_join(arrays, outs, max(ends), lower, upper)
+    em, late_df = _join_frames(joins, late)
+    rows = union.table["row"].to_numpy(dtype=np.int64)
+    fate = np.full(len(rows), "on_time", dtype=object)
+    reason = np.full(len(rows), "", dtype=object)
+    is_late = np.isin(rows, late_df["row"].to_numpy())
+    fate[is_late] = "dropped"
+    reason[is_late] = "late"
+    pairs = pd.concat([em["left_row"], em["right_row"]]).value_counts()
+    fates = pd.DataFrame({"row": rows, "fate": fate, "reason": reason,
+                          "pairs": pairs.reindex(rows, fill_value=0).to_numpy(dtype=np.int64),
+                          "input": inputs.input_of(rows) + 1, "input_row": inputs.input_row(rows)})
+    wms = _watermark_frame(wm_rows)
+    state_df = pd.DataFrame(state, columns=["time", "open_windows", "buffered_records"]).astype("int64")
+    settings_d = describe_setting(s)
+    settings_d.update({"has_arrival_time": True, "inputs": 2, "two_input": f"interval:{lower}/{upper}",
+                       "lower_ms": lower, "upper_ms": upper})
+    figures = {"pairs": int(len(em)), "pairs_at_end": int(em["at_end"].sum()),
+               "left_late": int((late_df["input"] == 1).sum()), "right_late": int((late_df["input"] == 2).sum()),
+               "peak_buffered_records": int(state_df["buffered_records"].max()) if len(state_df) else 0}
+    steps = _scenario_steps(arrays, outs, events, lower, upper)
+    return {"emissions": em, "fates": fates, "late": late_df, "watermarks": wms, "state": state_df,
+            "settings": settings_d, "setting": s, "_figures": lambda: dict(figures),
+            "_export": lambda stage=1: steps() if callable(steps) else steps}
+
+
+def _run_join(arrays: list[dict], outs: list[list[tuple]], end: int, lower: int,
+              upper: int) -> tuple[list[tuple], list[tuple], list[tuple], list[tuple], list[tuple]]:
+    """Feed both inputs' records and watermark outputs through one ``IntervalJoinOperator``, in
+    time order (at a time, records before the valves' outputs; both inputs' valves combined),
+    then end the input at ``end``. Returns the ordered events, the joins, the late records, the
+    state after each valve output and at the end, and the watermark rows (per input and the
+    operator's)."""
+    from toolkit.engine.flink.join import IntervalJoinOperator
+    from toolkit.engine.flink.valve import TwoInputValves
+    from toolkit.engine.flink.watermarks import MAX_WATERMARK
+
     op = IntervalJoinOperator(lower, upper)
     wm_rows: list[tuple] = []
     now = [0]
@@ -157,14 +191,17 @@ def replay_interval_join(logs: list[Any], s: Setting, spec: str) -> dict:
         collect(False)
         if kind == 1:
             state.append((t,) + op.state_size())
-    end = max(ends)
     now[0] = end
     op.set_processing_time(end)
     op.end_input()
     collect(True)
     state.append((end,) + op.state_size())
     wm_rows.append(("operator", 0, end, MAX_WATERMARK, "active"))
+    return events, joins, late, state, wm_rows
 
+
+def _join_frames(joins: list[tuple], late: list[tuple]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The joined pairs (``JOIN_COLUMNS``) and the late records, typed."""
     em = pd.DataFrame(joins, columns=JOIN_COLUMNS)
     for c in ("left_ts", "right_ts", "timestamp", "left_row", "right_row", "watermark", "emit_time", "seq"):
         em[c] = em[c].astype("int64")
@@ -172,30 +209,17 @@ def replay_interval_join(logs: list[Any], s: Setting, spec: str) -> dict:
     late_df = pd.DataFrame(late, columns=["row", "key", "event_time", "value", "watermark", "arrival_time", "input"])
     late_df = late_df.astype({"row": "int64", "event_time": "int64", "watermark": "int64", "arrival_time": "int64",
                               "input": "int64"})
-    rows = union.table["row"].to_numpy(dtype=np.int64)
-    fate = np.full(len(rows), "on_time", dtype=object)
-    reason = np.full(len(rows), "", dtype=object)
-    is_late = np.isin(rows, late_df["row"].to_numpy())
-    fate[is_late] = "dropped"
-    reason[is_late] = "late"
-    pairs = pd.concat([em["left_row"], em["right_row"]]).value_counts()
-    fates = pd.DataFrame({"row": rows, "fate": fate, "reason": reason,
-                          "pairs": pairs.reindex(rows, fill_value=0).to_numpy(dtype=np.int64),
-                          "input": inputs.input_of(rows) + 1, "input_row": inputs.input_row(rows)})
+    return em, late_df
+
+
+def _watermark_frame(wm_rows: list[tuple]) -> pd.DataFrame:
+    """The watermark rows as a frame; MIN (no watermark yet) reads as missing."""
+    from toolkit.engine.flink.watermarks import MIN_WATERMARK
+
     wms = pd.DataFrame(wm_rows, columns=["level", "id", "time", "watermark", "status"])
     wms["watermark"] = pd.array([None if w is None or w == MIN_WATERMARK else int(w) for w in wms["watermark"]],
                                 dtype="Int64")
-    state_df = pd.DataFrame(state, columns=["time", "open_windows", "buffered_records"]).astype("int64")
-    settings_d = describe_setting(s)
-    settings_d.update({"has_arrival_time": True, "inputs": 2, "two_input": f"interval:{lower}/{upper}",
-                       "lower_ms": lower, "upper_ms": upper})
-    figures = {"pairs": int(len(em)), "pairs_at_end": int(em["at_end"].sum()),
-               "left_late": int((late_df["input"] == 1).sum()), "right_late": int((late_df["input"] == 2).sum()),
-               "peak_buffered_records": int(state_df["buffered_records"].max()) if len(state_df) else 0}
-    steps = _scenario_steps(arrays, outs, events, lower, upper)
-    return {"emissions": em, "fates": fates, "late": late_df, "watermarks": wms, "state": state_df,
-            "settings": settings_d, "setting": s, "_figures": lambda: dict(figures),
-            "_export": lambda stage=1: steps() if callable(steps) else steps}
+    return wms
 
 
 def _scenario_steps(arrays, outs, events, lower, upper) -> list[str]:

@@ -84,133 +84,166 @@ def run_spark(
     """Summary rows (index: config position) of ``configs`` on Spark (see the module doc).
     ``limits``: the memory guard (:func:`check_memory`), checked before any work but one
     count of the log."""
-    from pyspark.sql import functions as F
-
     from toolkit.spark import prepare_executors, spark_session
 
-    declared = partitions
     session = spark or spark_session(master)
     prepare_executors(session)  # a cluster: ship the package, check the executors' libraries (once)
-    full_df = spark_df
     gap_columns = list(dict.fromkeys(c.gap_column for c in configs if c.gap_column is not None))
+    full_df = spark_df
     if spark_df is None:
-        cols = ["row", "event_time", "arrival_time", "key", "partition"] + gap_columns
-        pdf = table[[c for c in cols if c in table]].copy()
-        pdf["key"] = pdf["key"].astype(str)
-        strict = {c.gap_column for c in configs if not get(c.semantics).null_gap_is_no_session}
-        readers = {c.gap_column: get(c.semantics) for c in reversed(configs) if c.gap_column is not None}
-        for c in gap_columns:  # checked int64 ms (a Spark row's null gap: 0, no session)
-            pdf[c] = gap_column(table, c) if c in strict else readers[c].gap_array(table, c)
-        spark_df = session.createDataFrame(pdf)
+        spark_df = _table_to_spark(table, configs, gap_columns, session)
     df = _canonical(spark_df, gap_columns)
     gap_names = [f"_gap_{i}" for i in range(len(gap_columns))]
     n_shards = int(shards or int(session.conf.get("spark.sql.shuffle.partitions")))
     if n_shards < 1:
         raise ValueError(f"shards must be >= 1, got {n_shards}")
-    stats = df.agg(F.min("arrival_time").alias("first"), F.max("arrival_time").alias("last"),
-                   F.count(F.lit(1)).alias("n"), F.approx_count_distinct("key").alias("keys"),
-                   F.min("partition").alias("pmin"), F.max("partition").alias("pmax"),
-                   F.min("event_time").alias("tsmin")).first()
-    first = int(stats["first"]) if stats["n"] else 0
+    sources = SparkSources(df, full_df, table, session, partitions)
+    if chunks is None:
+        chunks = _default_chunks(paths, session, n_shards)
+    stats = sources.stats
+    check_memory(limits or Limits(), configs, paths, session=session, records=int(stats["n"]),
+                 span_ms=int(sources.last) - sources.first if stats["n"] else 0, shards=n_shards,
+                 keys=int(stats["keys"] or 1))
+    timelines = all_timelines(configs, sources)
+    spans = {i: (tl.start_time, tl.end_time) for i, tl in timelines.items()}
+    jobs = [(i, c, p, timelines[i]) for i, (c, p) in enumerate(zip(configs, paths))]
+    sc = session.sparkContext
+    splits, split_jobs = _split_jobs(jobs, chunks)
+    bc = sc.broadcast(split_jobs)
+    rows = _shard_rows(df, splits, chunks, n_shards, session, _shard_evaluator(bc, gap_columns, gap_names), gap_names)
+    merge_fn = _config_merger(spans, invalid)
+    folded_merged = _merged_rows(rows, _state_range(timelines, n_shards), merge_fn)
+    result = _collect_merged(sc, folded_merged, merge_fn, total=len(jobs), progress=progress)
+    if len(result) != len(jobs):
+        result = _with_empty_configs(result, len(jobs), spans, invalid)
+    bc.unpersist()
+    return result.set_index("config").sort_index()
 
-    def table_for_interval(interval: int) -> pd.DataFrame:
-        bucket = F.expr(f"greatest(1, (arrival_time - {first} + {interval - 1}) div {interval}) - 1")
+
+def _table_to_spark(table: pd.DataFrame, configs: list[Setting], gap_columns: list[str], session) -> Any:
+    """A Spark DataFrame of an in-process log: the columns the sweep reads, keys as text, each
+    gap column as checked int64 ms (a Spark row's null gap: 0, no session), read the way its
+    settings' engine reads it."""
+    cols = ["row", "event_time", "arrival_time", "key", "partition"] + gap_columns
+    pdf = table[[c for c in cols if c in table]].copy()
+    pdf["key"] = pdf["key"].astype(str)
+    strict = {c.gap_column for c in configs if not get(c.semantics).null_gap_is_no_session}
+    readers = {c.gap_column: get(c.semantics) for c in reversed(configs) if c.gap_column is not None}
+    for c in gap_columns:
+        pdf[c] = gap_column(table, c) if c in strict else readers[c].gap_array(table, c)
+    return session.createDataFrame(pdf)
+
+
+def _default_chunks(paths: list[str], session, n_shards: int) -> int:
+    """Configuration chunks: replicating the log per chunk costs a shuffle, which is worth it
+    only for the engine path (seconds per configuration); fast-path configurations share each
+    shard's window runs, so they stay together."""
+    n_engine = sum(1 for p in paths if p == "engine")
+    target = 2 * session.sparkContext.defaultParallelism
+    return max(1, min(n_engine, -(-target // n_shards))) if n_engine else 1
+
+
+class SparkSources:
+    """Timeline inputs from Spark (``toolkit.sweeps.timelines.LocalSources``'s methods): tick
+    tables by aggregation; records only when a setting needs them. One aggregate of the log
+    (``stats``: first and last arrival, records, keys, partition and event-time minima) is
+    taken at once: it sizes the memory guard and the Kafka Streams timeline."""
+
+    def __init__(self, df, full_df, table: pd.DataFrame | None, session, partitions=None) -> None:
+        from pyspark.sql import functions as F
+
+        self.df, self.full_df, self.table, self.session = df, full_df, table, session
+        self.partitions = None if partitions is None else tuple(partitions)  # declared source partitions
+        self.stats = df.agg(F.min("arrival_time").alias("first"), F.max("arrival_time").alias("last"),
+                            F.count(F.lit(1)).alias("n"), F.approx_count_distinct("key").alias("keys"),
+                            F.min("partition").alias("pmin"), F.max("partition").alias("pmax"),
+                            F.min("event_time").alias("tsmin")).first()
+        self.first = int(self.stats["first"]) if self.stats["n"] else 0
+        self.last = self.stats["last"] if self.stats["n"] else 0
+        self._candidates: dict[bool, pd.DataFrame] = {}
+
+    def tick_table(self, interval: int) -> pd.DataFrame:
+        """Per (tick bucket, partition): min and max arrival, max event time."""
+        from pyspark.sql import functions as F
+
+        bucket = F.expr(f"greatest(1, (arrival_time - {self.first} + {interval - 1}) div {interval}) - 1")
         t = (
-            df.groupBy(bucket.alias("bucket"), F.col("partition"))
+            self.df.groupBy(bucket.alias("bucket"), F.col("partition"))
             .agg(F.min("arrival_time").alias("amin"), F.max("arrival_time").alias("amax"), F.max("event_time").alias("tsmax"))
             .toPandas()
         )
         return t.sort_values(["bucket", "partition"], kind="mergesort").reset_index(drop=True)[TICK_TABLE_COLUMNS]
 
-    stats_last = stats["last"] if stats["n"] else 0
-    if chunks is None:
-        # Replicating the log per configuration chunk costs a shuffle, which is worth it only
-        # for the engine path (seconds per configuration); fast-path configurations share
-        # each shard's window runs, so they stay together.
-        n_engine = sum(1 for p in paths if p == "engine")
-        target = 2 * session.sparkContext.defaultParallelism
-        chunks = max(1, min(n_engine, -(-target // n_shards))) if n_engine else 1
-    check_memory(limits or Limits(), configs, paths, session=session, records=int(stats["n"]),
-                 span_ms=int(stats_last) - first if stats["n"] else 0, shards=n_shards, keys=int(stats["keys"] or 1))
-    cand_cache: dict = {}
+    def span(self) -> dict:
+        """A few aggregates of the log (Kafka Streams' timeline), from the one count above."""
+        stats = self.stats
+        n = int(stats["n"])
+        return {"records": n, "first_arrival": self.first, "last_arrival": int(self.last),
+                "min_partition": int(stats["pmin"]) if n else 0, "max_partition": int(stats["pmax"]) if n else 0,
+                "min_event_time": int(stats["tsmin"]) if n else 0}
 
-    class Sources:
-        """Timeline inputs from Spark: tick tables by aggregation; records only when a setting
-        needs them (see ``toolkit.sweeps.timelines``)."""
+    def spread_key(self) -> tuple | None:
+        """A key found in more than one partition (only that key's partitions are collected)."""
+        from pyspark.sql import functions as F
 
-        tick_table = staticmethod(table_for_interval)
-        partitions = None if declared is None else tuple(declared)  # declared source partitions
+        df = self.df
+        multi = df.groupBy("key").agg(F.countDistinct("partition").alias("np")).where("np > 1").select("key").first()
+        if multi is None:
+            return None
+        ps = df.where(F.col("key") == multi["key"]).select("partition").distinct().toPandas()["partition"]
+        return multi["key"], sorted(int(p) for p in ps)
 
-        @staticmethod
-        def span() -> dict:
-            """A few aggregates of the log (Kafka Streams' timeline), from the one count above."""
-            n = int(stats["n"])
-            return {"records": n, "first_arrival": first, "last_arrival": int(stats_last),
-                    "min_partition": int(stats["pmin"]) if n else 0, "max_partition": int(stats["pmax"]) if n else 0,
-                    "min_event_time": int(stats["tsmin"]) if n else 0}
+    def batch_maxima(self, interval: int) -> pd.DataFrame:
+        """Spark semantics: max event time per (trigger tick, partition), by aggregation."""
+        return spark_batch_maxima(self.df, interval)
 
-        @staticmethod
-        def spread_key() -> tuple | None:
-            """A key found in more than one partition (only that key's partitions are collected)."""
-            multi = df.groupBy("key").agg(F.countDistinct("partition").alias("np")).where("np > 1").select("key").first()
-            if multi is None:
-                return None
-            ps = df.where(F.col("key") == multi["key"]).select("partition").distinct().toPandas()["partition"]
-            return multi["key"], sorted(int(p) for p in ps)
-
-        @staticmethod
-        def batch_maxima(interval: int) -> pd.DataFrame:
-            """Spark semantics: max event time per (trigger tick, partition), by aggregation."""
-            return spark_batch_maxima(df, interval)
-
-        @staticmethod
-        def records(config: Setting) -> tuple:
-            """interval 0 with a bounded strategy and no idleness: only the records that raise
-            their source's running max within their sorted range partition are collected (a
-            superset of the global raises). Otherwise every record's arrival matters (idleness,
-            strategies that look at single records or at processing time): the columns the
-            watermark needs are collected, in arrival order."""
-            plain = config.strategy in ("bounded", "legacy", "monotonous") and config.idleness is None
-            if plain:
-                per_source = bool(config.partitions_as_sources)
-                if per_source not in cand_cache:
-                    cand_cache[per_source] = _candidates(df, per_source, session)
-                r = cand_cache[per_source]
-                return (r["arrival_time"].to_numpy(np.int64), r["row"].to_numpy(np.int64),
-                        r["event_time"].to_numpy(np.int64), r["partition"].to_numpy(np.int64), None, int(stats_last))
-            need = ["arrival_time", "row", "event_time", "partition"]
-            source = df
-            marker = config.marker_source
-            if marker is not None:
-                source = full_df if full_df is not None else table_df()
-                if isinstance(marker, str):
-                    if marker not in source.columns:
-                        raise ValueError(f"punctuated strategy: marker column {marker!r} is not in the log")
-                    need = need + [marker]
-                else:
-                    need = need + [c for c in ("key", "value") if c in source.columns]
-            r = source.select(*need).orderBy("arrival_time", "row").toPandas()
-            if "partition" not in r:
-                r["partition"] = 0
-            mk = marker_array(r, config) if marker is not None else None
+    def records(self, config: Setting) -> tuple:
+        """interval 0 with a bounded strategy and no idleness: only the records that raise
+        their source's running max within their sorted range partition are collected (a
+        superset of the global raises). Otherwise every record's arrival matters (idleness,
+        strategies that look at single records or at processing time): the columns the
+        watermark needs are collected, in arrival order."""
+        plain = config.strategy in ("bounded", "legacy", "monotonous") and config.idleness is None
+        if plain:
+            per_source = bool(config.partitions_as_sources)
+            if per_source not in self._candidates:
+                self._candidates[per_source] = _candidates(self.df, per_source, self.session)
+            r = self._candidates[per_source]
             return (r["arrival_time"].to_numpy(np.int64), r["row"].to_numpy(np.int64),
-                    r["event_time"].to_numpy(np.int64), r["partition"].to_numpy(np.int64), mk, None)
+                    r["event_time"].to_numpy(np.int64), r["partition"].to_numpy(np.int64), None, int(self.last))
+        need = ["arrival_time", "row", "event_time", "partition"]
+        source = self.df
+        marker = config.marker_source
+        if marker is not None:
+            source = self.full_df if self.full_df is not None else self.session.createDataFrame(self.table)
+            if isinstance(marker, str):
+                if marker not in source.columns:
+                    raise ValueError(f"punctuated strategy: marker column {marker!r} is not in the log")
+                need = need + [marker]
+            else:
+                need = need + [c for c in ("key", "value") if c in source.columns]
+        r = source.select(*need).orderBy("arrival_time", "row").toPandas()
+        if "partition" not in r:
+            r["partition"] = 0
+        mk = marker_array(r, config) if marker is not None else None
+        return (r["arrival_time"].to_numpy(np.int64), r["row"].to_numpy(np.int64),
+                r["event_time"].to_numpy(np.int64), r["partition"].to_numpy(np.int64), mk, None)
 
-    def table_df():
-        return session.createDataFrame(table)
 
-    timelines = all_timelines(configs, Sources)
-    spans = {i: (tl.start_time, tl.end_time) for i, tl in timelines.items()}
-    jobs = [(i, c, p, timelines[i]) for i, (c, p) in enumerate(zip(configs, paths))]
-    sc = session.sparkContext
-    # one split of the log per shard unit (toolkit.sweeps.semantics): key shards, or whole
-    # Kafka Streams tasks per task assignment
+def _split_jobs(jobs: list[tuple], chunks: int) -> tuple[dict[tuple, list], list[list]]:
+    """One split of the log per shard unit (``toolkit.sweeps.semantics``): key shards, cut into
+    ``chunks`` of configurations, or whole Kafka Streams tasks per task assignment. Returns the
+    jobs per unit (in first-seen order) and, per unit, its chunks of jobs (what is broadcast)."""
     splits: dict[tuple, list] = {}
     for job in jobs:
         splits.setdefault(split_unit(job[1], job[3]), []).append(job)
-    units = list(splits)
-    split_jobs = [[splits[u][j::chunks] for j in range(chunks)] if u == ("key",) else [splits[u]] for u in units]
-    bc = sc.broadcast(split_jobs)
+    split_jobs = [[splits[u][j::chunks] for j in range(chunks)] if u == ("key",) else [splits[u]] for u in splits]
+    return splits, split_jobs
+
+
+def _shard_evaluator(bc, gap_columns: list[str], gap_names: list[str]):
+    """The ``mapInPandas`` function: one Spark partition = a set of whole keys or tasks (hash
+    partitioned); each (split, chunk) in it is a shard evaluated with its broadcast jobs."""
 
     def shard_fn(batches):
         """One Spark partition = a set of whole keys or tasks (hash partitioned): evaluate its chunks."""
@@ -230,17 +263,31 @@ def run_spark(
                           partition=part["partition"].to_numpy(dtype=np.int64))
             yield from in_batches(evaluate_shard(shard, bc.value[int(g >> 32)][int(g & 0xFFFFFFFF)]))
 
-    spans_bc = spans
+    return shard_fn
+
+
+def _config_merger(spans: dict[int, tuple[int, int]], invalid: int):
+    """The ``applyInPandas`` function that merges one configuration's partial rows into its
+    summary row."""
 
     def merge_fn(pdf: pd.DataFrame) -> pd.DataFrame:
         cid = int(pdf["config"].iloc[0])
-        start, end = spans_bc[cid]
+        start, end = spans[cid]
         out = merge_config(pdf, start_time=start, end_time=end, invalid=invalid)
         out = {"config": cid, **out}
         return pd.DataFrame([out])[["config"] + SUMMARY_COLUMNS]
 
+    return merge_fn
+
+
+def _shard_rows(df, splits: dict[tuple, list], chunks: int, n_shards: int, session, shard_fn, gap_names: list[str]):
+    """Partial rows of every split: the records hash-partitioned so that every key (task) is
+    whole inside one partition (a partition is a shard), replicated per chunk of configurations
+    when ``chunks > 1``; ``shard_fn`` evaluates each partition."""
+    from pyspark.sql import functions as F
+
     rows = None
-    for u_i, unit in enumerate(units):
+    for u_i, unit in enumerate(splits):
         keyed = df.select("row", "event_time", "arrival_time", "key", "partition", *gap_names).withColumn(
             "split", F.lit(u_i).cast("long"))
         if unit != ("key",):
@@ -253,41 +300,53 @@ def run_spark(
             keyed = keyed.crossJoin(ids).repartition(n_shards * chunks, "key", "chunk")
         else:
             keyed = keyed.withColumn("chunk", F.lit(0).cast("long")).repartition(n_shards, "key")
-        # hash partitioning keeps every key (task) whole inside one partition: a partition is a shard
         part_rows = keyed.mapInPandas(shard_fn, schema=ROW_SCHEMA)
         rows = part_rows if rows is None else rows.unionByName(part_rows)
-    # State deltas (one per record that opens or merges a session: as many rows as records
-    # for session windows) are folded per range of positions in parallel tasks, so that no
-    # task holds a configuration's every delta; scalar and latency rows (a few per shard)
-    # travel as they are. Then one merge per configuration (see toolkit.metrics.summary).
-    span = _state_range(timelines, n_shards)
+    return rows
+
+
+def _merged_rows(rows, span: int, merge_fn) -> tuple[Any, Any]:
+    """State deltas (one per record that opens or merges a session: as many rows as records
+    for session windows) are folded per range of ``span`` positions in parallel tasks, so that
+    no task holds a configuration's every delta; scalar and latency rows (a few per shard)
+    travel as they are. Then one merge per configuration (see toolkit.metrics.summary).
+    Returns ``(folded, merged)``: the folded rows and the summary rows (both lazy)."""
+    from pyspark.sql import functions as F
+
     state = F.col("kind") == KIND_STATE
     ranged = rows.withColumn("state", state).withColumn(
         "range", F.when(state, F.expr(f"a div {span}")).otherwise(F.lit(0)).cast("long"))
     folded = ranged.groupBy("config", "state", "range").applyInPandas(_fold_ranges, schema=ROW_SCHEMA)
-    merged = folded.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
-    if os.environ.get("WATERMARK_LAB_SPARK_TIMING"):  # diagnostics: the stages timed apart, each run once
-        import time as _time
+    return folded, folded.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
 
-        folded = folded.cache()
-        t0 = _time.perf_counter()
-        n_rows = folded.count()
-        t1 = _time.perf_counter()
-        merged = folded.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
-        result = _collect_with_progress(sc, merged, total=len(jobs), progress=progress)
-        print(f"[sweep timing] evaluate+fold {t1 - t0:.1f} s ({n_rows} rows), merge {_time.perf_counter() - t1:.1f} s")
-        folded.unpersist()
-    else:
-        result = _collect_with_progress(sc, merged, total=len(jobs), progress=progress)
-    if len(result) != len(jobs):
-        # a configuration with no rows at all (an empty log): merge nothing
-        have = set(result["config"].tolist())
-        extra = [{"config": i, **merge_config(pd.DataFrame(columns=["config", "kind", "a", "b", "c", "d", "e"]).astype(np.int64),
-                                               start_time=spans[i][0], end_time=spans[i][1], invalid=invalid)}
-                 for i in range(len(jobs)) if i not in have]
-        result = pd.concat([result, pd.DataFrame(extra)], ignore_index=True)
-    bc.unpersist()
-    return result.set_index("config").sort_index()
+
+def _collect_merged(sc, folded_merged: tuple[Any, Any], merge_fn, *, total: int, progress: bool | None) -> pd.DataFrame:
+    """Collect the summary rows; with ``WATERMARK_LAB_SPARK_TIMING`` set, evaluate+fold and the
+    merge are timed apart (the folded rows cached, each stage run once)."""
+    folded, merged = folded_merged
+    if not os.environ.get("WATERMARK_LAB_SPARK_TIMING"):
+        return _collect_with_progress(sc, merged, total=total, progress=progress)
+    import time as _time
+
+    folded = folded.cache()
+    t0 = _time.perf_counter()
+    n_rows = folded.count()
+    t1 = _time.perf_counter()
+    merged = folded.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
+    result = _collect_with_progress(sc, merged, total=total, progress=progress)
+    print(f"[sweep timing] evaluate+fold {t1 - t0:.1f} s ({n_rows} rows), merge {_time.perf_counter() - t1:.1f} s")
+    folded.unpersist()
+    return result
+
+
+def _with_empty_configs(result: pd.DataFrame, n_jobs: int, spans: dict[int, tuple[int, int]],
+                        invalid: int) -> pd.DataFrame:
+    """A configuration with no rows at all (an empty log): merge nothing."""
+    have = set(result["config"].tolist())
+    extra = [{"config": i, **merge_config(pd.DataFrame(columns=["config", "kind", "a", "b", "c", "d", "e"]).astype(np.int64),
+                                           start_time=spans[i][0], end_time=spans[i][1], invalid=invalid)}
+             for i in range(n_jobs) if i not in have]
+    return pd.concat([result, pd.DataFrame(extra)], ignore_index=True)
 
 
 _WHOLE_ID = "__whole_config"

@@ -150,27 +150,9 @@ def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = 
     lag_mode = _use_lag(y, epoch, has_arrival, et, x)
     if title is None:
         title = "Record delay over processing time" if lag_mode else "Event time vs processing time"
-    if result is not None:
-        codes = fate_codes(result, table)
-    else:
-        codes = np.full(len(table), -1, dtype=np.int64)
-    mask = None
-    if partition is not None:
-        mask = table["partition"].to_numpy() == partition
-    names = FATES + ["unknown"]
-    cls = np.where(codes < 0, len(FATES), codes)
-    base_idx = np.flatnonzero(mask) if mask is not None else None
-    sample = stratified_sample(cls if base_idx is None else cls[base_idx], names, max_points)
-    idx = sample.index if base_idx is None else base_idx[sample.index]
+    codes = fate_codes(result, table) if result is not None else np.full(len(table), -1, dtype=np.int64)
+    data, idx, sample = _sampled_records(table, x, et, codes, partition, max_points)
     x_epoch = epoch and has_arrival
-    data = pd.DataFrame({
-        "arrival": x[idx],
-        "event_time": et[idx],
-        "fate": np.asarray(names, dtype=object)[cls[idx]],
-        "key": table["key"].to_numpy()[idx].astype(str),
-        "partition": table["partition"].to_numpy()[idx],
-        "row": table["row"].to_numpy()[idx],
-    })
     if lag_mode:
         delay = (x[idx] - et[idx]).astype("float64")
         div, unit = duration_axis_scale(delay)
@@ -180,19 +162,7 @@ def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = 
     else:
         div, unit = 1.0, "ms"
         y_enc = time_y("event_time", "event time", epoch)
-    tooltip = ["row:Q", "key:N", "partition:Q", "fate:N", time_tooltip("event_time", "event time", epoch)]
-    tooltip.append(time_tooltip("arrival", "arrival", x_epoch) if (x_epoch or not epoch) and has_arrival
-                   else alt.Tooltip("arrival:Q", title="arrival #"))
-    if lag_mode:
-        tooltip.append(alt.Tooltip("delay_text:N", title="delay"))
-    if result is not None:
-        color = alt.Color("fate:N", scale=fate_scale(), title="fate",
-                          legend=alt.Legend(labelExpr=_fate_label_expr(), labelLimit=200))
-    else:
-        color = alt.Color("partition:N", title="partition")
-    points = alt.Chart(data).mark_circle(size=30, opacity=0.75).encode(
-        x=time_x("arrival", xtitle, x_epoch), y=y_enc, color=color, tooltip=tooltip,
-    )
+    points = _record_points(data, y_enc, xtitle, epoch, x_epoch, has_arrival, lag_mode, result is not None)
     if interactive:
         # one name per chart (two charts side by side must not share their zoom): from the title, deterministic
         zoom = f"zoom_{zlib.crc32(f'{title}/{partition}'.encode()):08x}"
@@ -200,45 +170,98 @@ def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = 
     layers: list[alt.Chart] = [points]
     note = sample.note()
     if result is not None and getattr(result, "watermarks", None) is not None:
-        wm, reduced = watermark_frame(result, partition=partition,
-                                      max_points=2**62 if lag_mode else max_points)  # lag_frame reduces
-        if reduced:
-            note = (note + " " if note else "") + "Watermark lines reduced to per-bin extremes."
-        if len(wm):
-            if lag_mode:
-                full = len(wm)
-                wm = lag_frame(wm, end=float(np.max(x)) if len(x) else None, max_points=max_points)
-                if len(wm) < 2 * full:
-                    note = (note + " " if note else "") + "Watermark lines reduced to per-bin extremes."
-                wm = wm.assign(y=wm["lag"] / div, lag_text=[duration(v) for v in wm["lag"]])
-                wy = alt.Y("y:Q", title=f"record delay: arrival - event time ({unit})")
-                what = alt.Tooltip("lag_text:N", title="watermark lag")
-            else:
-                wy = time_y("watermark", "event time", epoch)
-                what = time_tooltip("watermark", "watermark", epoch)
-            parts = wm[wm["level"] == "partition"]
-            if lag_mode and partition is None:
-                parts = parts.iloc[0:0]  # the operator's lag decides lateness; per partition: watermark_lag()
-            op = wm[wm["level"] == "operator"]
-            wtip = ["series:N", time_tooltip("time", "at", x_epoch), what]
-            if len(parts):
-                layers.append(alt.Chart(parts).mark_line(interpolate="linear" if lag_mode else "step-after",
-                                                         strokeWidth=1.2, color="#555555").encode(
-                    x=time_x("time", xtitle, x_epoch), y=wy,
-                    strokeDash=alt.StrokeDash("series:N", title="watermark"), tooltip=wtip,
-                ))
-            if len(op):
-                layers.append(alt.Chart(op).mark_line(interpolate="linear" if lag_mode else "step-after",
-                                                      strokeWidth=1.2 if lag_mode else 2.5, color="black").encode(
-                    x=time_x("time", xtitle, x_epoch), y=wy, tooltip=wtip,
-                ))
-        if lag_mode:
-            note = ("A record above the black line (the operator's watermark lag) at its arrival was behind the "
-                    "watermark: late. " + note).strip()
+        lines, note = _watermark_lines(result, partition, lag_mode, x, div, unit, epoch, x_epoch, xtitle,
+                                       max_points, note)
+        layers += lines
     chart = alt.layer(*layers).properties(width=width, height=height)
     if partition is not None:
         title = f"{title} — partition {partition}"
     return with_note(chart, title, note, width=max(60, width // 6))
+
+
+def _sampled_records(table: pd.DataFrame, x: np.ndarray, et: np.ndarray, codes: np.ndarray, partition: int | None,
+                     max_points: int) -> tuple[pd.DataFrame, np.ndarray, Any]:
+    """The records drawn (of ``partition`` when given; above ``max_points``, a sample stratified
+    by fate): their arrival, event time, fate, key, partition and row; their positions; the sample."""
+    mask = None
+    if partition is not None:
+        mask = table["partition"].to_numpy() == partition
+    names = FATES + ["unknown"]
+    cls = np.where(codes < 0, len(FATES), codes)
+    base_idx = np.flatnonzero(mask) if mask is not None else None
+    sample = stratified_sample(cls if base_idx is None else cls[base_idx], names, max_points)
+    idx = sample.index if base_idx is None else base_idx[sample.index]
+    data = pd.DataFrame({
+        "arrival": x[idx],
+        "event_time": et[idx],
+        "fate": np.asarray(names, dtype=object)[cls[idx]],
+        "key": table["key"].to_numpy()[idx].astype(str),
+        "partition": table["partition"].to_numpy()[idx],
+        "row": table["row"].to_numpy()[idx],
+    })
+    return data, idx, sample
+
+
+def _record_points(data: pd.DataFrame, y_enc: Any, xtitle: str, epoch: bool, x_epoch: bool, has_arrival: bool,
+                   lag_mode: bool, by_fate: bool) -> alt.Chart:
+    """One circle per record at its arrival, coloured by fate (``by_fate``) or else by partition."""
+    tooltip = ["row:Q", "key:N", "partition:Q", "fate:N", time_tooltip("event_time", "event time", epoch)]
+    tooltip.append(time_tooltip("arrival", "arrival", x_epoch) if (x_epoch or not epoch) and has_arrival
+                   else alt.Tooltip("arrival:Q", title="arrival #"))
+    if lag_mode:
+        tooltip.append(alt.Tooltip("delay_text:N", title="delay"))
+    if by_fate:
+        color = alt.Color("fate:N", scale=fate_scale(), title="fate",
+                          legend=alt.Legend(labelExpr=_fate_label_expr(), labelLimit=200))
+    else:
+        color = alt.Color("partition:N", title="partition")
+    return alt.Chart(data).mark_circle(size=30, opacity=0.75).encode(
+        x=time_x("arrival", xtitle, x_epoch), y=y_enc, color=color, tooltip=tooltip,
+    )
+
+
+def _watermark_lines(result: Any, partition: int | None, lag_mode: bool, x: np.ndarray, div: float, unit: str,
+                     epoch: bool, x_epoch: bool, xtitle: str, max_points: int, note: str) -> tuple[list, str]:
+    """The watermark lines (each partition's dashed, the operator's solid black; in lag mode the
+    watermark lag, the operator's only unless ``partition``), and the note, which says when the
+    lines were reduced and, in lag mode, how to read them."""
+    layers: list[alt.Chart] = []
+    wm, reduced = watermark_frame(result, partition=partition,
+                                  max_points=2**62 if lag_mode else max_points)  # lag_frame reduces
+    if reduced:
+        note = (note + " " if note else "") + "Watermark lines reduced to per-bin extremes."
+    if len(wm):
+        if lag_mode:
+            full = len(wm)
+            wm = lag_frame(wm, end=float(np.max(x)) if len(x) else None, max_points=max_points)
+            if len(wm) < 2 * full:
+                note = (note + " " if note else "") + "Watermark lines reduced to per-bin extremes."
+            wm = wm.assign(y=wm["lag"] / div, lag_text=[duration(v) for v in wm["lag"]])
+            wy = alt.Y("y:Q", title=f"record delay: arrival - event time ({unit})")
+            what = alt.Tooltip("lag_text:N", title="watermark lag")
+        else:
+            wy = time_y("watermark", "event time", epoch)
+            what = time_tooltip("watermark", "watermark", epoch)
+        parts = wm[wm["level"] == "partition"]
+        if lag_mode and partition is None:
+            parts = parts.iloc[0:0]  # the operator's lag decides lateness; per partition: watermark_lag()
+        op = wm[wm["level"] == "operator"]
+        wtip = ["series:N", time_tooltip("time", "at", x_epoch), what]
+        if len(parts):
+            layers.append(alt.Chart(parts).mark_line(interpolate="linear" if lag_mode else "step-after",
+                                                     strokeWidth=1.2, color="#555555").encode(
+                x=time_x("time", xtitle, x_epoch), y=wy,
+                strokeDash=alt.StrokeDash("series:N", title="watermark"), tooltip=wtip,
+            ))
+        if len(op):
+            layers.append(alt.Chart(op).mark_line(interpolate="linear" if lag_mode else "step-after",
+                                                  strokeWidth=1.2 if lag_mode else 2.5, color="black").encode(
+                x=time_x("time", xtitle, x_epoch), y=wy, tooltip=wtip,
+            ))
+    if lag_mode:
+        note = ("A record above the black line (the operator's watermark lag) at its arrival was behind the "
+                "watermark: late. " + note).strip()
+    return layers, note
 
 
 def _fate_label_expr() -> str:

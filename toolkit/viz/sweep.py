@@ -448,8 +448,23 @@ def sweep_sliders(results: pd.DataFrame, *, x: str = "delay_ms", y: str = "laten
     data["x_step"] = [_index(xs, v) for v in data[x]]
     data["y_step"] = [_index(ys, v) for v in data[y]]
     data["other"] = _setting_label(data, others).to_numpy()
+    params, other_filter = _slider_params(data, x, y, xs, ys, others, metrics, completeness, initial or {})
+    selected = f"datum.x_step == x_step && datum.y_step == y_step && {other_filter}"
+    ids = ["x_step", "y_step", "other"]
+    figures, heat = _figures_and_heatmap(_metric_cells(data, ids, metrics, x, y, xs, ys), metrics, x, y, xs, ys,
+                                         selected, other_filter)
+    header = _slider_header(data, x, y, selected)
+    scatter = _slider_scatter(data, ids, x, y, xs, ys, latency, completeness, selected, other_filter)
+    chart = alt.vconcat(header, alt.hconcat(figures, heat, spacing=30), scatter).add_params(*params)
+    return chart.properties(title=title)
+
+
+def _slider_params(data: pd.DataFrame, x: str, y: str, xs: list, ys: list, others: list[str], metrics: list[str],
+                   completeness: str, initial: dict[str, Any]) -> tuple[list, str]:
+    """The parameters (radio buttons for ``x`` and ``y``, the heatmap metric, and the other
+    varying columns' setting when there are several) starting at ``initial``, and the filter
+    that keeps the selected other setting's rows."""
     other_values = list(dict.fromkeys(data["other"]))
-    initial = initial or {}
     x0 = _index(xs, initial[x]) if x in initial and _index(xs, initial[x]) >= 0 else 0
     y0 = _index(ys, initial[y]) if y in initial and _index(ys, initial[y]) >= 0 else 0
     o0 = initial.get("other", other_values[0])
@@ -471,8 +486,13 @@ def sweep_sliders(results: pd.DataFrame, *, x: str = "delay_ms", y: str = "laten
                             else ", ".join(name_of(c) for c in others) + ": ")))
         params.append(p_o)
         other_filter = "datum.other == other"
-    selected = f"datum.x_step == x_step && datum.y_step == y_step && {other_filter}"
-    ids = ["x_step", "y_step", "other"]
+    return params, other_filter
+
+
+def _metric_cells(data: pd.DataFrame, ids: list[str], metrics: list[str], x: str, y: str, xs: list,
+                  ys: list) -> pd.DataFrame:
+    """One row per (configuration, metric): its label and text, the cell's labels and its
+    colour (brighter = better, per metric; grey without a value) with a readable ink."""
     long = data[ids + metrics].melt(id_vars=ids, var_name="metric_name", value_name="metric_value")
     long["metric_label"] = [name_of(m) for m in long["metric_name"]]
     long["metric_text"] = [value_text(m, v) for m, v in zip(long["metric_name"], long["metric_value"])]
@@ -484,8 +504,14 @@ def sweep_sliders(results: pd.DataFrame, *, x: str = "delay_ms", y: str = "laten
         good[sel] = goodness(long.loc[sel, "metric_value"], m)
     long["fill"] = [f if np.isfinite(g) else "#dddddd" for f, g in zip(_viridis(np.nan_to_num(good)), good)]
     long["ink"] = text_colour(list(long["fill"]))
-    long_base = alt.Chart(long)
+    return long
 
+
+def _figures_and_heatmap(long: pd.DataFrame, metrics: list[str], x: str, y: str, xs: list, ys: list, selected: str,
+                         other_filter: str) -> tuple[alt.Chart, alt.LayerChart]:
+    """The selected configuration's figures, and the heatmap of the chosen metric with the
+    selected cell outlined and each cell's value written in it."""
+    long_base = alt.Chart(long)
     figures = long_base.transform_filter(selected).mark_text(align="left", fontSize=12).encode(
         y=alt.Y("metric_label:N", title=None, sort=[name_of(m) for m in metrics],
                 axis=alt.Axis(labelFontSize=12, domain=False, ticks=False, labelLimit=220)),
@@ -507,12 +533,23 @@ def sweep_sliders(results: pd.DataFrame, *, x: str = "delay_ms", y: str = "laten
                                                      **cell_enc)
     heat = alt.layer(heat, labels).properties(width=max(240, 58 * len(xs)), height=max(120, 40 * len(ys)),
                                               title="heatmap of the chosen metric (brighter = better)")
+    return figures, heat
+
+
+def _slider_header(data: pd.DataFrame, x: str, y: str, selected: str) -> alt.Chart:
+    """The selected setting in words, above the panels."""
     header_data = pd.DataFrame({"x_step": data["x_step"], "y_step": data["y_step"], "other": data["other"],
                                 "label": [f"{name_of(x)} {value_text(x, a)}, {name_of(y)} {value_text(y, b)}"
                                           + ("" if o == "all" else f", {o}")
                                           for a, b, o in zip(data[x], data[y], data["other"])]})
-    header = alt.Chart(header_data).transform_filter(selected).mark_text(
+    return alt.Chart(header_data).transform_filter(selected).mark_text(
         align="left", fontSize=14, fontWeight="bold").encode(text="label:N").properties(width=600, height=20)
+
+
+def _slider_scatter(data: pd.DataFrame, ids: list[str], x: str, y: str, xs: list, ys: list, latency: str,
+                    completeness: str, selected: str, other_filter: str) -> alt.Chart:
+    """Latency vs completeness of every configuration, the selected one in red; each tooltip
+    lists the settings on its point."""
     div, unit = duration_axis_scale(data[latency].to_numpy(dtype="float64"))
     sc = data[ids + [latency, completeness]].copy()
     sc["x_value"] = sc[latency].astype("float64") / div
@@ -525,7 +562,7 @@ def sweep_sliders(results: pd.DataFrame, *, x: str = "delay_ms", y: str = "laten
     listing = sc["setting"].groupby(at).agg(lambda s: "; ".join(s))
     counts = at.map(at.value_counts())
     sc["here_list"] = [f"{n} settings: {listing[a]}" if n > 1 else "this one only" for n, a in zip(counts, at)]
-    scatter = alt.Chart(sc).transform_filter(other_filter).mark_point(filled=True).encode(
+    return alt.Chart(sc).transform_filter(other_filter).mark_point(filled=True).encode(
         # the points' own range, padded so that the enlarged selected point is never cut at an edge
         x=alt.X("x_value:Q", title=f"{name_of(latency)} ({unit})", scale=alt.Scale(zero=False, padding=12)),
         y=alt.Y(f"{completeness}:Q", title=name_of(completeness), scale=alt.Scale(zero=False, padding=12),
@@ -536,8 +573,6 @@ def sweep_sliders(results: pd.DataFrame, *, x: str = "delay_ms", y: str = "laten
                  alt.Tooltip("completeness_text:N", title=name_of(completeness)),
                  alt.Tooltip("here_list:N", title="settings at this point")],
     ).properties(width=420, height=200, title="latency vs completeness (the selected setting in red)")
-    chart = alt.vconcat(header, alt.hconcat(figures, heat, spacing=30), scatter).add_params(*params)
-    return chart.properties(title=title)
 
 
 def _index(values: list[Any], v: Any) -> int:

@@ -91,6 +91,10 @@ class TimeWindowEventTimeOperator(WindowOperator):
         _check_fits(self, (TumblingEventTimeWindows, SlidingEventTimeWindows))
         self.process_element, self.process_watermark = self._make_loops()
 
+    # The loops it returns are closures over these locals (no self lookups, the trigger and
+    # timer callbacks inlined), long on purpose: bench engine's stream, 200,000 records, 3
+    # alternated rounds, CPU: tumbling 436-487 k records/s against 131-156 k for the general
+    # WindowOperator (exact_timer_order=True), 2026-11-27 on a shared 2-core machine
     def _make_loops(self):
         op = self
         assigner = self.assigner
@@ -302,6 +306,10 @@ class SessionEventTimeOperator(WindowOperator):
         _check_fits(self, (EventTimeSessionWindows,))
         self.process_element, self.process_watermark = self._make_loops()
 
+    # The loops it returns are closures over these locals (no self lookups, the session merging
+    # and timer callbacks inlined), long on purpose: bench engine's stream, 200,000 records, 3
+    # alternated rounds, CPU: sessions 92-119 k records/s against 36-44 k for the general
+    # WindowOperator (exact_timer_order=True), 2026-11-27 on a shared 2-core machine
     def _make_loops(self):
         op = self
         gap = self.assigner.gap
@@ -379,9 +387,10 @@ class SessionEventTimeOperator(WindowOperator):
             return merge_result
 
         def process_element(key, timestamp, value, record_id=None):
-            # Hot path: the rules' calls are inlined here (marked "inlined"). With cleanup_time,
-            # HeapqTimers.add, retire_merged, merge_panes and check_merge_not_late called, this
-            # loop measured ~8 % slower (bench engine session, alternating runs, shared machine).
+            # Hot path, long on purpose: the rules' calls are inlined here (marked "inlined"). With
+            # cleanup_time, HeapqTimers.add, retire_merged, merge_panes and check_merge_not_late
+            # called, this loop measured ~8 % slower (bench engine session, alternating runs,
+            # shared machine).
             if not keyed:
                 key = None
             if timestamp > safe[0]:

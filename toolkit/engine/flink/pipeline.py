@@ -11,7 +11,7 @@ for the operator ``key``, ``value``, ``record_id``). Model (docs/design.md "Time
   only the ticks that can change something are run (:func:`tick_schedule`, idleness
   countdowns followed to their expiry; for a watermark that moves with processing time, the
   calls that reach one of the operator's timers, :func:`window_timer_targets`, found in
-  closed form), so cost follows the records, not the time span;
+  closed form, :mod:`toolkit.engine.flink.jumps`), so cost follows the records, not the time span;
   at a tick every subtask asks its partitions' generators (partition order) and combines them;
   ``interval == 0`` = a periodic call after every record, at its arrival time;
 - end of input: the operator gets the MAX watermark; what fires then is flagged ``at_end``.
@@ -38,6 +38,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from toolkit.engine.flink.jumps import can_jump, next_jump, next_wakeup
+from toolkit.engine.flink.jumps import window_timer_targets  # noqa: F401 - re-exported: toolkit/settings.py imports it from here
 from toolkit.engine.flink.sources import SPLIT_DISCOVERY, SourceSubtask, subtask_partitions
 from toolkit.engine.flink.timeline import PeriodicTicks, TimerTargets, WatermarkTimeline, empty_timeline, from_changes
 from toolkit.engine.flink.valve import StatusWatermarkValve
@@ -45,17 +47,11 @@ from toolkit.engine.flink.watermarks import (
     MAX_WATERMARK,
     MIN_WATERMARK,
     BoundedOutOfOrderness,
-    AdaptiveGenerator,
-    BoundedOutOfOrdernessGenerator,
     Monotonous,
-    PunctuatedGenerator,
     WatermarkStrategy,
-    WithIdlenessGenerator,
 )
 
 I64 = np.int64
-# generators whose periodic output depends on their events only, not on processing time
-_PT_FREE = (BoundedOutOfOrdernessGenerator, AdaptiveGenerator, PunctuatedGenerator)
 
 
 # ----------------------------------------------------------------------------------------
@@ -151,7 +147,7 @@ def watermark_timeline(
     ``targets``: for a watermark that moves with processing time (``time_lag``,
     ``idle_advance``, with or without idleness), the operator's event-time timers
     (:func:`window_timer_targets`). Given, the calls between records are run only where they
-    can change something (:func:`_next_jump`): the first call at which the watermark reaches
+    can change something (:func:`toolkit.engine.flink.jumps.next_jump`): the first call at which the watermark reaches
     the next target, the call just before the next record, an idleness expiry, the last
     call; so the timeline lists the changes that fire a timer or that a record sees, and
     grows with the records, not with the span. Without it every call is run (the timeline
@@ -335,61 +331,26 @@ class _Recorder:
 
 def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker, with_log, parts, targets=None,
              discovery="at_start") -> tuple:
-    groups = subtask_partitions(parts, parallelism)
+    """Any strategy, idleness, split discovery: each source subtask's generators and the valve
+    run call by call (only the calls that can change something when ``targets`` allow jumps);
+    returns the calls, their records and watermarks, the changes and the log (see
+    :func:`watermark_timeline`)."""
     rec = _Recorder(with_log)
     valve = StatusWatermarkValve(parallelism, rec.valve_output)
-    subtasks: list[SourceSubtask] = []
     rec.time = int(arr[0]) if len(arr) else 0
-    for s, g in enumerate(groups):
-        subtasks.append(SourceSubtask(s, g, strategy, rec.subtask_downstream(s, valve), discovery=discovery))
+    subtasks = [SourceSubtask(s, g, strategy, rec.subtask_downstream(s, valve), discovery=discovery)
+                for s, g in enumerate(subtask_partitions(parts, parallelism))]
     sub_of = {p: subtasks[p % parallelism] for p in parts.tolist()}
     all_gens = [gen for st in subtasks for gen in st.generators.values()]
     # (with splits registered at their first record there may be no generator yet)
     per_event = any(gen.emits_on_event for gen in all_gens) or (discovery != "at_start" and strategy.create().emits_on_event)
     needs_pt = strategy.needs_processing_time
     mk = np.zeros(len(ts), bool) if marker is None else np.asarray(marker, bool)
-
-    # partition-level change detection (state of each PartialWatermark)
-    last_part: dict[int, tuple[int, bool]] = {p: (MIN_WATERMARK, False) for p in parts.tolist()}
-
-    def log_partition(p: int, s: Any) -> None:
-        cur = (s.watermark, s.idle)
-        if cur != last_part[p]:
-            last_part[p] = cur
-            rec.log.append(("partition", p, rec.time, None if s.watermark == MIN_WATERMARK else s.watermark, "idle" if s.idle else "active"))
-
-    def log_partitions() -> None:
-        for st in subtasks:
-            for p, s in st.states.items():
-                log_partition(p, s)
-
-    # group records by (tick, partition) for batched on_events; ticks are grid indices k
-    # (interval > 0: the call at first + k*interval) or record positions (interval 0)
+    log_partition, log_partitions = _partition_loggers(rec, subtasks, parts)
     n = len(ts)
     first = int(arr[0]) if n else 0
-    if interval == 0:
-        rec_tick = np.arange(n, dtype=I64)
-        k_last = n - 1
-    else:
-        rec_tick = tick_index(arr, first, interval) if n else np.zeros(0, I64)
-        k_last = tick_count(first, int(arr[-1]), interval) if n else 0
-    if not per_event and n:
-        order = np.lexsort((part, rec_tick))
-        tk_o = rec_tick[order]
-        po = part[order]
-        bounds = np.flatnonzero(np.r_[True, (tk_o[1:] != tk_o[:-1]) | (po[1:] != po[:-1]), True])
-        g_start = bounds[:-1]
-        g_end = bounds[1:]
-        g_tick = tk_o[g_start].tolist()
-        g_part = po[g_start].tolist()
-        ts_o = ts[order]
-        arr_o = arr[order]
-    else:
-        g_tick = []
-    # the calls with records (and how many records precede each)
-    r_k = np.unique(rec_tick) if n else np.zeros(0, I64)
-    r_pos = (np.searchsorted(rec_tick, r_k, side="right") if n else r_k).tolist()
-    r_k = r_k.tolist()
+    rec_tick, k_last, r_k, r_pos = _record_calls(arr, first, interval)
+    g_tick, g_part, g_start, g_end, ts_o, arr_o = _call_groups(ts, arr, part, rec_tick, batched=not per_event)
     t_list: list[int] = []
     wm_list: list[int] = []
     pos_list: list[int] = []
@@ -442,8 +403,8 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
             t, then = then, None
         elif nxt is not None and nxt == t + 1:
             t = t + 1
-        elif jumping and not all(g.quiescent() for g in all_gens) and _can_jump(all_gens, valve):
-            k = _next_jump(subtasks, valve, targets, rec.op_wm, t, nxt, k_last, first, interval)
+        elif jumping and not all(g.quiescent() for g in all_gens) and can_jump(all_gens, valve):
+            k = next_jump(subtasks, valve, targets, rec.op_wm, t, nxt, k_last, first, interval)
             if k > t + 1 and len(subtasks) > 1:
                 # run the call before it too: the valve then holds what every skipped call
                 # left (with several channels, a call's intermediate minima depend on it)
@@ -457,7 +418,7 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
         elif has_rec:
             t = t + 1
         elif needs_pt and not all(g.quiescent() for g in all_gens):
-            w = _next_wakeup(all_gens, t, first, interval)
+            w = next_wakeup(all_gens, t, first, interval)
             t = w if nxt is None else min(w, nxt)
         else:
             t = nxt
@@ -466,147 +427,53 @@ def _general(ts, arr, part, strategy, ticks, pos, interval, parallelism, marker,
             rec.log)
 
 
-def _can_jump(gens: list, valve: StatusWatermarkValve) -> bool:
-    """Calls without records can be jumped over in closed form: every generator that may still
-    emit has a closed form and no idleness countdown to start or reset, and no unaligned
-    channel chases an operator watermark that other channels move meanwhile (where it aligns
-    has no closed form: those calls are run one by one until it has aligned)."""
-    for g in gens:
-        if g.quiescent():
-            continue
-        if not g.closed_form or (isinstance(g, WithIdlenessGenerator) and not g.settled()):
-            return False
-    live = [ac for ac in valve.active]
-    unaligned = any(ac and not al for ac, al in zip(live, valve.aligned))
-    return not (unaligned and any(ac and al for ac, al in zip(live, valve.aligned)))
+def _partition_loggers(rec: _Recorder, subtasks: list[SourceSubtask], parts: np.ndarray) -> tuple[Callable, Callable]:
+    """Partition-level change detection (the state of each PartialWatermark): ``log_partition(p,
+    state)`` logs partition ``p`` when its (watermark, idle) changed; ``log_partitions()`` every one."""
+    last_part: dict[int, tuple[int, bool]] = {p: (MIN_WATERMARK, False) for p in parts.tolist()}
+
+    def log_partition(p: int, s: Any) -> None:
+        cur = (s.watermark, s.idle)
+        if cur != last_part[p]:
+            last_part[p] = cur
+            rec.log.append(("partition", p, rec.time, None if s.watermark == MIN_WATERMARK else s.watermark, "idle" if s.idle else "active"))
+
+    def log_partitions() -> None:
+        for st in subtasks:
+            for p, s in st.states.items():
+                log_partition(p, s)
+
+    return log_partition, log_partitions
 
 
-def _subtask_reach(st: SourceSubtask, x: int, t: int, first: int, interval: int) -> int | None:
-    """The first call after ``t`` (no records) at which subtask ``st`` has forwarded a watermark
-    ``>= x``: now if it has, else once every split that still emits is there (the
-    multiplexer's min over the active splits); None = never."""
-    if st.emitter.current >= x:
-        return t + 1
-    best = None
-    for p, g in st.generators.items():
-        if g.quiescent():
-            continue
-        if st.states[p].watermark >= x:
-            best = t + 1 if best is None else best
-            continue
-        k = g.first_call_reaching(x, t, first, interval)
-        if k is None:
-            return None
-        best = k if best is None else max(best, k)
-    return best
-
-
-def _reach(subtasks: list[SourceSubtask], valve: StatusWatermarkValve, x: int, t: int, first: int,
-           interval: int) -> int | None:
-    """The first call after ``t`` (no records, no status or alignment change before it) at
-    which the operator watermark is ``>= x``.
-
-    Every watermark below is non-decreasing over such calls, so the operator (the min over
-    the active aligned channels) is ``>= x`` exactly when each of those channels is: the
-    latest of their :func:`_subtask_reach` (None: never)."""
-    best = None
-    for c, st in enumerate(subtasks):
-        if not (valve.active[c] and valve.aligned[c]):
-            continue
-        k = t + 1 if valve.watermarks[c] >= x else _subtask_reach(st, x, t, first, interval)
-        if k is None:
-            return None
-        best = k if best is None else max(best, k)
-    return best
-
-
-def _next_jump(subtasks, valve, targets: TimerTargets, op_wm: int, t: int, nxt: int | None, k_last: int,
-               first: int, interval: int) -> int:
-    """The next call after ``t`` that can change something when no record comes before it:
-    the call just before the next records' call (they see its watermark), the last call (its
-    firings are not at the end of input), the last call before an idleness expiry (its
-    emission is the last before the split goes idle; the expiry call is then the next one
-    after it), the call at which an idle subtask becomes active again (its watermark passes
-    the one it forwarded) or an unaligned channel aligns (passes the operator's), and the
-    first call at which the operator watermark reaches the next timer target above ``op_wm``."""
-    cands = [k_last if nxt is None else max(nxt - 1, t + 1)]
-    for c, st in enumerate(subtasks):
-        for g in st.generators.values():
-            if isinstance(g, WithIdlenessGenerator) and not g.quiescent():
-                cands.append(max(t + 1, g.expiry_call(first, interval) - 1))
-        k = None
-        if not valve.active[c]:
-            k = _subtask_reach(st, st.emitter.current + 1, t, first, interval)
-        elif not valve.aligned[c]:  # the only active channels are unaligned: the output stands still
-            k = _subtask_reach(st, valve.last_output, t, first, interval)
-        if k is not None:
-            cands.append(k)
-    x = targets.next_above(op_wm)
-    if x is not None:
-        k = _reach(subtasks, valve, x, t, first, interval)
-        if k is not None:
-            cands.append(k)
-    return min(cands)
-
-
-def window_timer_targets(
-    event_time: np.ndarray,
-    *,
-    size: int | None = None,
-    slide: int | None = None,
-    offset: int = 0,
-    gaps: np.ndarray | int | None = None,
-    lateness: int = 0,
-) -> TimerTargets:
-    """The event-time timers a window operator can set for these records (Flink's rules):
-    ``maxTimestamp = end - 1`` of every window a record is assigned to, and the cleanup time
-    ``maxTimestamp + lateness`` (``lateness > 0``).
-
-    Tumbling (``size``, ``offset``) or sliding (``size``, ``slide``, ``offset``) windows: a
-    record's windows start at ``lastStart - j * slide`` for ``lastStart = ts - (ts - offset
-    + slide) % slide`` and ``start > ts - size``, runs on the slide grid (never one entry per
-    window). Session windows (``gaps``: one gap, or one per record): a merged session's end
-    is ``max ts + gap`` of one of its records, so the candidates are ``ts + gap - 1``."""
-    ts = np.asarray(event_time, dtype=np.int64)
-    out = TimerTargets()
-    if gaps is not None:
-        g = np.broadcast_to(np.asarray(gaps, dtype=np.int64), ts.shape)
-        base = out.add_values(ts + g - 1)
+def _record_calls(arr: np.ndarray, first: int, interval: int) -> tuple[np.ndarray, int, list[int], list[int]]:
+    """The call each record is seen by, the last call, the calls with records and how many
+    records precede each: calls are grid indices k (interval > 0: the call at
+    ``first + k*interval``) or record positions (interval 0)."""
+    n = len(arr)
+    if interval == 0:
+        rec_tick = np.arange(n, dtype=I64)
+        k_last = n - 1
     else:
-        if size is None:
-            raise ValueError("window_timer_targets needs a window size or session gaps")
-        sl = size if slide is None else int(slide)
-        # Flink TimeWindow.getWindowStartWithOffset: ts - (ts - offset + slide) % slide
-        last_start = ts - (ts - offset + sl) % sl
-        n_win = -(-size // sl)  # windows per record at most; the oldest may not cover ts
-        j_hi = (last_start - offset) // sl
-        first_start = last_start - (n_win - 1) * sl
-        j_lo = j_hi - (n_win - 1) + (first_start <= ts - size).astype(np.int64)
-        base = out.add_grid(offset + size - 1, sl, j_lo, j_hi)
-    if lateness > 0:
-        base = base.union(base.shifted(lateness))
-    return base
+        rec_tick = tick_index(arr, first, interval) if n else np.zeros(0, I64)
+        k_last = tick_count(first, int(arr[-1]), interval) if n else 0
+    r_k = np.unique(rec_tick) if n else np.zeros(0, I64)
+    r_pos = (np.searchsorted(rec_tick, r_k, side="right") if n else r_k).tolist()
+    return rec_tick, k_last, r_k.tolist(), r_pos
 
 
-def _next_wakeup(gens: list, t: int, first: int, interval: int) -> int:
-    """Index of the next periodic call after call ``t`` (no records in between) at which a
-    generator can change: a running idleness countdown of a generator whose own output does
-    not depend on processing time changes nothing until the call that finds it expired
-    (``now - start > timeout``, Flink's ``IdlenessTimer``); anything else needs every call."""
-    if interval <= 0:
-        return t + 1
-    best: int | None = None
-    for g in gens:
-        if g.quiescent():
-            continue
-        if not (isinstance(g, WithIdlenessGenerator) and type(g.inner) in _PT_FREE
-                and g.counter == g.last_counter and g.start_nanos != 0):
-            return t + 1
-        # first call time T with T * 1e6 + offset - start > max_idle
-        t_min = (g.start_nanos + g.max_idle_nanos - g.offset) // 1_000_000 + 1
-        k = max(t + 1, -(-(t_min - first) // interval))
-        best = k if best is None else min(best, k)
-    return t + 1 if best is None else best
+def _call_groups(ts: np.ndarray, arr: np.ndarray, part: np.ndarray, rec_tick: np.ndarray, *, batched: bool) -> tuple:
+    """Records grouped by (call, partition) for batched ``on_events``: each group's call,
+    partition, start and end in the reordered ``ts`` and ``arr`` (no groups unless ``batched``)."""
+    if not (batched and len(ts)):
+        return [], [], None, None, None, None
+    order = np.lexsort((part, rec_tick))
+    tk_o = rec_tick[order]
+    po = part[order]
+    bounds = np.flatnonzero(np.r_[True, (tk_o[1:] != tk_o[:-1]) | (po[1:] != po[:-1]), True])
+    g_start = bounds[:-1]
+    g_end = bounds[1:]
+    return tk_o[g_start].tolist(), po[g_start].tolist(), g_start, g_end, ts[order], arr[order]
 
 
 # ----------------------------------------------------------------------------------------
@@ -669,62 +536,18 @@ def run_pipeline(
         raise ValueError("a pipeline needs at least one stage")
     n = len(event_time)
     arr_np = np.asarray(arrival_time, dtype=I64)
-    rid_l = np.asarray(record_ids).tolist()
     rows_np = np.asarray(record_ids if rows is None else rows, dtype=I64)
-    ts_l = np.asarray(event_time, dtype=I64).tolist()
-    arr_l = arr_np.tolist()
-    val_l = values.tolist() if isinstance(values, np.ndarray) else list(values)
-    key_l = keys.tolist() if isinstance(keys, np.ndarray) else list(keys)
-    c_time = timeline.shape.time.tolist()
-    c_wm = timeline.watermark.tolist()
-    n_changes = len(c_time)
-    seg = timeline.ticks_before(arr_np, rows_np) if n else np.zeros(0, dtype=I64)
-    c_pos = np.searchsorted(seg, np.arange(n_changes, dtype=I64), side="right").tolist()
+    key_l, ts_l, arr_l, val_l, rid_l = _record_lists(keys, event_time, arr_np, values, record_ids)
     exact = state == "exact"
     multi = len(ops) > 1
-    outputs: list[tuple[int, bool, Any]] = []
     samples: list[tuple] = []
-    stage_wm: list[tuple[int, str, int, int]] = []
-    inputs: dict[int, list[tuple]] = {j + 2: [] for j in range(len(ops) - 1)}
+    outputs, stage_wm, inputs, forward, watermark, set_time = _stage_chain(ops, connect)
     first = ops[0]
-
-    def forward(j: int, items: list[Any], at_end: bool) -> None:
-        """Stage j's results: record them, then feed stage j + 1 (results as they come)."""
-        for it in items:
-            outputs.append((j + 1, at_end, it))
-            if j + 1 < len(ops) and connect is not None:
-                m = connect(it)
-                if m is not None:
-                    inputs[j + 2].append(("record",) + tuple(m))
-                    ops[j + 1].process_element(*m)
-                    forward(j + 1, ops[j + 1].drain(), at_end)
-
-    def watermark(w: int, t: int) -> None:
-        for j, op in enumerate(ops):
-            if j:
-                inputs[j + 1].append(("watermark", w))
-            stage_wm.append((j + 1, "input", t, w))
-            op.process_watermark(w)
-            forward(j, op.drain(), False)
-            stage_wm.append((j + 1, "output", t, w))
-
-    def set_time(t: int) -> None:
-        for op in ops:
-            op.set_processing_time(t)
-
-    # ticks-mode state samples: at periodic ticks, after the records and the change at that time
-    sample_at: list[tuple[int, int]] = []
-    if not exact and len(timeline.ticks):
-        t_s = timeline.ticks.sample(state_samples)[0]
-        sample_at = list(zip(np.searchsorted(arr_np, t_s, side="right").tolist(), t_s.tolist()))
-    # one ordered list of events between records: (records before, time, kind 0 change / 1 sample, payload)
-    events = [(p, t, 0, w) for p, t, w in zip(c_pos, c_time, c_wm)] + [(p, t, 1, 0) for p, t in sample_at]
-    events.sort(key=lambda e: (e[0], e[1], e[2]))
     pe = first.process_element
     last_pt = None
     i = 0
     k_change = 0
-    for p, t, kind, w in events:
+    for p, t, kind, w in _between_records(timeline, arr_np, rows_np, n, exact, state_samples):
         if i < p:
             if exact or multi:
                 for j in range(i, p):
@@ -758,6 +581,87 @@ def run_pipeline(
         else:
             o, b = first.state_size()
             samples.append((t, o, b))
+    last_pt = _feed_rest(first, forward, set_time, (key_l, ts_l, arr_l, val_l, rid_l), rows_np, i, n, last_pt,
+                         k_change, samples, exact=exact, multi=multi)
+    end_time = int(timeline.end_time)
+    _end_of_input(ops, forward, set_time, stage_wm, samples, end_time, last_pt, exact=exact)
+    return PipelineResult(timeline, outputs, samples, end_time, stage_wm, inputs)
+
+
+def _record_lists(keys: Any, event_time: np.ndarray, arr_np: np.ndarray, values: Any,
+                  record_ids: np.ndarray) -> tuple[list, list, list, list, list]:
+    """The records' keys, event times, arrivals, values and ids as Python lists (the loops
+    index them one record at a time)."""
+    rid_l = np.asarray(record_ids).tolist()
+    ts_l = np.asarray(event_time, dtype=I64).tolist()
+    arr_l = arr_np.tolist()
+    val_l = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    key_l = keys.tolist() if isinstance(keys, np.ndarray) else list(keys)
+    return key_l, ts_l, arr_l, val_l, rid_l
+
+
+def _stage_chain(ops: list[Any], connect: Callable[[Any], tuple[Any, int, Any] | None] | None) -> tuple:
+    """What the stages emit and see, and how they are driven: ``(outputs, stage_wm, inputs,
+    forward, watermark, set_time)``. ``forward(j, items, at_end)`` records stage j's results and
+    feeds stage j + 1 (results as they come); ``watermark(w, t)`` passes a watermark down the
+    chain; ``set_time(t)`` sets every stage's processing time."""
+    outputs: list[tuple[int, bool, Any]] = []
+    stage_wm: list[tuple[int, str, int, int]] = []
+    inputs: dict[int, list[tuple]] = {j + 2: [] for j in range(len(ops) - 1)}
+
+    def forward(j: int, items: list[Any], at_end: bool) -> None:
+        """Stage j's results: record them, then feed stage j + 1 (results as they come)."""
+        for it in items:
+            outputs.append((j + 1, at_end, it))
+            if j + 1 < len(ops) and connect is not None:
+                m = connect(it)
+                if m is not None:
+                    inputs[j + 2].append(("record",) + tuple(m))
+                    ops[j + 1].process_element(*m)
+                    forward(j + 1, ops[j + 1].drain(), at_end)
+
+    def watermark(w: int, t: int) -> None:
+        for j, op in enumerate(ops):
+            if j:
+                inputs[j + 1].append(("watermark", w))
+            stage_wm.append((j + 1, "input", t, w))
+            op.process_watermark(w)
+            forward(j, op.drain(), False)
+            stage_wm.append((j + 1, "output", t, w))
+
+    def set_time(t: int) -> None:
+        for op in ops:
+            op.set_processing_time(t)
+
+    return outputs, stage_wm, inputs, forward, watermark, set_time
+
+
+def _between_records(timeline: WatermarkTimeline, arr_np: np.ndarray, rows_np: np.ndarray, n: int, exact: bool,
+                     state_samples: int) -> list[tuple[int, int, int, int]]:
+    """One ordered list of what happens between records: ``(records before, time, kind, payload)``
+    with kind 0 a watermark change (payload: the watermark) and kind 1, in ticks mode, a state
+    sample at a periodic tick (after the records and the change at that time)."""
+    c_time = timeline.shape.time.tolist()
+    c_wm = timeline.watermark.tolist()
+    n_changes = len(c_time)
+    seg = timeline.ticks_before(arr_np, rows_np) if n else np.zeros(0, dtype=I64)
+    c_pos = np.searchsorted(seg, np.arange(n_changes, dtype=I64), side="right").tolist()
+    sample_at: list[tuple[int, int]] = []
+    if not exact and len(timeline.ticks):
+        t_s = timeline.ticks.sample(state_samples)[0]
+        sample_at = list(zip(np.searchsorted(arr_np, t_s, side="right").tolist(), t_s.tolist()))
+    events = [(p, t, 0, w) for p, t, w in zip(c_pos, c_time, c_wm)] + [(p, t, 1, 0) for p, t in sample_at]
+    events.sort(key=lambda e: (e[0], e[1], e[2]))
+    return events
+
+
+def _feed_rest(first: Any, forward: Callable, set_time: Callable, cols: tuple[list, ...], rows_np: np.ndarray,
+               i: int, n: int, last_pt: int | None, k_change: int, samples: list[tuple], *, exact: bool,
+               multi: bool) -> int | None:
+    """The records after the last change (``i`` to ``n``), then the first stage's results;
+    returns the last processing time set."""
+    key_l, ts_l, arr_l, val_l, rid_l = cols
+    pe = first.process_element
     for j in range(i, n):
         a = arr_l[j]
         if a != last_pt:
@@ -770,7 +674,14 @@ def run_pipeline(
                 o, b = first.state_size()
                 samples.append((2 * k_change, a, int(rows_np[j]), a, o, b))
     forward(0, first.drain(), False)
-    end_time = int(timeline.end_time)
+    return last_pt
+
+
+def _end_of_input(ops: list[Any], forward: Callable, set_time: Callable, stage_wm: list[tuple], samples: list[tuple],
+                  end_time: int, last_pt: int | None, *, exact: bool) -> None:
+    """The MAX watermark at ``end_time`` through every stage (what it fires is ``at_end``); in
+    ticks mode the first stage's state before and after it."""
+    first = ops[0]
     if end_time != last_pt:
         set_time(end_time)
     if not exact:
@@ -784,4 +695,3 @@ def run_pipeline(
     if not exact:
         o, b = first.state_size()
         samples.append((end_time, o, b))
-    return PipelineResult(timeline, outputs, samples, end_time, stage_wm, inputs)

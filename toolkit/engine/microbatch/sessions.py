@@ -67,7 +67,26 @@ def aggregate_sessions(key: np.ndarray, event_time: np.ndarray, gap, value: np.n
     if d.any():
         _, firsts = _group(rb[d], k[d], ts[d], end_row[d])
         np.add.at(dropped_groups, rb[d][firsts], 1)
-    wm = batches.watermark
+    sid, sessions, snap = _merge_sessions(k, ts, end_row, v, rb, accepted, batches.watermark, n_exec, complete)
+    table = _session_table(sessions, sid, v, accepted, batches.watermark, n_exec, complete)
+    if complete:
+        em = _snapshot_emissions(snap, batches, table["sum"].dtype)
+    else:
+        e = table["emit_batch"] < n_exec
+        em = Emissions(table["key"][e], table["start"][e], table["end"][e], table["count"][e], table["sum"][e],
+                       table["emit_batch"][e], np.ones(int(e.sum()), dtype=bool), np.zeros(int(e.sum()), dtype=np.int64))
+    return accepted, sid, em, table, dropped_groups, has_session
+
+
+def _merge_sessions(k: np.ndarray, ts: np.ndarray, end_row: np.ndarray, v: np.ndarray, rb: np.ndarray,
+                    accepted: np.ndarray, wm: np.ndarray, n_exec: int,
+                    complete: bool) -> tuple[np.ndarray, tuple[list, ...], list[tuple]]:
+    """The accepted rows, per key and batch in order, merged with the key's sessions in state
+    (a session absorbs the next one when ``next.start <= end``); outside complete mode a session
+    whose end the watermark reached in an earlier batch is closed (evicted) first. Returns the
+    session id per record, the closed sessions (key, start, end, first batch, rows) and, in
+    complete mode, the snapshots (key, start, end, count, sum, first batch, last batch + 1)."""
+    n = len(ts)
     wm_list = wm.tolist()  # bisect on a list: the loop asks once per session and batch
     sid = np.full(n, -1, dtype=np.int64)
     s_key: list[int] = []
@@ -133,6 +152,15 @@ def aggregate_sessions(key: np.ndarray, event_time: np.ndarray, gap, value: np.n
             check_complete_rows(out_rows)
         for s in state:
             close(s)
+    return sid, (s_key, s_start, s_end, s_first, s_rows), snap
+
+
+def _session_table(sessions: tuple[list, ...], sid: np.ndarray, v: np.ndarray, accepted: np.ndarray, wm: np.ndarray,
+                   n_exec: int, complete: bool) -> dict[str, np.ndarray]:
+    """The session table: key, start, end, count, sum (of the accepted rows' values),
+    first_batch, emit_batch (the first batch whose watermark reaches the end; ``n_exec`` in
+    complete mode, which never evicts)."""
+    s_key, s_start, s_end, s_first, s_rows = sessions
     ns = len(s_key)
     start = np.asarray(s_start, dtype=np.int64)
     end = np.asarray(s_end, dtype=np.int64)
@@ -142,15 +170,8 @@ def aggregate_sessions(key: np.ndarray, event_time: np.ndarray, gap, value: np.n
         np.add.at(total, sid[accepted], v[accepted])
     emit = (np.full(ns, n_exec, dtype=np.int64) if complete
             else np.searchsorted(wm, end, side="left").astype(np.int64))
-    table = {"key": np.asarray(s_key, dtype=np.int64), "start": start, "end": end, "count": count, "sum": total,
-             "first_batch": np.asarray(s_first, dtype=np.int64), "emit_batch": emit}
-    if complete:
-        em = _snapshot_emissions(snap, batches, total.dtype)
-    else:
-        e = emit < n_exec
-        em = Emissions(table["key"][e], start[e], end[e], count[e], total[e], emit[e],
-                       np.ones(int(e.sum()), dtype=bool), np.zeros(int(e.sum()), dtype=np.int64))
-    return accepted, sid, em, table, dropped_groups, has_session
+    return {"key": np.asarray(s_key, dtype=np.int64), "start": start, "end": end, "count": count, "sum": total,
+            "first_batch": np.asarray(s_first, dtype=np.int64), "emit_batch": emit}
 
 
 def _snapshot_emissions(snap: list[tuple], batches: Batches, sum_dtype) -> Emissions:

@@ -23,8 +23,6 @@ Exactness rules (from Flink's source):
 """
 from __future__ import annotations
 
-import sys
-import types
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -101,6 +99,14 @@ def deploy(setting: Any = None, engine: str | None = None, **settings: Any) -> D
         raise SettingError("engine", f"engine {engine!r} deploys semantics={_SEMANTICS[engine]!r} settings, and this "
                            f"setting was replayed with semantics={s.semantics!r}; its engines: {fits}")
     return _ENGINES[engine][0](s)
+
+
+# issue 24: toolkit/sweeps/choose.py (being rewritten by the engine-interface work) still does
+# ``from toolkit import deploy as _deploy`` and calls ``_deploy.deploy`` and ``_deploy.engines``,
+# as when ``toolkit.deploy`` was this module. Once it imports them from ``toolkit.deployment``,
+# delete these two lines (tests/deploy/test_deploy.py fails until then as a reminder).
+deploy.deploy = deploy  # type: ignore[attr-defined]
+deploy.engines = engines  # type: ignore[attr-defined]
 
 
 def _as_setting(setting: Any, settings: dict) -> Setting:
@@ -616,12 +622,3 @@ def _trigger_names(t: Any) -> list[str]:
 
 register_engine("beam", _beam, language="python", description="Apache Beam, Python SDK (WindowInto)", semantics="beam")
 
-
-class _CallableModule(types.ModuleType):
-    """``toolkit.deploy`` is this module (``toolkit.deploy.Deployment`` ...) and, called, :func:`deploy`."""
-
-    def __call__(self, setting: Any = None, engine: str | None = None, **settings: Any) -> Deployment:
-        return deploy(setting, engine, **settings)
-
-
-sys.modules[__name__].__class__ = _CallableModule
