@@ -19,7 +19,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "engine": ("toolkit.engine", None),
     "semantics": ("toolkit.semantics", None),
     "replay": ("toolkit.replays", "replay"),
-    "pyspark_snippet": ("toolkit.pyspark_code", "pyspark_snippet"),
+    "pyspark_snippet": ("toolkit.semantics.structured_streaming.pyspark_code", "pyspark_snippet"),
     "ReplayResult": ("toolkit.replays", "ReplayResult"),
     "explain": ("toolkit.replays.explain", "explain"),
     "compare_engines": ("toolkit.replays.compare", "compare_engines"),

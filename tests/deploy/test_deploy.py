@@ -8,7 +8,7 @@ from hypothesis import given, settings as hsettings, strategies as st
 
 import toolkit
 from toolkit.cli import main
-from toolkit.deployment import Deployment, deploy, engines, java_duration, register_engine, sql_interval
+from toolkit.deployment import Deployment, deploy, engines, java_duration, sql_interval
 from toolkit.durations import parse_duration
 from toolkit.settings import Setting, SettingError, grid
 
@@ -130,26 +130,27 @@ def test_toolkit_deploy_is_the_function():
     assert type(importlib.import_module("toolkit.deployment")) is types.ModuleType
 
 
-def test_the_bridge_for_choose_goes_when_choose_imports_the_function():
-    """issue 24: ``deploy.deploy``/``deploy.engines`` exist only for toolkit/sweeps/choose.py's
-    ``from toolkit import deploy as _deploy``; once it no longer reads them, delete the bridge
-    in toolkit/deployment.py (and this test)."""
-    from pathlib import Path
+def test_another_engine_brings_its_own_deploy_target():
+    """An engine's deploy targets are its Semantics' (``deploy_targets`` and ``render``)."""
+    from toolkit import semantics as engines_registry
 
-    choose = (Path(__file__).resolve().parents[2] / "toolkit" / "sweeps" / "choose.py").read_text()
-    still_used = "_deploy.deploy(" in choose or "_deploy.engines(" in choose
-    assert hasattr(deploy, "engines") == still_used, "delete the bridge at the end of deploy in toolkit/deployment.py"
+    flink = engines_registry.get("flink")
 
+    class WithTarget(type(flink)):
+        deploy_targets = {**type(flink).deploy_targets, "test-engine": ("a test engine", "python")}
 
-def test_another_module_can_register_an_engine():
-    register_engine("test-engine", lambda s: Deployment("test-engine", "python", f"delay={s.delay}\n", (), s),
-                    language="python", description="a test engine")
+        def render(self, s, target):
+            if target == "test-engine":
+                return Deployment("test-engine", "python", f"delay={s.delay}\n", (), s)
+            return super().render(s, target)
+
+    engines_registry.register(WithTarget())
     try:
+        assert engines()["test-engine"] == "a test engine"
         assert deploy(delay="1s", engine="test-engine").code == "delay=1000\n"
     finally:
-        import toolkit.deployment as module
-
-        module._ENGINES.pop("test-engine")
+        engines_registry.register(flink)
+    assert "test-engine" not in engines()
 
 
 def test_cli_prints_the_code(capsys):
@@ -173,7 +174,7 @@ def test_cli_errors_name_the_option(capsys):
 
 def test_spark_settings_deploy_as_pyspark_and_flink_ones_do_not():
     """A ``semantics="spark"`` setting deploys as the PySpark query the replay assumed
-    (``toolkit.pyspark_code``, run on real Spark in tests/replays/test_replay_spark.py); an engine
+    (``toolkit.semantics.structured_streaming.pyspark_code``, run on real Spark in tests/replays/test_replay_spark.py); an engine
     of the other semantics is refused, naming the option."""
     s = Setting.parse(semantics="spark", window="tumbling:10s", delay="5s", trigger_interval="1s", output_mode="update")
     assert list(engines(s)) == ["spark"]

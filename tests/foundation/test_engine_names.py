@@ -31,8 +31,6 @@ LOOKUPS = {"get", "register", "register_why", "register_translation", "register_
 PENDING = {
     "apps/explore.py": 6,  # the explorer's controls: generated from the engines' declarations next
     "commands/bench.py": 2,  # benchmark names that are engine names (bench kafka_streams, bench beam)
-    "deployment.py": 3,  # deployment renderers: to move into the engines' packages
-    "pyspark_code.py": 1,  # Spark's deployment code: to move into its package
 }
 
 

@@ -24,8 +24,8 @@ ENGINE_ALLOWED = {"numpy", "toolkit"}
 LAYERS = {
     "engine": 0, "durations": 0, "errors": 0, "spark": 0,
     "settings": 1, "log": 1,
-    "fast": 2, "metrics": 2, "pyspark_code": 2, "deployment": 2, "incidents": 2,
-    "replays": 3, "sweeps": 3, "semantics": 3,
+    "fast": 2, "metrics": 2, "incidents": 2,
+    "replays": 3, "sweeps": 3, "semantics": 3, "deployment": 3,
     "viz": 4,
     "apps": 5,
     "commands": 6, "bench": 6, "cli": 6, "__main__": 6,

@@ -160,6 +160,16 @@ class Semantics:
         """Memory of one piece (bytes per record, per window assignment) for the memory guard."""
         return (1500, 150)
 
+    # -- deployment -------------------------------------------------------------------------------
+
+    #: the code this engine's settings deploy as: target (``toolkit.deploy(..., engine=TARGET)``) ->
+    #: (what it writes, the code's language)
+    deploy_targets: ClassVar[dict[str, tuple[str, str]]] = {}
+
+    def render(self, setting: Any, target: str) -> Any:
+        """The ``toolkit.deployment.Deployment`` of ``setting`` for one of ``deploy_targets``."""
+        raise NotImplementedError
+
     # -- words ---------------------------------------------------------------------------------
 
     def setting_words(self, row: Any, results: Any = None) -> str:

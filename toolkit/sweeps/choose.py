@@ -137,9 +137,9 @@ def recommend(
         words += " " + _compare(runner, row, metric, completeness_column, completeness, results)
     deploy_code = {}
     if setting is not None:
-        from toolkit import deploy as _deploy
+        from toolkit.deployment import deploy, engines
 
-        deploy_code = {name: str(_deploy.deploy(setting, engine=name)) for name in _deploy.engines(setting)}
+        deploy_code = {name: str(deploy(setting, engine=name)) for name in engines(setting)}
     return dict(base, config={c: row[c] for c in cfg_cols}, setting=setting, row=row, reason=words,
                 criterion=criterion, runner_up=runner, deploy=deploy_code)
 

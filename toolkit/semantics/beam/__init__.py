@@ -52,6 +52,7 @@ class Beam(Semantics):
               "partitions_as_sources")
     path = "beam"
     shards_in_process = False
+    deploy_targets = {"beam": ("Apache Beam, Python SDK (WindowInto)", "python")}
 
     def check(self, s: Any) -> None:
         """Refuse what Beam has no counterpart for, naming the setting, and fill its defaults (the
@@ -158,6 +159,11 @@ class Beam(Semantics):
         from toolkit.semantics.beam.words import why_dropped
 
         return why_dropped(result, rows)
+
+    def render(self, setting: Any, target: str) -> Any:
+        from toolkit.semantics.beam.deploy import render
+
+        return render(setting)
 
 
 SEMANTICS = Beam()

@@ -27,6 +27,8 @@ class Flink(Semantics):
     multi_input = True
     exports_scenarios = True
     lists_timers = True
+    deploy_targets = {"flink": ("Flink DataStream API (Java)", "java"),
+                      "flink-sql": ("Flink SQL (window table-valued functions)", "sql")}
 
     def check(self, s: Any) -> None:
         if isinstance(s.window, KafkaSliding):
@@ -92,6 +94,11 @@ class Flink(Semantics):
         from toolkit.semantics.flink.words import why_dropped
 
         return why_dropped(result, rows)
+
+    def render(self, setting: Any, target: str) -> Any:
+        from toolkit.semantics.flink.deploy import render_datastream, render_sql
+
+        return render_sql(setting) if target == "flink-sql" else render_datastream(setting)
 
 
 SEMANTICS = Flink()

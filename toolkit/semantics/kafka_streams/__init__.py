@@ -102,6 +102,7 @@ class KafkaStreams(Semantics):
     path = "kafka_streams"
     shard_by = "task"
     shards_in_process = False
+    deploy_targets = {"kafka-streams": ("Kafka Streams DSL (Java)", "java")}
 
     def check(self, s: Any) -> None:
         """Refuse what Kafka Streams has no counterpart for, naming the setting, and fill its
@@ -246,6 +247,11 @@ class KafkaStreams(Semantics):
         from toolkit.semantics.kafka_streams.words import why_dropped
 
         return why_dropped(result, rows)
+
+    def render(self, setting: Any, target: str) -> Any:
+        from toolkit.semantics.kafka_streams.deploy import render
+
+        return render(setting)
 
 
 SEMANTICS = KafkaStreams()

@@ -54,6 +54,7 @@ class StructuredStreaming(Semantics):
     path = "microbatch"
     shards_in_process = False
     null_gap_is_no_session = True
+    deploy_targets = {"spark": ("PySpark Structured Streaming", "python")}
 
     def check(self, s: Any) -> None:
         """Refuse what Spark Structured Streaming has no counterpart for, naming the setting, and
@@ -168,6 +169,13 @@ class StructuredStreaming(Semantics):
         from toolkit.semantics.structured_streaming.words import why_dropped
 
         return why_dropped(result, rows)
+
+    def render(self, setting: Any, target: str) -> Any:
+        """The PySpark query the replay assumed (``pyspark_code``)."""
+        from toolkit.deployment import Deployment
+        from toolkit.semantics.structured_streaming.pyspark_code import pyspark_snippet
+
+        return Deployment(target, "python", pyspark_snippet(setting), (), setting)
 
 
 SEMANTICS = StructuredStreaming()

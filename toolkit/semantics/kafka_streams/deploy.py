@@ -1,0 +1,85 @@
+"""Kafka Streams' deployment: the code an engineer pastes into a job to run a setting (the DSL in Java, ``render``); what
+the engine cannot express is said in the deployment's notes, never written as other code."""
+from __future__ import annotations
+
+
+from toolkit.deployment import Deployment, java_duration
+from toolkit.settings import (Session, Setting, SettingError, Sliding, Tumbling)
+
+
+# ------------------------------------------------------------------------------- Kafka Streams
+def _kafka_windows_java(s: Setting) -> str:
+    """``TimeWindows`` / ``SlidingWindows`` / ``SessionWindows`` with the setting's grace."""
+    from toolkit.settings import KafkaSliding
+
+    w, g = s.window, s.grace or 0
+    if isinstance(w, (Tumbling, Sliding)):
+        base = (f"TimeWindows.ofSizeAndGrace({java_duration(w.size)}, {java_duration(g)})" if g else
+                f"TimeWindows.ofSizeWithNoGrace({java_duration(w.size)})")
+        return base + (f".advanceBy({java_duration(w.slide)})" if isinstance(w, Sliding) and w.slide != w.size else "")
+    if isinstance(w, KafkaSliding):
+        return (f"SlidingWindows.ofTimeDifferenceAndGrace({java_duration(w.time_difference)}, {java_duration(g)})" if g
+                else f"SlidingWindows.ofTimeDifferenceWithNoGrace({java_duration(w.time_difference)})")
+    if isinstance(w, Session):
+        return (f"SessionWindows.ofInactivityGapAndGrace({java_duration(w.gap)}, {java_duration(g)})" if g else
+                f"SessionWindows.ofInactivityGapWithNoGrace({java_duration(w.gap)})")
+    raise SettingError("window", f"window {w} has no Kafka Streams form")  # refused by the setting already
+
+
+def render(s: Setting) -> Deployment:
+    """Kafka Streams DSL (Java): the topology ``toolkit.replays.kafka_streams`` replays."""
+    notes: list[str] = []
+    session = isinstance(s.window, Session)
+    store = "SessionStore" if session else "WindowStore"
+    lines = [f"// Watermark Lab setting: {s}",
+             "Properties props = new Properties();",
+             'props.put(StreamsConfig.APPLICATION_ID_CONFIG, "watermark-lab");',
+             'props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "...");  // your brokers',
+             "// the record cache off: every update is forwarded at once (cache.max.bytes.buffering before Kafka 3.4)",
+             "props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0L);",
+             "// record timestamp = the event's own time (the log's event_time)",
+             "props.put(StreamsConfig.DEFAULT_TIMESTAMP_EXTRACTOR_CLASS_CONFIG, EventTimeExtractor.class);",
+             "",
+             "public static class EventTimeExtractor implements TimestampExtractor {",
+             "    @Override",
+             "    public long extract(ConsumerRecord<Object, Object> record, long partitionTime) {",
+             "        return ((Event) record.value()).eventTime;  // epoch milliseconds, never negative",
+             "    }",
+             "}",
+             "",
+             "StreamsBuilder builder = new StreamsBuilder();",
+             'KStream<String, Event> events = builder.stream("events", Consumed.with(Serdes.String(), eventSerde));',
+             f"KTable<Windowed<String>, CountAndSum> results = events"]
+    if s.repartition:
+        if s.tasks is not None:
+            lines.append(f"        // {s.tasks} stream tasks: key -> partition by the default partitioner (murmur2 of "
+                         "the key's String bytes)")
+            lines.append(f"        .repartition(Repartitioned.<String, Event>numberOfPartitions({s.tasks})"
+                         ".withKeySerde(Serdes.String()).withValueSerde(eventSerde))")
+        else:
+            lines.append("        // as many tasks as the source topic has partitions (Kafka sizes the repartition "
+                         "topic like it)")
+            lines.append("        .repartition(Repartitioned.with(Serdes.String(), eventSerde))")
+    else:
+        lines.append("        // the input topic is co-partitioned by key: one task per input partition, no repartition")
+        if s.tasks is not None:
+            notes.append(f"tasks={s.tasks} with repartition=false: the task count is the input topic's partition "
+                         "count, set when the topic is created, not in the application")
+    lines.append("        .groupByKey(Grouped.with(Serdes.String(), eventSerde))")
+    lines.append(f"        .windowedBy({_kafka_windows_java(s)})")
+    if s.emit == "final":
+        lines.append("        // closed windows are looked for at most once per second of wall-clock time (internal config")
+        lines.append("        // __emit.interval.ms.kstreams.windowed.aggregation__); the replay used arrival time as that clock")
+        lines.append("        .emitStrategy(EmitStrategy.onWindowClose())")
+    merger = "\n                (key, left, right) -> left.merge(right)," if session else ""
+    lines.append("        .aggregate(CountAndSum::new, (key, event, agg) -> agg.add(event.value)," + merger)
+    lines.append(f"                Materialized.<String, CountAndSum, {store}<Bytes, byte[]>>as(\"counts\")")
+    if s.retention is not None:
+        lines.append("                        // how long the window store keeps windows (the default: the smallest allowed)")
+        lines.append(f"                        .withRetention({java_duration(s.retention)})")
+    lines.append("                        .withValueSerde(countAndSumSerde).withCachingDisabled())"
+                 + (";" if s.emit != "suppress" else ""))
+    if s.emit == "suppress":
+        lines.append("        .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()));")
+    lines.append("results.toStream().to(\"results\");  // Windowed<String> keys: use a windowed serde")
+    return Deployment("kafka-streams", "java", "\n".join(lines) + "\n", tuple(notes), s)
