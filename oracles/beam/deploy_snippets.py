@@ -57,7 +57,7 @@ def events(seed: int) -> list[dict]:
 
 def main(out: Path) -> None:
     from toolkit.deployment import deploy
-    from toolkit.replays.beam import window_spec
+    from toolkit.semantics.beam.replay import window_spec
     from toolkit.settings import Setting
 
     out.mkdir(parents=True, exist_ok=True)

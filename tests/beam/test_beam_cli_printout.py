@@ -7,7 +7,7 @@ import pytest
 
 from toolkit.cli import main
 from toolkit.commands.replay import summary_text
-from toolkit.replays.beam_words import trigger_words
+from toolkit.semantics.beam.trigger_words import trigger_words
 from toolkit.settings import Setting, parse_beam_trigger
 
 BASE = 1_700_000_000_000

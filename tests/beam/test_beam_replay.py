@@ -1,4 +1,4 @@
-"""toolkit.replays.beam.replay_beam: log arrays through Beam's semantics, the watermark from
+"""toolkit.semantics.beam.replay.replay_beam: log arrays through Beam's semantics, the watermark from
 the Flink side's strategies (W_beam = W_flink + 1 ms)."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 import toolkit
 from toolkit.engine.flink.pipeline import watermark_timeline
 from toolkit.engine.flink.watermarks import BoundedOutOfOrderness
-from toolkit.replays.beam import replay_beam
+from toolkit.semantics.beam.replay import replay_beam
 
 TS = [1000, 3000, 12000, 2000, 15000, 9999, 31000, 4000]
 ARR = [1000, 3100, 12100, 12500, 15100, 16000, 31100, 31200]

@@ -1,5 +1,5 @@
 """``semantics="beam"`` end to end: ``toolkit.replay`` gives the panes of the corpus-checked engine
-(``toolkit.replays.beam.replay_beam``), its ``summary()`` is the sweep's row, and a sweep over
+(``toolkit.semantics.beam.replay.replay_beam``), its ``summary()`` is the sweep's row, and a sweep over
 every engine of ``toolkit.settings.semantics_names()`` gives identical figures in one piece, in key
 shards and on local Spark."""
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 import toolkit
 from toolkit.log import EventLog
 from toolkit.metrics.summary import SUMMARY_COLUMNS, check_summary
-from toolkit.replays.beam import replay_beam, shardable, window_spec
+from toolkit.semantics.beam.replay import replay_beam, shardable, window_spec
 from toolkit.settings import semantics_names, Setting, SettingError
 from toolkit.semantics import names as registered
 
@@ -137,7 +137,7 @@ def test_the_key_independence_guard_catches_a_session_whose_hold_lags(log):
     """Why sessions are evaluated in one piece: a merged session's hold lags the input watermark
     (the guard ``drive(check_independent=True)`` raises on this log)."""
     from toolkit.fast.evaluate import Shard
-    from toolkit.replays.beam import drive
+    from toolkit.semantics.beam.replay import drive
     from toolkit.sweeps.timelines import build_timelines, local_sources
 
     s = Setting.parse(semantics="beam", window="session:400ms", beam_trigger="after_watermark(late=count:1)",

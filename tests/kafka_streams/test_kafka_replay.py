@@ -1,5 +1,5 @@
 """``semantics="kafka_streams"`` end to end: settings, ``toolkit.replay``, ``toolkit.sweep``, the CLI
-and ``toolkit.deploy`` (``toolkit.replays.kafka_streams``). The engine itself is checked against
+and ``toolkit.deploy`` (``toolkit.semantics.kafka_streams.replay``). The engine itself is checked against
 Kafka's own unit tests in the other files of this folder; here: the replay is the engine's result,
 a sweep row is the replay's summary whatever the sharding, and the settings behave."""
 from __future__ import annotations
@@ -17,7 +17,7 @@ import toolkit
 from toolkit.cli import main
 from toolkit.engine.kafka_streams import Emit, run_windowed_aggregation, tasks_for_keys
 from toolkit.metrics.summary import SUMMARY_COLUMNS
-from toolkit.replays.kafka_streams import (
+from toolkit.semantics.kafka_streams.replay import (
     ENGINE_EMIT, combine, evaluate_task, kafka_windows, shard_key, sweep_figures, table_arrays,
 )
 from toolkit.settings import KafkaSliding, Setting, SettingError, grid

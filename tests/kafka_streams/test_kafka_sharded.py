@@ -1,4 +1,4 @@
-"""Kafka Streams rows of a sharded sweep (``toolkit.sweeps.kafka_streams``): shards of whole tasks,
+"""Kafka Streams rows of a sharded sweep (``toolkit.semantics.kafka_streams.sweep``): shards of whole tasks,
 in-process (``shards=2, 3``) and on local Spark, give exactly ``replay(...).summary()``."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import toolkit
 from toolkit.engine.kafka_streams.partitioner import partition_for_key
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.settings import Setting, SettingError
-from toolkit.sweeps.kafka_streams import assign_tasks
+from toolkit.semantics.kafka_streams.sweep import assign_tasks
 from toolkit.semantics import get
 
 BASE = 1_700_000_000_000

@@ -1,6 +1,6 @@
-"""A sweep's Spark-semantics rows share one prepared log (``toolkit.replays.microbatch.sweep_rows``:
+"""A sweep's Spark-semantics rows share one prepared log (``toolkit.semantics.structured_streaming.replay.sweep_rows``:
 key codes, data batches, window groups, session answers computed once; in key shards each
-shard's, ``toolkit.sweeps.microbatch``): every row still equals
+shard's, ``toolkit.semantics.structured_streaming.sweep``): every row still equals
 ``toolkit.replay(log, setting).summary()`` of its setting run alone, whatever settings share
 the sweep (windows, trigger intervals, modes, inputs, policies, fixed and per-record gaps)."""
 from __future__ import annotations

@@ -20,11 +20,11 @@ def register(subparsers) -> None:
         "express is printed as a NOTE.",
     )
     add_setting_arguments(p, lists=False)
+    from toolkit.deployment import engines
+
+    targets = " | ".join(f"{name} ({what})" for name, what in engines().items())
     p.add_argument("--engine", default=None, metavar="ENGINE",
-                   help="flink (DataStream API, Java) | flink-sql | spark (PySpark, for --semantics spark) | "
-                        "kafka-streams (Java DSL, for --semantics kafka_streams) | beam (Python SDK, for --semantics "
-                        "beam) | all "
-                        "(default: the first engine of the setting's semantics)")
+                   help=f"{targets} | all (default: the first target of the setting's engine, --semantics)")
     p.set_defaults(func=run)
 
 

@@ -38,7 +38,7 @@ Flink <-> Spark (what maps exactly, and what does not):
 * Differences no setting removes: Spark's late filter uses the watermark of the *previous*
   micro-batch, and its watermark moves only between micro-batches.
 
-Flink <-> Beam (``toolkit.replays.beam``; a log has no Beam source, so Beam's watermark comes
+Flink <-> Beam (``toolkit.semantics.beam.replay``; a log has no Beam source, so Beam's watermark comes
 from the same strategies as Flink's, one millisecond ahead: Flink's ``W`` promises nothing at or
 before ``W``, Beam's nothing before it):
 

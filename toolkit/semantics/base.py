@@ -119,6 +119,11 @@ class Semantics:
 
         return gap_column(table, column)
 
+    def check_gap_column(self, column: str, table: Any, spark_df: Any) -> None:
+        """Check a dynamic-session gap column by this engine's rule before a sweep starts (a local
+        ``table`` or a Spark DataFrame; a SettingError naming ``window``)."""
+        self.gap_array(table, column) if table is not None else None
+
     # -- sweep ---------------------------------------------------------------------------------
 
     def shardable(self, setting: Any) -> bool:

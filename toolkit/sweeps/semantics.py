@@ -9,7 +9,7 @@ configuration in three steps, and each semantics says how through one
    the log, never from the collected log. ``sources`` offers ``tick_table(interval)`` and
    ``records(config)`` (Flink's watermark inputs, ``toolkit.sweeps.timelines``) and
    ``batch_maxima(interval)`` (max event time per (trigger tick, partition),
-   ``toolkit.sweeps.microbatch``); in-process from the pandas table, on Spark by
+   ``toolkit.semantics.structured_streaming.sweep``); in-process from the pandas table, on Spark by
    aggregation. A timeline must be picklable (Spark broadcasts it) and have ``start_time``
    and ``end_time`` (the processing-time span mean state is averaged over).
 2. **shard evaluator** ``evaluate(shard, config, path, timeline) -> partial``: the

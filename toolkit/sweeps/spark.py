@@ -6,7 +6,7 @@
    (``toolkit.sweep.timelines``). ``interval == 0`` (a watermark after every record) needs
    the records in arrival order: only then are the four columns it needs collected.
    ``semantics="spark"`` configurations get their micro-batch timeline the same way, from
-   the max event time per (trigger tick, partition) (``toolkit.sweeps.microbatch``); each
+   the max event time per (trigger tick, partition) (``toolkit.sweeps.batches``); each
    semantics' steps come from its entry in ``toolkit.sweeps.semantics``.
 2. The timelines and configurations are broadcast. Records are hash-partitioned by key
    into key shards (default ``spark.sql.shuffle.partitions``; on a small local machine one
@@ -38,7 +38,7 @@ from toolkit.fast.sessions import gap_column
 from toolkit.metrics.summary import KIND_STATE, SUMMARY_COLUMNS, merge_config, state_range_row
 from toolkit.semantics import get
 from toolkit.settings import Limits, Setting, SettingError, format_bytes, machine_memory, windows_per_record
-from toolkit.sweeps.microbatch import spark_batch_maxima
+from toolkit.sweeps.batches import spark_batch_maxima
 from toolkit.sweeps.semantics import all_timelines, evaluate_shard, split_ids, split_unit
 from toolkit.sweeps.timelines import TICK_TABLE_COLUMNS, marker_array
 

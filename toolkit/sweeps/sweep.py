@@ -12,12 +12,12 @@ delay_ms, lateness_ms, interval_ms, strategy, idleness_ms, partitions_as_sources
 source_parallelism, trigger, evictor, function, accumulation, second_window,
 second_lateness_ms, semantics, trigger_interval_ms, output_mode, multiple_watermark_policy``),
 ``path`` (fast | engine; ``microbatch`` for ``semantics="spark"`` rows, evaluated in one piece
-by ``toolkit.replays.microbatch`` with the replay's own figures, or, on Spark and with
+by ``toolkit.semantics.structured_streaming.replay`` with the replay's own figures, or, on Spark and with
 ``shards > 1``, in key shards after the global batch timeline, ``toolkit.sweeps.semantics``:
 the same figures; ``kafka_streams`` for ``semantics="kafka_streams"`` rows, evaluated
-in-process task by task by ``toolkit.replays.kafka_streams``; ``beam`` for ``semantics="beam"``
-rows, by ``toolkit.replays.beam``: in one piece, or in key shards when its keys are independent,
-``toolkit.replays.beam.shardable``). Rows evaluated in one piece (``toolkit.sweeps.whole``) run on
+in-process task by task by ``toolkit.semantics.kafka_streams.replay``; ``beam`` for ``semantics="beam"``
+rows, by ``toolkit.semantics.beam.replay``: in one piece, or in key shards when its keys are independent,
+``toolkit.semantics.beam.replay.shardable``). Rows evaluated in one piece (``toolkit.sweeps.whole``) run on
 the driver for a local log, and for a Spark-backed log on Spark, each row's whole log in one
 task (``toolkit.sweeps.spark.run_whole``); then
 
@@ -55,7 +55,6 @@ from toolkit.fast.evaluate import Shard
 from toolkit.fast.sessions import gap_array, gap_column
 from toolkit.fast.sessions import in_range as fast_sessions_in_range
 from toolkit.metrics.summary import SUMMARY_COLUMNS
-from toolkit.replays.microbatch import spark_gap_array, spark_gap_column
 from toolkit.semantics import get
 from toolkit.settings import (CONFIG_COLUMNS, SESSION_WINDOWS, DynamicSession, Limits, Setting, SettingError, Tumbling,
                               TriggerSpec, grid, staggered_offset)
@@ -120,7 +119,7 @@ def sweep(
     shown = configs  # the rows show the settings as given; the work runs on them resolved
     configs = resolve_staggers(configs, table, spark_df)
     gap_max = dynamic_gap_max([c for c in configs if not get(c.semantics).null_gap_is_no_session], table, spark_df)
-    check_spark_gaps(configs, table, spark_df)
+    check_gaps(configs, table, spark_df)
     paths = _paths(configs, path, table, spark_df, gap_max)
     summary = None
     if not configs:
@@ -201,38 +200,18 @@ def dynamic_gap_max(configs: list[Setting], table: pd.DataFrame | None, spark_df
     return out
 
 
-def check_spark_gaps(configs: list[Setting], table: pd.DataFrame | None, spark_df: Any) -> None:
-    """The gap columns that only ``semantics="spark"`` rows read, checked Spark's way
-    (``toolkit.replays.microbatch.spark_gap_array``: null, 0 or a negative gap is no session; a
-    gap that is not a whole number of ms is an error naming ``window``). A column a Flink row
-    reads too is checked by :func:`dynamic_gap_max` (Flink refuses any gap <= 0)."""
-    flink = {c.gap_column for c in configs if not get(c.semantics).null_gap_is_no_session}
-    for col in dict.fromkeys(c.gap_column for c in configs
-                             if get(c.semantics).null_gap_is_no_session and c.gap_column is not None):
-        if col in flink:
+def check_gaps(configs: list[Setting], table: pd.DataFrame | None, spark_df: Any) -> None:
+    """The gap columns that only engines reading a null or non-positive gap as "no session" read,
+    checked by that engine (``Semantics.check_gap_column``). A column an engine that refuses such
+    gaps reads too is checked by :func:`dynamic_gap_max` (every gap > 0)."""
+    strict = {c.gap_column for c in configs if not get(c.semantics).null_gap_is_no_session}
+    seen: set[str] = set()
+    for c in configs:
+        col = c.gap_column
+        if col is None or col in strict or col in seen:
             continue
-        if table is not None:
-            spark_gap_column(table, col)
-        else:
-            _spark_check_spark_gaps(spark_df, col)
-
-
-def _spark_check_spark_gaps(spark_df: Any, col: str) -> None:
-    """:func:`check_spark_gaps` in Spark: one aggregate; the first bad row collected to name it."""
-    from pyspark.sql import functions as F
-
-    if col not in spark_df.columns:
-        spark_gap_column(pd.DataFrame({"row": []}), col)  # the missing-column error
-    raw = F.col(f"`{col}`")
-    x = raw.try_cast("double")
-    bad = raw.isNotNull() & (x.isNull() | F.isnan(x) | (x != F.floor(x)) | (F.abs(x) >= F.lit(2.0**63)))
-    agg = spark_df.agg(F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.count(F.lit(1)).alias("n")).first()
-    if agg["bad"]:
-        first = spark_df.where(bad).orderBy("row").select("row", raw.alias("g")).first()
-        try:  # the pandas rule's message, on the first bad row, with the counts of the whole log
-            spark_gap_array(np.asarray([first["g"]], dtype=object), col, [first["row"]])
-        except SettingError as exc:
-            raise SettingError("window", str(exc).replace("1 of 1 records", f"{int(agg['bad']):,} of {int(agg['n']):,} records")) from None
+        seen.add(col)
+        get(c.semantics).check_gap_column(col, table, spark_df)
 
 
 def _spark_gap_max(spark_df: Any, col: str) -> int:

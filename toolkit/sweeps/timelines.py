@@ -149,7 +149,7 @@ class LocalSources:
         return (self.arrival, self.row, self.ts, self.part, marker_array(self.table, config, self.order), None)
 
     def span(self) -> dict:
-        """A few aggregates of the log (Kafka Streams' timeline input, ``toolkit.sweeps.kafka_streams``)."""
+        """A few aggregates of the log (Kafka Streams' timeline input, ``toolkit.semantics.kafka_streams.sweep``)."""
         n = len(self.arrival)
         return {"records": n, "first_arrival": int(self.arrival[0]) if n else 0,
                 "last_arrival": int(self.arrival[-1]) if n else 0,
@@ -170,7 +170,7 @@ class LocalSources:
 
     def batch_maxima(self, interval: int) -> pd.DataFrame:
         """Max event time per (micro-batch trigger tick, partition): Spark semantics' timeline input."""
-        from toolkit.sweeps.microbatch import batch_maxima
+        from toolkit.sweeps.batches import batch_maxima
 
         return batch_maxima(self.arrival, self.ts, self.part, interval)
 

@@ -5,7 +5,7 @@ accumulation, timestamp_combiner=...)`` then GroupByKey: ``tumbling:SIZE[,OFFSET
 ``FixedWindows``, ``sliding:SIZE/PERIOD`` = ``SlidingWindows``, ``session:GAP`` = ``Sessions``.
 The watermark comes from the Flink-side strategies (a log has no Beam source), one millisecond
 apart ("at or before" against "before"). The simulator is ``toolkit.engine.beam``; the replay and
-the shard evaluator ``toolkit.replays.beam``.
+the shard evaluator ``toolkit.semantics.beam.replay``.
 """
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ class Beam(Semantics):
 
     def replay(self, log: Any, s: Any, *, limits: Any, sources: Any, explicit: Any) -> Any:
         from toolkit.replays.arrays import log_arrays
-        from toolkit.replays.beam import beam_parts
+        from toolkit.semantics.beam.replay import beam_parts
         from toolkit.replays.result import ReplayResult
 
         return ReplayResult(**beam_parts(log, s, log_arrays(log, s, self)))
@@ -93,20 +93,20 @@ class Beam(Semantics):
 
     def shardable(self, s: Any) -> bool:
         """Keys share Beam's output watermark unless the setting rules it out
-        (``toolkit.replays.beam.shardable``)."""
-        from toolkit.replays.beam import shardable
+        (``toolkit.semantics.beam.replay.shardable``)."""
+        from toolkit.semantics.beam.replay import shardable
 
         return shardable(s)
 
     def timelines(self, configs: list, sources: Any) -> dict[int, Any]:
-        """The Flink-side operator timeline (``toolkit.replays.beam`` adds the 1 ms between "at or
+        """The Flink-side operator timeline (``toolkit.semantics.beam.replay`` adds the 1 ms between "at or
         before" and "before")."""
         from toolkit.sweeps.timelines import build_timelines
 
         return build_timelines(configs, sources)
 
     def evaluate(self, shard: Any, config: Any, path: str, timeline: Any) -> dict:
-        from toolkit.replays.beam import beam_partial
+        from toolkit.semantics.beam.replay import beam_partial
 
         return beam_partial(shard, config, path, timeline)
 

@@ -44,7 +44,7 @@ def _beam_window_py(s: Setting) -> str:
 
 
 def render(s: Setting) -> Deployment:
-    """Apache Beam, Python SDK: the ``WindowInto`` + ``GroupByKey`` ``toolkit.replays.beam``
+    """Apache Beam, Python SDK: the ``WindowInto`` + ``GroupByKey`` ``toolkit.semantics.beam.replay``
     replays. Exec'ing the code defines ``windowing`` and ``windowed_counts`` (the Beam oracle
     runs exactly this ``windowing``: ``oracles/beam/deploy_snippets.py``)."""
     notes: list[str] = []

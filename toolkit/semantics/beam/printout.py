@@ -26,7 +26,7 @@ def summary_lines(summary: dict, setting: Any, result: Any, fmt: Any) -> list[st
     """What is Beam's own in a replay: panes by timing (EARLY / ON_TIME / LATE, PaneInfo's),
     those the end of input fired (``at_end``), the trigger, accumulation mode, timestamp
     combiner and allowed lateness in words, and a stall."""
-    from toolkit.replays.beam_words import accumulation_words, combiner_words, trigger_words
+    from toolkit.semantics.beam.trigger_words import accumulation_words, combiner_words, trigger_words
 
     duration, number = fmt.duration, fmt.number
 

@@ -5,7 +5,7 @@ closes when stream time passes its end plus ``grace``; results leave on every up
 close (``emit="final"``) or through ``suppress(untilWindowCloses)``. Records go to tasks by the
 key's partition of the repartition topic (``tasks``) or, ``repartition=False``, by their own
 partition. The simulator is ``toolkit.engine.kafka_streams``; the replay
-``toolkit.replays.kafka_streams``; the sweep shards by task (``toolkit.sweeps.kafka_streams``).
+``toolkit.semantics.kafka_streams.replay``; the sweep shards by task (``toolkit.semantics.kafka_streams.sweep``).
 """
 from __future__ import annotations
 
@@ -155,7 +155,7 @@ class KafkaStreams(Semantics):
 
     def replay(self, log: Any, s: Any, *, limits: Any, sources: Any, explicit: Any) -> Any:
         from toolkit.replays.arrays import log_arrays
-        from toolkit.replays.kafka_streams import kafka_parts
+        from toolkit.semantics.kafka_streams.replay import kafka_parts
         from toolkit.replays.result import ReplayResult
 
         return ReplayResult(**kafka_parts(log, s, log_arrays(log, s, self)))
@@ -163,22 +163,22 @@ class KafkaStreams(Semantics):
     # -- sweep ---------------------------------------------------------------------------------
 
     def timelines(self, configs: list, sources: Any) -> dict[int, Any]:
-        from toolkit.sweeps.kafka_streams import task_timelines
+        from toolkit.semantics.kafka_streams.sweep import task_timelines
 
         return task_timelines(configs, sources)
 
     def evaluate(self, shard: Any, config: Any, path: str, timeline: Any) -> dict:
-        from toolkit.sweeps.kafka_streams import task_partial
+        from toolkit.semantics.kafka_streams.sweep import task_partial
 
         return task_partial(shard, config, path, timeline)
 
     def unit(self, config: Any, timeline: Any) -> tuple:
-        from toolkit.sweeps.kafka_streams import task_unit
+        from toolkit.semantics.kafka_streams.sweep import task_unit
 
         return task_unit(config, timeline)
 
     def assign(self, unit: tuple, keys: np.ndarray, partitions: np.ndarray) -> np.ndarray:
-        from toolkit.sweeps.kafka_streams import assign_tasks
+        from toolkit.semantics.kafka_streams.sweep import assign_tasks
 
         return assign_tasks(unit, keys, partitions)
 
@@ -187,7 +187,7 @@ class KafkaStreams(Semantics):
 
     def whole_figures(self, table: Any, configs: list, invalid: int, sources: Any) -> list[dict]:
         from toolkit.metrics.summary import SUMMARY_COLUMNS
-        from toolkit.replays.kafka_streams import sweep_figures
+        from toolkit.semantics.kafka_streams.replay import sweep_figures
 
         out = []
         for s in configs:

@@ -27,7 +27,7 @@ def _kafka_windows_java(s: Setting) -> str:
 
 
 def render(s: Setting) -> Deployment:
-    """Kafka Streams DSL (Java): the topology ``toolkit.replays.kafka_streams`` replays."""
+    """Kafka Streams DSL (Java): the topology ``toolkit.semantics.kafka_streams.replay`` replays."""
     notes: list[str] = []
     session = isinstance(s.window, Session)
     store = "SessionStore" if session else "WindowStore"

@@ -3,7 +3,7 @@
 Micro-batches cut every ``trigger_interval`` of arrival time, one global watermark (max event
 time - delay, per input combined by ``multiple_watermark_policy``) moved between batches, output
 modes append / update / complete. The simulator is ``toolkit.engine.microbatch``; the replay
-``toolkit.replays.microbatch``; the sweep's shard evaluator ``toolkit.sweeps.microbatch``.
+``toolkit.semantics.structured_streaming.replay``; the sweep's shard evaluator ``toolkit.semantics.structured_streaming.sweep``.
 """
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ class StructuredStreaming(Semantics):
 
     def replay(self, log: Any, s: Any, *, limits: Any, sources: Any, explicit: Any) -> Any:
         from toolkit.replays.arrays import log_arrays
-        from toolkit.replays.microbatch import microbatch_parts
+        from toolkit.semantics.structured_streaming.replay import microbatch_parts
         from toolkit.replays.result import ReplayResult
 
         a = log_arrays(log, s, self)
@@ -103,9 +103,17 @@ class StructuredStreaming(Semantics):
 
     def gap_array(self, table: Any, column: str) -> np.ndarray:
         """Spark's rule: a null, 0 or negative gap is no session (``session_window``)."""
-        from toolkit.replays.microbatch import spark_gap_column
+        from toolkit.semantics.structured_streaming.replay import spark_gap_column
 
         return spark_gap_column(table, column)
+
+    def check_gap_column(self, column: str, table: Any, spark_df: Any) -> None:
+        if table is not None:
+            self.gap_array(table, column)
+        else:
+            from toolkit.semantics.structured_streaming.sweep import check_gaps_in_spark
+
+            check_gaps_in_spark(spark_df, column)
 
     # -- sweep ---------------------------------------------------------------------------------
 
@@ -115,18 +123,18 @@ class StructuredStreaming(Semantics):
         return s.output_mode != "complete"
 
     def timelines(self, configs: list, sources: Any) -> dict[int, Any]:
-        from toolkit.sweeps.microbatch import build_batch_timelines
+        from toolkit.semantics.structured_streaming.sweep import build_batch_timelines
 
         return build_batch_timelines(configs, sources.batch_maxima, getattr(sources, "partitions", None))
 
     def evaluate(self, shard: Any, config: Any, path: str, timeline: Any) -> dict:
-        from toolkit.sweeps.microbatch import microbatch_partial
+        from toolkit.semantics.structured_streaming.sweep import microbatch_partial
 
         return microbatch_partial(shard, config, timeline)
 
     def whole_figures(self, table: Any, configs: list, invalid: int, sources: Any) -> list[dict]:
-        """One prepared log for all the settings (``toolkit.replays.microbatch.sweep_rows``)."""
-        from toolkit.replays.microbatch import sweep_rows
+        """One prepared log for all the settings (``toolkit.semantics.structured_streaming.replay.sweep_rows``)."""
+        from toolkit.semantics.structured_streaming.replay import sweep_rows
 
         return list(sweep_rows(table, configs, invalid, sources=sources))
 

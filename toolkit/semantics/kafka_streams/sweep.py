@@ -3,7 +3,7 @@
 Kafka Streams has no global watermark: each task's stream time is the largest timestamp its own
 records carried, so tasks are independent and a shard must hold **whole tasks**
 (``shard_by="task"`` in ``toolkit.sweeps.semantics``). The task of a record is the replay's
-(``toolkit.replays.kafka_streams.shard_key``): ``repartition=True`` (default)
+(``toolkit.semantics.kafka_streams.replay.shard_key``): ``repartition=True`` (default)
 ``toPositive(murmur2(utf8(str(key)))) % tasks`` (Kafka's default partitioner writing the
 repartition topic), ``repartition=False`` the log's partition. ``tasks`` defaults to the input topic's
 number of partitions (largest partition id + 1, of the declared partitions when the user declared
@@ -16,7 +16,7 @@ Configurations with the same task assignment (:func:`task_unit`: ``repartition``
 number of tasks) share one split of the log; :func:`assign_tasks` computes the task column from
 the key and partition columns only (on Spark in a pandas UDF, never collecting the log).
 
-The shard evaluator (:func:`task_partial`) runs ``toolkit.replays.kafka_streams.evaluate_task``
+The shard evaluator (:func:`task_partial`) runs ``toolkit.semantics.kafka_streams.replay.evaluate_task``
 on the shard's tasks and returns the common partial of ``toolkit.metrics.summary``: state
 deltas sit at ``(arrival_time, row)``, the global processing order (arrival order, ties by
 row, as the replay orders the log), so the merge gives exactly ``replay(...).summary()``.
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from toolkit.engine.kafka_streams.partitioner import tasks_for_keys
-from toolkit.replays.kafka_streams import evaluate_task, topic_partitions
+from toolkit.semantics.kafka_streams.replay import evaluate_task, topic_partitions
 from toolkit.settings import Setting, SettingError
 
 
@@ -100,7 +100,7 @@ def _empty_partial() -> dict:
 def task_partial(shard: Any, config: Setting, path: str, timeline: TaskTimeline) -> dict:
     """The partial figures of a shard of whole tasks (``toolkit.fast.evaluate.Shard`` with its
     ``partition`` column) under the Kafka Streams setting ``config``: the replay's own
-    :func:`toolkit.replays.kafka_streams.evaluate_task`, in the common partial form."""
+    :func:`toolkit.semantics.kafka_streams.replay.evaluate_task`, in the common partial form."""
     from toolkit.fast.evaluate import SCALARS
 
     n = shard.n

@@ -11,11 +11,12 @@ shard runs the engine's stateful aggregation (``aggregate_windows`` / ``aggregat
 with that timeline and returns a *partial* in the common exactly-mergeable form
 (``toolkit.metrics.summary``: additive scalars, latency value counts, state deltas at batch
 positions). ``merge_config`` then gives exactly ``replay(log, setting).summary()``'s figures
-(``toolkit.replays.microbatch``), whatever the sharding.
+(``toolkit.semantics.structured_streaming.replay``), whatever the sharding.
 """
 from __future__ import annotations
 
 import weakref
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,9 +30,9 @@ from toolkit.engine.microbatch.sessions import aggregate_sessions
 from toolkit.engine.microbatch.watermark import watermarks_after
 from toolkit.fast.evaluate import SCALARS, Shard
 from toolkit.metrics.truth import sessionize
-from toolkit.settings import Setting
+from toolkit.settings import Setting, SettingError
+from toolkit.sweeps.batches import tick_of
 
-MAXIMA_COLUMNS = ["tick", "partition", "tsmax"]
 
 
 @dataclass(frozen=True)
@@ -53,31 +54,6 @@ class BatchTimeline:
     @property
     def end_time(self) -> int:
         return int(self.batches.tick[-1]) if len(self.batches) else 0
-
-
-def tick_of(arrival: np.ndarray, interval: int) -> np.ndarray:
-    """The trigger tick of the data batch that reads each arrival: the first epoch-aligned
-    multiple of ``interval`` at or after it (batch ``(T - I, T]``)."""
-    arrival = np.asarray(arrival, dtype=np.int64)
-    return -(-arrival // np.int64(interval)) * np.int64(interval)
-
-
-def batch_maxima(arrival: np.ndarray, event_time: np.ndarray, partition: np.ndarray, interval: int) -> pd.DataFrame:
-    """In-process aggregate: max event time per (trigger tick, partition) (``MAXIMA_COLUMNS``)."""
-    frame = pd.DataFrame({"tick": tick_of(arrival, interval), "partition": np.asarray(partition, dtype=np.int64),
-                          "tsmax": np.asarray(event_time, dtype=np.int64)})
-    return frame.groupby(["tick", "partition"], sort=True, as_index=False)["tsmax"].max()[MAXIMA_COLUMNS]
-
-
-def spark_batch_maxima(df, interval: int) -> pd.DataFrame:
-    """The same aggregate computed by Spark (``df``: the canonical log columns); only the
-    (tick, partition) rows are collected."""
-    from pyspark.sql import functions as F
-
-    tick = (F.col("arrival_time") + F.pmod(-F.col("arrival_time"), F.lit(int(interval)))).alias("tick")
-    got = df.groupBy(tick, F.col("partition")).agg(F.max("event_time").alias("tsmax")).toPandas()
-    got = got.astype({"tick": np.int64, "partition": np.int64, "tsmax": np.int64})
-    return got.sort_values(["tick", "partition"], kind="mergesort").reset_index(drop=True)[MAXIMA_COLUMNS]
 
 
 def timeline_from_maxima(maxima: pd.DataFrame, config: Setting, partitions=None) -> BatchTimeline:
@@ -152,11 +128,11 @@ def _empty_partial() -> dict:
 def microbatch_partial(shard: Shard, config: Setting, tl: BatchTimeline) -> dict:
     """The partial figures of one key shard under the Spark setting ``config`` (see module doc).
 
-    Definitions are the replay's (``toolkit.replays.microbatch._summary``): fates by Spark's
+    Definitions are the replay's (``toolkit.semantics.structured_streaming.replay._summary``): fates by Spark's
     late filter; ground truth the batch answer; a window's first result its first emission
     (append mode: its only one; windows still in state at the end flushed at the last tick,
     counted in ``at_end_firings``, without a latency); state after every executed batch."""
-    from toolkit.replays.microbatch import microbatch_config, sessions_of_batch
+    from toolkit.semantics.structured_streaming.replay import microbatch_config, sessions_of_batch
 
     cfg = microbatch_config(config)
     n = shard.n
@@ -242,3 +218,22 @@ def microbatch_partial(shard: Shard, config: Setting, tl: BatchTimeline) -> dict
         "state_area_windows": int((dw * rest).sum()), "state_area_records": int((dr * rest).sum()),
     })
     return {"scalars": scalars, "latency": (lv.astype(np.int64), lc.astype(np.int64)), "state": (pos, dw, dr)}
+
+
+def check_gaps_in_spark(spark_df: Any, col: str) -> None:
+    """Spark's gap rule checked in Spark: one aggregate; the first bad row collected to name it."""
+    from toolkit.semantics.structured_streaming.replay import spark_gap_array, spark_gap_column
+    from pyspark.sql import functions as F
+
+    if col not in spark_df.columns:
+        spark_gap_column(pd.DataFrame({"row": []}), col)  # the missing-column error
+    raw = F.col(f"`{col}`")
+    x = raw.try_cast("double")
+    bad = raw.isNotNull() & (x.isNull() | F.isnan(x) | (x != F.floor(x)) | (F.abs(x) >= F.lit(2.0**63)))
+    agg = spark_df.agg(F.sum(F.when(bad, 1).otherwise(0)).alias("bad"), F.count(F.lit(1)).alias("n")).first()
+    if agg["bad"]:
+        first = spark_df.where(bad).orderBy("row").select("row", raw.alias("g")).first()
+        try:  # the pandas rule's message, on the first bad row, with the counts of the whole log
+            spark_gap_array(np.asarray([first["g"]], dtype=object), col, [first["row"]])
+        except SettingError as exc:
+            raise SettingError("window", str(exc).replace("1 of 1 records", f"{int(agg['bad']):,} of {int(agg['n']):,} records")) from None
