@@ -519,7 +519,7 @@ def python_seconds(ms: int) -> str:
 
 
 def _beam_trigger_py(t: Any) -> str:
-    """A :class:`toolkit.settings.BeamTrigger` as Python SDK code."""
+    """A :class:`toolkit.semantics.beam.trigger.BeamTrigger` as Python SDK code."""
     k = t.kind
     if k == "default":
         return "DefaultTrigger()"

@@ -1,0 +1,516 @@
+"""One configuration: :class:`Setting`, every setting of one replay (integers in ms), read from
+what users write (:meth:`Setting.parse`), written back (``str``), changed (:meth:`Setting.replace`)
+and stored as a sweep result row (:meth:`Setting.row`, :meth:`Setting.from_row`), with what the
+engine needs of it (its window operator's arguments, its timers, its watermark strategy)."""
+from __future__ import annotations
+
+import math
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any
+
+from toolkit.engine.flink.pipeline import window_timer_targets
+from toolkit.engine.flink.timeline import TimerTargets
+from toolkit.settings import engines as _registry
+from toolkit.settings.durations import did_you_mean, format_duration
+from toolkit.settings.engines import _check_engine, _engines
+from toolkit.settings.names import ALIASES, SettingError
+from toolkit.settings.options import COMMON_OPTIONS, MORE_OPTIONS, SPLIT_DISCOVERIES, STRATEGIES
+from toolkit.settings.stages import Stage
+from toolkit.settings.triggers import ACCUMULATIONS, EvictorSpec, TriggerSpec
+from toolkit.settings.windows import (EVENT_TIME_WINDOWS, STAGGERS, Custom, DynamicSession, Global, Session, Sliding,
+                                      Tumbling, WindowSpec, stagger_assigner)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One configuration: every setting of one replay (integers in ms).
+
+    Build it with :meth:`parse` (user spellings, aliases, defaults) or directly with values.
+    """
+
+    window: WindowSpec = field(default_factory=lambda: Tumbling(1000))
+    trigger: TriggerSpec | Custom = field(default_factory=lambda: TriggerSpec("default"))
+    evictor: EvictorSpec | Custom | None = None
+    lateness: int = 0
+    function: str | Custom = "count_sum"
+    accumulation: str = "accumulating"
+    strategy: str | Custom = "bounded"
+    delay: int = 0
+    interval: int = 200
+    idleness: int | None = None
+    source_parallelism: int = 1
+    partitions_as_sources: bool = True
+    step: int | None = None
+    marker: Any = None
+    quantile: float | None = None
+    quantile_window: int | None = None
+    min_delay: int | None = None
+    max_delay: int | None = None
+    second_window: WindowSpec | None = None
+    second_lateness: int = 0
+    stages: tuple[Stage, ...] = ()
+    semantics: str = "flink"
+    stagger: str = "aligned"
+    trigger_interval: int | None = None
+    output_mode: str | None = None
+    multiple_watermark_policy: str | None = None
+    # the engines' own settings (toolkit.semantics: each declared by its engine); None = not given
+    # (the engine's check fills its default)
+    # Kafka Streams
+    grace: int | None = None
+    tasks: int | None = None
+    repartition: bool | None = None
+    emit: str | None = None
+    retention: int | None = None
+    # Apache Beam
+    beam_trigger: Any = None  # its declaration and type are the engine's (toolkit.semantics)
+    timestamp_combiner: str | None = None
+    # when a partition's source split is registered (toolkit.engine.flink.sources.SPLIT_DISCOVERY)
+    split_discovery: str = "at_start"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.trigger, TriggerSpec) and self.trigger.kind == "default" and isinstance(self.window, EVENT_TIME_WINDOWS):
+            object.__setattr__(self, "trigger", TriggerSpec("event_time"))  # an event-time window's own trigger
+        s = self.strategy
+        if isinstance(s, str):
+            if s not in STRATEGIES:
+                raise SettingError("strategy", f"strategy {s!r}: choose one of {', '.join(STRATEGIES)}")
+            own = {"idle_advance": ("step",), "punctuated": ("marker",),
+                   "adaptive": ("quantile", "quantile_window", "min_delay", "max_delay")}.get(s, ())
+            for p in ("step", "marker", "quantile", "quantile_window", "min_delay", "max_delay"):
+                if getattr(self, p) is not None and p not in own:
+                    raise SettingError(p, f"{p} belongs to the {_owner(p)} strategy, not to {s!r}")
+            if s == "idle_advance" and self.step is None:
+                raise SettingError("step", "the idle_advance strategy needs a step (e.g. step='100ms')")
+            if s == "monotonous" and self.delay:
+                raise SettingError("delay", "the monotonous strategy has no delay (it is bounded with delay 0)")
+        elif self.delay or any(getattr(self, p) is not None for p in ("step", "marker", "quantile", "quantile_window", "min_delay", "max_delay")) or self.idleness is not None:
+            raise SettingError("strategy", "a WatermarkStrategy object carries its own parameters and idleness; "
+                               "give delay/idleness/step... only with a named strategy")
+        if self.accumulation not in ACCUMULATIONS:
+            raise SettingError("accumulation", f"accumulation {self.accumulation!r}: choose one of {', '.join(ACCUMULATIONS)}")
+        if self.interval < 0:
+            raise SettingError("interval", f"interval must not be negative, got {self.interval}")
+        if self.second_window is None and self.second_lateness:
+            raise SettingError("second_lateness", "second_lateness needs a second_window")
+        if self.stages and self.second_window is not None:
+            raise SettingError("stages", "give either stages or second_window (a two-stage pipeline), not both")
+        if self.quantile is not None and not 0.0 <= self.quantile <= 1.0:
+            raise SettingError("quantile", f"quantile must be within [0, 1], got {self.quantile}")
+        if self.max_delay is not None and self.min_delay is not None and self.max_delay < self.min_delay:
+            raise SettingError("max_delay", "max_delay must be >= min_delay")
+        if self.stagger not in STAGGERS and not self.stagger.startswith("random:"):
+            raise SettingError("stagger", f"stagger {self.stagger!r}: choose one of aligned, natural, random or random:SEED")
+        if self.stagger != "aligned" and not isinstance(self.window, Tumbling):
+            raise SettingError("stagger", f"stagger {self.stagger} applies to tumbling windows (Flink's "
+                               f"TumblingEventTimeWindows.of(size, offset, WindowStagger)); window {self.window} has none")
+        if self.split_discovery not in SPLIT_DISCOVERIES:
+            raise SettingError("split_discovery", f"split_discovery {self.split_discovery!r}: choose one of "
+                               f"{', '.join(SPLIT_DISCOVERIES)}")
+        _check_engine(self)
+
+    # -- reading what users write ---------------------------------------------------------
+
+    @classmethod
+    def parse(cls, spec: "str | dict | Setting | None" = None, /, **settings: Any) -> "Setting":
+        """A setting from keywords (``Setting.parse(window="tumbling:1s", delay="500ms")``), a
+        dict of them, or the text ``str(setting)`` writes (``"window=tumbling:1s delay=500ms"``).
+        Unknown names get a "did you mean"; every value is validated here."""
+        if isinstance(spec, Setting):
+            return spec.replace(**settings) if settings else spec
+        given: dict[str, Any] = {}
+        if isinstance(spec, str):
+            given.update(split_text(spec))
+        elif isinstance(spec, dict):
+            given.update(spec)
+        elif spec is not None:
+            raise SettingError("setting", f"a setting is keywords, a dict or text like 'window=tumbling:1s delay=1s', got {spec!r}")
+        given.update(settings)
+        return cls(**_normalize(given))
+
+    def replace(self, **settings: Any) -> "Setting":
+        """A copy with some settings changed (user spellings accepted)."""
+        current = {f.name: getattr(self, f.name) for f in fields(self)}
+        current.update(_canonical_names(settings))
+        if "semantics" in settings:  # another engine: the old engine's own settings go
+            new = _engines().canonical(settings["semantics"])
+            for p in _engines().option_names(exclude=new):
+                if p not in settings:
+                    current[p] = None
+        if "strategy" in settings:  # a new strategy drops the old one's own parameters
+            for p in ("step", "marker", "quantile", "quantile_window", "min_delay", "max_delay"):
+                if p not in settings:
+                    current[p] = None
+        return Setting(**_normalize(current))
+
+    def __str__(self) -> str:
+        parts = [f"window={self.window}"]
+        for f in fields(self):
+            if f.name == "window":
+                continue
+            v = getattr(self, f.name)
+            default = f.default if f.default_factory is MISSING else f.default_factory()  # type: ignore[misc]
+            if v == default or (f.name == "trigger" and v == TriggerSpec("event_time") and isinstance(self.window, EVENT_TIME_WINDOWS)):
+                continue
+            parts.append(f"{f.name}={_text(f.name, v)}")
+        return " ".join(parts)
+
+    # -- what the engine needs --------------------------------------------------------------
+
+    @property
+    def strategy_name(self) -> str:
+        """The strategy with its own non-default parameters: ``idle_advance(step=100ms)``."""
+        if isinstance(self.strategy, Custom):
+            return str(self.strategy)
+        own = [(p, getattr(self, p)) for p in ("step", "marker", "quantile", "quantile_window", "min_delay", "max_delay")]
+        args = ",".join(f"{p}={_text(p, v)}" for p, v in own if v is not None)
+        return f"{self.strategy}({args})" if args else self.strategy
+
+    @property
+    def engine_accumulation(self) -> str:
+        return "accumulating_and_retracting" if self.accumulation == "retracting" else self.accumulation
+
+    def watermark_strategy(self):
+        """The engine's ``WatermarkStrategy`` (with idleness when set)."""
+        from toolkit.engine.flink.watermarks import make_strategy
+
+        if isinstance(self.strategy, Custom):
+            return self.strategy.obj
+        s = self.strategy
+        params: dict[str, Any] = {}
+        if s in ("bounded", "legacy", "idle_advance", "punctuated"):
+            params["delay"] = self.delay
+        if s == "time_lag":
+            params["lag"] = self.delay
+        if s == "idle_advance":
+            params["step"] = self.step
+        if s == "punctuated":
+            params["marker"] = self.marker if self.marker is not None else "marker"
+        if s == "adaptive":
+            params["initial_delay"] = self.delay
+            for p, e in (("quantile", "quantile"), ("quantile_window", "window"), ("min_delay", "min_delay"), ("max_delay", "max_delay")):
+                if getattr(self, p) is not None:
+                    params[e] = getattr(self, p)
+        if self.idleness is not None:
+            params["idle_timeout"] = self.idleness
+        return make_strategy(s, **params)
+
+    @property
+    def marker_source(self) -> Any:
+        """What marks a punctuated record: a column name or a predicate (``None`` otherwise)."""
+        if self.strategy != "punctuated":
+            return None
+        return self.marker if self.marker is not None else "marker"
+
+    def operator_kwargs(self, *, stage: int = 1) -> dict:
+        """Keyword arguments of the window operator of ``stage`` (engine objects)."""
+        from toolkit.engine.flink.config import assigner_from_dict, evictor_from_dict, function_from_name, trigger_from_dict
+
+        if stage == 2:
+            if self.second_window is None:
+                raise ValueError("this setting has no second stage")
+            w = self.second_window
+            return {"assigner": w.obj if isinstance(w, Custom) else assigner_from_dict(w.to_dict()),
+                    "allowed_lateness": self.second_lateness, "function": function_from_name("count_sum")}
+        w = self.window
+        t = self.trigger
+        e = self.evictor
+        fn = self.function
+        trigger = t.obj if isinstance(t, Custom) else trigger_from_dict(t.to_dict())
+        if isinstance(t, TriggerSpec) and t.kind == "event_time" and isinstance(w, EVENT_TIME_WINDOWS):
+            trigger = None  # the event-time window's own trigger: the same, and the fast loops know it
+        if isinstance(w, Tumbling) and self.stagger != "aligned":
+            assigner = stagger_assigner(w, self.stagger)
+        else:
+            assigner = w.obj if isinstance(w, Custom) else assigner_from_dict(w.to_dict())
+        return {
+            "assigner": assigner,
+            "trigger": trigger,
+            "evictor": e.obj if isinstance(e, Custom) else evictor_from_dict(e.to_dict() if e is not None else None),
+            "allowed_lateness": self.lateness,
+            "function": fn.obj if isinstance(fn, Custom) else function_from_name(fn),
+            "accumulation": self.engine_accumulation,
+        }
+
+    def scenario_config(self, *, stage: int = 1) -> dict:
+        """The window-scenario config (``../shared/oracle`` format) of ``stage``'s operator."""
+        if stage == 2:
+            if self.second_window is None:
+                raise ValueError("this setting has no second stage")
+            w, trig, ev, late = self.second_window, None, None, self.second_lateness
+        else:
+            w, late = self.window, self.lateness
+            if isinstance(self.trigger, Custom) or isinstance(self.evictor, Custom):
+                raise ValueError("a trigger or evictor object has no scenario form; write it as a spelling")
+            trig = None if self.trigger == TriggerSpec("event_time") and isinstance(w, EVENT_TIME_WINDOWS) else self.trigger.to_dict()
+            ev = self.evictor.to_dict() if self.evictor is not None else None
+        if isinstance(w, Custom):
+            raise ValueError("export needs a window given as a spelling or a built-in assigner")
+        if stage == 1 and self.stagger != "aligned":
+            raise ValueError(f"the scenario format has no WindowStagger: export stagger {self.stagger} as the offset "
+                             "it resolves to (toolkit.settings.staggered_offset)")
+        return {"assigner": w.to_dict(), "trigger": trig, "evictor": ev, "allowed_lateness": late,
+                "side_output_late": True, "function": "aggregate"}
+
+    @property
+    def closed_form(self) -> bool:
+        """The sweep's closed form applies (``toolkit.fast``): tumbling (aligned: a staggered
+        one is resolved to its offset first) or sliding event-time windows, the event-time trigger, no evictor, accumulating or retracting, one stage."""
+        trig = self.trigger
+        return (
+            isinstance(self.window, (Tumbling, Sliding)) and self.stagger == "aligned"
+            and isinstance(trig, TriggerSpec) and trig.kind in ("default", "event_time")
+            and self.evictor is None
+            and self.accumulation in ("accumulating", "retracting")
+            and self.second_window is None
+            and not self.stages
+        )
+
+    @property
+    def gap_column(self) -> str | None:
+        """The log column of a dynamic session's gaps (``None`` for any other window)."""
+        return self.window.column if isinstance(self.window, DynamicSession) else None
+
+    @property
+    def log_columns(self) -> tuple[str, ...]:
+        """Log columns beyond the canonical ones this setting reads (a dynamic session's gaps,
+        a punctuated strategy's marker column): what loading must keep."""
+        out = []
+        if self.gap_column is not None:
+            out.append(self.gap_column)
+        if isinstance(self.marker_source, str):
+            out.append(self.marker_source)
+        return tuple(out)
+
+    @property
+    def pipeline_stages(self) -> tuple[Stage, ...]:
+        """The stages after the first: ``stages``, or the one ``second_window`` /
+        ``second_lateness`` spell (its alias: a count/sum stage with the event-time trigger)."""
+        if self.stages:
+            return self.stages
+        if self.second_window is not None:
+            return (Stage(self.second_window, lateness=self.second_lateness),)
+        return ()
+
+    @property
+    def fates_closed_form(self) -> bool:
+        """Record fates follow the closed-form rule (``toolkit.metrics.fates``): as
+        :attr:`closed_form`, any accumulation mode (fates do not depend on it)."""
+        return (
+            isinstance(self.window, (Tumbling, Sliding)) and self.stagger == "aligned"
+            and isinstance(self.trigger, TriggerSpec) and self.trigger.kind in ("default", "event_time")
+            and self.evictor is None
+        )
+
+    def timer_targets(self, event_time: Any, gaps: Any = None) -> Any:
+        """The event-time timers this setting's window operator can set for records with these
+        event times (``toolkit.engine.flink.pipeline.window_timer_targets``): with them, a watermark
+        that moves with processing time (``time_lag``, ``idle_advance``) is replayed only at the
+        calls that can change a result. ``None`` when they cannot be listed (a window,
+        trigger or function object, a processing-time or continuous trigger, a staggered
+        window, more than one stage, a dynamic session without its ``gaps``): every periodic
+        call is then run."""
+        trig = self.trigger
+        if (self.pipeline_stages or self.stagger != "aligned" or not _engines().get(self.semantics).lists_timers
+                or isinstance(self.function, Custom) or not isinstance(trig, TriggerSpec)):
+            return None
+        if trig.kind == "purging":
+            trig = trig.inner
+        if trig.kind not in ("default", "event_time", "count", "never", "end_of_stream"):
+            return None
+        w, late = self.window, self.lateness
+        if isinstance(w, Tumbling):
+            return window_timer_targets(event_time, size=w.size, offset=w.offset, lateness=late)
+        if isinstance(w, Sliding):
+            return window_timer_targets(event_time, size=w.size, slide=w.slide, offset=w.offset, lateness=late)
+        if isinstance(w, Session):
+            return window_timer_targets(event_time, gaps=w.gap, lateness=late)
+        if isinstance(w, DynamicSession) and gaps is not None:
+            return window_timer_targets(event_time, gaps=gaps, lateness=late)
+        if isinstance(w, Global):
+            return TimerTargets()  # not an event-time window: its timers are at the end of input
+        return None
+
+    def sparse_targets(self, event_time: Any, gaps: Any = None) -> Any:
+        """:meth:`timer_targets` when the watermark moves with processing time (``time_lag``,
+        ``idle_advance`` with a periodic interval), else None (no call to spare)."""
+        if self.strategy not in ("time_lag", "idle_advance") or self.interval <= 0:
+            return None
+        return self.timer_targets(event_time, gaps)
+
+    @property
+    def sparse_calls(self) -> bool:
+        """Periodic calls without records are run only where they can change something (always,
+        but for a processing-time watermark only when :meth:`timer_targets` can be listed)."""
+        if self.strategy not in ("time_lag", "idle_advance") or self.interval <= 0:
+            return True
+        return not isinstance(self.window, DynamicSession) and self.timer_targets([]) is not None
+
+    @property
+    def tick_table_timeline(self) -> bool:
+        """The watermark timeline depends only on the max event time and first/last arrival
+        per (tick, partition) (``toolkit.sweeps.timelines``): periodic emission and a
+        generator that never emits on events nor looks at single records."""
+        return self.interval > 0 and self.strategy in ("bounded", "legacy", "monotonous")
+
+    def timeline_key(self) -> tuple:
+        """The settings that determine the operator watermark timeline."""
+        return (self.strategy, self.delay, self.interval, self.idleness, self.source_parallelism,
+                self.partitions_as_sources, self.step, self.marker, self.quantile, self.quantile_window,
+                self.min_delay, self.max_delay, self.split_discovery)
+
+    def row(self) -> dict:
+        """The configuration columns of a sweep result row (``CONFIG_COLUMNS``)."""
+        return {
+            "window": str(self.window),
+            "delay_ms": self.delay,
+            "lateness_ms": self.lateness,
+            "interval_ms": self.interval,
+            "strategy": self.strategy_name,
+            "idleness_ms": self.idleness,
+            "partitions_as_sources": self.partitions_as_sources,
+            "source_parallelism": self.source_parallelism,
+            "trigger": str(self.trigger),
+            "evictor": "none" if self.evictor is None else str(self.evictor),
+            "function": str(self.function),
+            "accumulation": self.accumulation,
+            "second_window": "none" if self.second_window is None else str(self.second_window),
+            "second_lateness_ms": self.second_lateness,
+            "stages": "none" if not self.stages else "|".join(str(st) for st in self.stages),
+            "semantics": self.semantics,
+            "stagger": self.stagger,
+            "trigger_interval_ms": self.trigger_interval,
+            "output_mode": "none" if self.output_mode is None else self.output_mode,
+            "multiple_watermark_policy": "none" if self.multiple_watermark_policy is None else self.multiple_watermark_policy,
+            "grace_ms": self.grace,
+            "tasks": self.tasks,
+            "repartition": "none" if self.repartition is None else str(self.repartition).lower(),
+            "emit": "none" if self.emit is None else self.emit,
+            "retention_ms": self.retention,
+            "beam_trigger": "none" if self.beam_trigger is None else str(self.beam_trigger),
+            "timestamp_combiner": "none" if self.timestamp_combiner is None else self.timestamp_combiner,
+            "split_discovery": self.split_discovery,
+        }
+
+    @classmethod
+    def from_row(cls, row: Any) -> "Setting":
+        """The setting of a sweep result row (a dict or a pandas row), e.g. a recommendation."""
+        get = row.get if hasattr(row, "get") else (lambda k, d=None: getattr(row, k, d))
+        strategy = str(get("strategy", "bounded"))
+        name, _, params = strategy.partition("(")
+        given: dict[str, Any] = {"window": get("window"), "strategy": name}
+        for col, key in (("delay_ms", "delay"), ("lateness_ms", "lateness"), ("interval_ms", "interval"),
+                         ("second_lateness_ms", "second_lateness")):
+            v = get(col, None)
+            if v is not None and not _isna(v):
+                given[key] = int(v)
+        idle = get("idleness_ms", None)
+        if idle is not None and not _isna(idle):
+            given["idleness"] = int(idle)
+        ti = get("trigger_interval_ms", None)
+        if ti is not None and not _isna(ti):
+            given["trigger_interval"] = int(ti)
+        for col, key in (("grace_ms", "grace"), ("tasks", "tasks"), ("retention_ms", "retention")):  # Kafka Streams
+            v = get(col, None)
+            if v is not None and not _isna(v):
+                given[key] = int(v)
+        for key in ("repartition", "emit", "beam_trigger", "timestamp_combiner"):
+            v = get(key, None)
+            if v is not None and not _isna(v) and v != "none":
+                given[key] = str(v)
+        for key in ("semantics", "output_mode", "multiple_watermark_policy", "stagger", "split_discovery"):
+            v = get(key, None)
+            if v is not None and not _isna(v) and v != "none":
+                given[key] = str(v)
+        for key in ("partitions_as_sources", "source_parallelism", "trigger", "evictor", "function", "accumulation", "second_window",
+                    "stages"):
+            v = get(key, None)
+            if v is not None and not _isna(v) and v != "none":
+                given[key] = bool(v) if key == "partitions_as_sources" else (int(v) if key == "source_parallelism" else v)
+        if params:
+            given.update(split_text(params.rstrip(")").replace(",", " ")))
+        if given.get("strategy") == "monotonous":
+            given.pop("delay", None)
+        return cls.parse(given)
+
+
+
+
+def _owner(param: str) -> str:
+    return {"step": "idle_advance", "marker": "punctuated"}.get(param, "adaptive")
+
+
+def _isna(v: Any) -> bool:
+    try:
+        return bool(v is None or (isinstance(v, float) and math.isnan(v)) or str(v) in ("<NA>", "nan", "NaT"))
+    except Exception:  # pragma: no cover - exotic values
+        return False
+
+
+_DURATIONS = ("lateness", "delay", "interval", "idleness", "step", "min_delay", "max_delay", "second_lateness",
+              "trigger_interval", "grace", "retention")
+
+
+def _text(name: str, v: Any) -> str:
+    if name in _DURATIONS and isinstance(v, int) and not isinstance(v, bool):
+        return format_duration(v)
+    if name == "marker" and callable(v):
+        return getattr(v, "__name__", "predicate")
+    if name == "stages":
+        return "|".join(str(st) for st in v)
+    return str(v)
+
+
+def split_text(text: str) -> dict:
+    """``"delay=500ms lateness=1s"`` -> ``{"delay": "500ms", "lateness": "1s"}`` (spellings kept)."""
+    out = {}
+    for token in text.split():
+        k, sep, v = token.partition("=")
+        if not sep:
+            raise SettingError("setting", f"cannot read {token!r}: write settings as name=value, e.g. 'delay=500ms'")
+        out[k.strip()] = v.strip()
+    return out
+
+
+_NAMES = tuple(f.name for f in fields(Setting))
+#: the common settings' declarations by name
+_COMMON = {o.name: o for o in COMMON_OPTIONS + MORE_OPTIONS}
+
+
+def _canonical_names(given: dict) -> dict:
+    out: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
+    for k, v in given.items():
+        name = ALIASES.get(k, k)
+        if name not in _NAMES:
+            raise SettingError(k, f"unknown setting {k!r}{did_you_mean(k, _NAMES + tuple(ALIASES))}; the settings are {', '.join(_NAMES)}")
+        if name in out:
+            first, second = sorted((spelled[name], k), key=lambda x: x == name)
+            raise SettingError(name, f"give either {first!r} or {second!r}, not both")
+        out[name] = v
+        spelled[name] = k
+    return out
+
+
+def _normalize(given: dict) -> dict:
+    """User spellings -> the values :class:`Setting` holds, each read by its declaration (a
+    common setting's, or its engine's; validated, errors name the setting)."""
+    out: dict[str, Any] = {}
+    for name, v in _canonical_names(given).items():
+        if name in _COMMON:
+            out[name] = _COMMON[name].parse(v, name)
+        elif _engines().option(name) is not None:  # an engine's own setting, parsed as that engine declares
+            out[name] = None if v is None else _engines().option(name).parse(v, name)
+        else:  # pragma: no cover - every field is declared
+            out[name] = v
+    return out
+
+
+def format_setting_value(name: str, value: Any) -> str:
+    """A setting's value as ``str(setting)`` writes it (durations in their largest exact unit)."""
+    return _text(name, value)
+
+
+#: the columns of a sweep result row (:meth:`Setting.row`)
+CONFIG_COLUMNS = list(Setting().row())
+_registry.loaded()
