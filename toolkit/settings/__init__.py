@@ -46,6 +46,8 @@ installed registry), :mod:`~toolkit.settings.setting` (one configuration),
 """
 from __future__ import annotations
 
+from typing import Any
+
 from toolkit.settings.describe import describe_setting, result_notes
 from toolkit.settings.durations import (MAX_SETTING_MS, as_bool, choice, did_you_mean, duration, format_duration,
                                         integer, optional_duration)
@@ -55,7 +57,7 @@ from toolkit.settings.limits import Limits, format_bytes, machine_memory, window
 from toolkit.settings.names import ALIASES, SettingError, cli_option
 from toolkit.settings.options import (COMMON_OPTIONS, MORE_OPTIONS, SPLIT_DISCOVERIES, STRATEGIES, Option,
                                       common_option)
-from toolkit.settings.setting import CONFIG_COLUMNS, Setting, format_setting_value, split_text
+from toolkit.settings.setting import Setting, config_columns, format_setting_value, split_text
 from toolkit.settings.stages import STAGE_FIELDS, Stage, parse_stage, parse_stages
 from toolkit.settings.triggers import ACCUMULATIONS, FUNCTIONS, EvictorSpec, TriggerSpec, parse_evictor, parse_function, parse_trigger
 from toolkit.settings.windows import (EVENT_TIME_WINDOWS, SESSION_WINDOWS, STAGGERS, Custom, DynamicSession, Global,
@@ -72,5 +74,13 @@ __all__ = [
     "Limits", "windows_per_record", "machine_memory",
     # the readers an engine's own settings are parsed with, and what the rest of the toolkit writes with
     "MORE_OPTIONS", "choice", "optional_duration", "integer", "as_bool", "duration", "did_you_mean",
-    "format_setting_value", "format_bytes", "stagger_assigner",
+    "format_setting_value", "format_bytes", "stagger_assigner", "config_columns",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``CONFIG_COLUMNS``: the sweep row's columns, which include the engines' own settings, so
+    they are asked of the registry when first read (it is installed after this package loads)."""
+    if name == "CONFIG_COLUMNS":
+        return config_columns()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,7 +14,7 @@ from toolkit.settings import engines as _registry
 from toolkit.settings.durations import did_you_mean, format_duration
 from toolkit.settings.engines import _check_engine, _engines
 from toolkit.settings.names import ALIASES, SettingError
-from toolkit.settings.options import COMMON_OPTIONS, MORE_OPTIONS, SPLIT_DISCOVERIES, STRATEGIES
+from toolkit.settings.options import COMMON_OPTIONS, MORE_OPTIONS, SPLIT_DISCOVERIES, STRATEGIES, Option
 from toolkit.settings.stages import Stage
 from toolkit.settings.triggers import ACCUMULATIONS, EvictorSpec, TriggerSpec
 from toolkit.settings.windows import (EVENT_TIME_WINDOWS, STAGGERS, Custom, DynamicSession, Global, Session, Sliding,
@@ -360,73 +360,30 @@ class Setting:
                 self.min_delay, self.max_delay, self.split_discovery)
 
     def row(self) -> dict:
-        """The configuration columns of a sweep result row (``CONFIG_COLUMNS``)."""
-        return {
-            "window": str(self.window),
-            "delay_ms": self.delay,
-            "lateness_ms": self.lateness,
-            "interval_ms": self.interval,
-            "strategy": self.strategy_name,
-            "idleness_ms": self.idleness,
-            "partitions_as_sources": self.partitions_as_sources,
-            "source_parallelism": self.source_parallelism,
-            "trigger": str(self.trigger),
-            "evictor": "none" if self.evictor is None else str(self.evictor),
-            "function": str(self.function),
-            "accumulation": self.accumulation,
-            "second_window": "none" if self.second_window is None else str(self.second_window),
-            "second_lateness_ms": self.second_lateness,
-            "stages": "none" if not self.stages else "|".join(str(st) for st in self.stages),
-            "semantics": self.semantics,
-            "stagger": self.stagger,
-            "trigger_interval_ms": self.trigger_interval,
-            "output_mode": "none" if self.output_mode is None else self.output_mode,
-            "multiple_watermark_policy": "none" if self.multiple_watermark_policy is None else self.multiple_watermark_policy,
-            "grace_ms": self.grace,
-            "tasks": self.tasks,
-            "repartition": "none" if self.repartition is None else str(self.repartition).lower(),
-            "emit": "none" if self.emit is None else self.emit,
-            "retention_ms": self.retention,
-            "beam_trigger": "none" if self.beam_trigger is None else str(self.beam_trigger),
-            "timestamp_combiner": "none" if self.timestamp_combiner is None else self.timestamp_combiner,
-            "split_discovery": self.split_discovery,
-        }
+        """The configuration columns of a sweep result row (``CONFIG_COLUMNS``): one per declared
+        setting (:func:`row_columns`), named by its ``Option.column``, written by its kind;
+        ``strategy`` carries the strategy's own parameters (:attr:`strategy_name`)."""
+        out = {}
+        for name, column, kind in row_columns():
+            v = getattr(self, name)
+            out[column] = (v if kind in ("number", "flag") else self.strategy_name if kind == "strategy"
+                           else _text_cell(v))
+        return out
 
     @classmethod
     def from_row(cls, row: Any) -> "Setting":
-        """The setting of a sweep result row (a dict or a pandas row), e.g. a recommendation."""
+        """The setting of a sweep result row (a dict or a pandas row), e.g. a recommendation: each
+        declared column read back (:func:`_read_cell`; a missing, NaN or ``"none"`` cell is not
+        given), the strategy's parameters from its ``strategy`` text."""
         get = row.get if hasattr(row, "get") else (lambda k, d=None: getattr(row, k, d))
         strategy = str(get("strategy", "bounded"))
         name, _, params = strategy.partition("(")
         given: dict[str, Any] = {"window": get("window"), "strategy": name}
-        for col, key in (("delay_ms", "delay"), ("lateness_ms", "lateness"), ("interval_ms", "interval"),
-                         ("second_lateness_ms", "second_lateness")):
-            v = get(col, None)
-            if v is not None and not _isna(v):
-                given[key] = int(v)
-        idle = get("idleness_ms", None)
-        if idle is not None and not _isna(idle):
-            given["idleness"] = int(idle)
-        ti = get("trigger_interval_ms", None)
-        if ti is not None and not _isna(ti):
-            given["trigger_interval"] = int(ti)
-        for col, key in (("grace_ms", "grace"), ("tasks", "tasks"), ("retention_ms", "retention")):  # Kafka Streams
-            v = get(col, None)
-            if v is not None and not _isna(v):
-                given[key] = int(v)
-        for key in ("repartition", "emit", "beam_trigger", "timestamp_combiner"):
-            v = get(key, None)
-            if v is not None and not _isna(v) and v != "none":
-                given[key] = str(v)
-        for key in ("semantics", "output_mode", "multiple_watermark_policy", "stagger", "split_discovery"):
-            v = get(key, None)
-            if v is not None and not _isna(v) and v != "none":
-                given[key] = str(v)
-        for key in ("partitions_as_sources", "source_parallelism", "trigger", "evictor", "function", "accumulation", "second_window",
-                    "stages"):
-            v = get(key, None)
-            if v is not None and not _isna(v) and v != "none":
-                given[key] = bool(v) if key == "partitions_as_sources" else (int(v) if key == "source_parallelism" else v)
+        for key, column, kind in row_columns():
+            if key not in given:
+                v = get(column, None)
+                if not (v is None or _isna(v) or (isinstance(v, str) and v == "none")):
+                    given[key] = _read_cell(kind, v)
         if params:
             given.update(split_text(params.rstrip(")").replace(",", " ")))
         if given.get("strategy") == "monotonous":
@@ -447,12 +404,14 @@ def _isna(v: Any) -> bool:
         return False
 
 
-_DURATIONS = ("lateness", "delay", "interval", "idleness", "step", "min_delay", "max_delay", "second_lateness",
-              "trigger_interval", "grace", "retention")
+def _is_duration(name: str) -> bool:
+    """Whether setting ``name`` is declared a duration (``unit="ms"``: a common or an engine's own)."""
+    decl = _COMMON.get(name) or _engines().option(name)
+    return decl is not None and decl.unit == "ms"
 
 
 def _text(name: str, v: Any) -> str:
-    if name in _DURATIONS and isinstance(v, int) and not isinstance(v, bool):
+    if isinstance(v, int) and not isinstance(v, bool) and _is_duration(name):
         return format_duration(v)
     if name == "marker" and callable(v):
         return getattr(v, "__name__", "predicate")
@@ -511,6 +470,71 @@ def format_setting_value(name: str, value: Any) -> str:
     return _text(name, value)
 
 
-#: the columns of a sweep result row (:meth:`Setting.row`)
-CONFIG_COLUMNS = list(Setting().row())
+# -- the sweep result row ------------------------------------------------------------------------
+
+#: the row's common columns before the engines' own ones, and after them, in the order sweeps
+#: have always written them (files and tests compare ``CONFIG_COLUMNS``)
+_ROW_HEAD = ("window", "delay", "lateness", "interval", "strategy", "idleness", "partitions_as_sources",
+             "source_parallelism", "trigger", "evictor", "function", "accumulation", "second_window", "second_lateness",
+             "stages", "semantics", "stagger")
+_ROW_TAIL = ("split_discovery",)
+
+
+def row_columns() -> list[tuple[str, str, str]]:
+    """Every column of a sweep result row as (setting, column, kind), from the declarations: the
+    common ones of ``_ROW_HEAD``, every registered engine's own settings in the registry's order,
+    then ``_ROW_TAIL``. The column is ``Option.column`` (``NAME_ms`` for a duration); the kind says
+    how the cell is written and read (:func:`_kind`)."""
+    engines = _engines()
+    key = tuple((n, id(engines.get(n))) for n in engines.names())  # the registry as it is now
+    if key not in _ROW_COLUMNS:
+        own = [(o, True) for n in engines.names() for o in engines.get(n).options]
+        decls = [(_COMMON[n], False) for n in _ROW_HEAD] + own + [(_COMMON[n], False) for n in _ROW_TAIL]
+        _ROW_COLUMNS[key] = [(d.name, d.column, _kind(d, own)) for d, own in decls]
+    return _ROW_COLUMNS[key]
+
+
+_ROW_COLUMNS: dict[tuple, list[tuple[str, str, str]]] = {}
+
+
+def _kind(decl: Option, own: bool) -> str:
+    """How a row cell holds a setting: ``number`` (durations in ms and counts; None when unset),
+    ``flag`` (a common flag, a bool), ``strategy`` (:attr:`Setting.strategy_name`), else text
+    (:func:`_text_cell`): ``text`` for a common setting (read back as it is), ``own_text`` for an
+    engine's own (read back as str)."""
+    if decl.name == "strategy":
+        return "strategy"
+    if decl.unit == "ms" or decl.control == "int":
+        return "number"
+    if decl.control == "bool" and not own:
+        return "flag"
+    return "own_text" if own else "text"
+
+
+def _text_cell(v: Any) -> str:
+    """A text cell: ``"none"`` when unset (None or no stages), a flag ``"true"`` / ``"false"``,
+    stages joined by ``|``, anything else its ``str``."""
+    if v is None or (isinstance(v, tuple) and not v):
+        return "none"
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, tuple):
+        return "|".join(str(x) for x in v)
+    return str(v)
+
+
+def _read_cell(kind: str, v: Any) -> Any:
+    """What a cell of ``kind`` holds, as the setting's parser reads it."""
+    if kind == "number":
+        return int(v)
+    if kind == "flag":
+        return bool(v)
+    return str(v) if kind == "own_text" else v
+
+
+def config_columns() -> list[str]:
+    """The columns of a sweep result row (:meth:`Setting.row`) with the engines registered now."""
+    return list(Setting().row())
+
+
 _registry.loaded()
