@@ -51,7 +51,7 @@ from typing import Any
 from toolkit.settings.describe import describe_setting, result_notes
 from toolkit.settings.durations import (MAX_SETTING_MS, as_bool, choice, did_you_mean, duration, format_duration,
                                         integer, optional_duration)
-from toolkit.settings.engines import install_semantics, semantics_names
+from toolkit.settings.engines import install_semantics, semantics_changed, semantics_names
 from toolkit.settings.grids import grid
 from toolkit.settings.limits import Limits, format_bytes, machine_memory, windows_per_record
 from toolkit.settings.names import ALIASES, SettingError, cli_option
@@ -65,7 +65,7 @@ from toolkit.settings.windows import (EVENT_TIME_WINDOWS, SESSION_WINDOWS, STAGG
                                       stagger_assigner, staggered_offset)
 
 __all__ = [
-    "ACCUMULATIONS", "ALIASES", "KafkaSliding", "install_semantics", "semantics_names", "CONFIG_COLUMNS", "Custom",
+    "ACCUMULATIONS", "ALIASES", "KafkaSliding", "install_semantics", "semantics_changed", "semantics_names", "CONFIG_COLUMNS", "Custom",
     "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS", "STRATEGIES", "STAGGERS", "Session", "DynamicSession",
     "SESSION_WINDOWS", "EVENT_TIME_WINDOWS", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling",
     "WindowSpec", "SPLIT_DISCOVERIES", "Option", "COMMON_OPTIONS", "common_option", "cli_option", "describe_setting",

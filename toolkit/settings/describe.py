@@ -2,7 +2,6 @@
 figures' reader should know (:func:`result_notes`, as its engine says)."""
 from __future__ import annotations
 
-from dataclasses import fields
 from typing import Any
 
 from toolkit.settings.engines import _engines
@@ -22,16 +21,15 @@ def describe_setting(setting: Setting) -> dict:
     windows, triggers, evictors, functions and strategies in their spelling; ``notes``
     (:func:`result_notes`) when the figures need one."""
     out: dict[str, Any] = {}
-    for f in fields(setting):
-        v = getattr(setting, f.name)
+    for name, v in setting.named_values():
         if v is None or isinstance(v, (bool, int, float)):
-            out[f.name] = v
-        elif f.name == "marker" and callable(v):
-            out[f.name] = getattr(v, "__name__", "predicate")
-        elif f.name == "stages":
-            out[f.name] = [str(st) for st in v]
+            out[name] = v
+        elif name == "marker" and callable(v):
+            out[name] = getattr(v, "__name__", "predicate")
+        elif name == "stages":
+            out[name] = [str(st) for st in v]
         else:
-            out[f.name] = str(v)
+            out[name] = str(v)
     out["strategy"] = setting.strategy_name
     out["text"] = str(setting)
     notes = result_notes(setting)

@@ -20,6 +20,17 @@ class _Engines:
 
     def __init__(self, get: Any, names: Any, aliases: Any, owner: Any) -> None:
         self.get, self.names, self.aliases, self.owner = get, names, aliases, owner
+        self._cache: dict[tuple, Any] = {}
+
+    def changed(self) -> None:
+        """An engine was registered, replaced or removed: what was derived from them goes."""
+        self._cache.clear()
+
+    def cached(self, what: tuple, make: Any) -> Any:
+        """``make()``, kept under ``what`` until the registered engines change."""
+        if what not in self._cache:
+            self._cache[what] = make()
+        return self._cache[what]
 
     def canonical(self, value: Any) -> str:
         """The engine's name of what the user wrote for ``semantics``."""
@@ -27,12 +38,19 @@ class _Engines:
 
     def option(self, name: str) -> Any:
         """The declaration of an engine's own setting ``name`` (None for a common setting)."""
-        eng = self.owner(name)
-        return None if eng is None else next(o for o in eng.options if o.name == name)
+        return self.cached(("by_name",), self._by_name).get(name)
+
+    def _by_name(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for n in self.names():  # the first engine that declares a name owns it (as ``owner``)
+            for o in self.get(n).options:
+                out.setdefault(o.name, o)
+        return out
 
     def option_names(self, *, exclude: str | None = None) -> tuple[str, ...]:
         """Every engine's own settings, but ``exclude``'s."""
-        return tuple(o.name for n in self.names() if n != exclude for o in self.get(n).options)
+        return self.cached(("names", exclude), lambda: tuple(
+            o.name for n in self.names() if n != exclude for o in self.get(n).options))
 
 
 _ENGINES: _Engines | None = None
@@ -42,6 +60,12 @@ def install_semantics(get: Any, names: Any, aliases: Any, owner: Any) -> None:
     """Called once by ``toolkit.semantics`` (imported by ``import toolkit``): the registry."""
     global _ENGINES
     _ENGINES = _Engines(get, names, aliases, owner)
+
+
+def semantics_changed() -> None:
+    """Called by ``toolkit.semantics`` when an engine is registered or removed after install."""
+    if _ENGINES is not None:
+        _ENGINES.changed()
 
 
 def _engines() -> _Engines:
@@ -70,8 +94,9 @@ def _check_engine(s: Any) -> None:
         return  # the default setting built while this module or the registry is being imported
     engines = _engines()
     engine = engines.get(s.semantics)
+    given = dict(s.own)  # the engines' own settings given (Setting.own)
     for name in engines.option_names(exclude=engine.name):
-        if getattr(s, name) is not None:
+        if given.get(name) is not None:
             other = engines.owner(name)
             raise SettingError(name, f"{name} is {_a(other.title)} setting, not {_a(engine.short_title)} setting; give "
                                f"semantics={other.name!r} to replay the log the way {other.title} would")
@@ -85,4 +110,4 @@ def loaded() -> None:
     _LOADING = False
 
 
-__all__ = ["install_semantics", "semantics_names"]
+__all__ = ["install_semantics", "semantics_changed", "semantics_names"]

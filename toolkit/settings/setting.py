@@ -4,6 +4,7 @@ and stored as a sweep result row (:meth:`Setting.row`, :meth:`Setting.from_row`)
 engine needs of it (its window operator's arguments, its timers, its watermark strategy)."""
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
@@ -51,34 +52,25 @@ class Setting:
     stages: tuple[Stage, ...] = ()
     semantics: str = "flink"
     stagger: str = "aligned"
-    trigger_interval: int | None = None
-    output_mode: str | None = None
-    multiple_watermark_policy: str | None = None
-    # the engines' own settings (toolkit.semantics: each declared by its engine); None = not given
-    # (the engine's check fills its default)
-    # Kafka Streams
-    grace: int | None = None
-    tasks: int | None = None
-    repartition: bool | None = None
-    emit: str | None = None
-    retention: int | None = None
-    # Apache Beam
-    beam_trigger: Any = None  # its declaration and type are the engine's (toolkit.semantics)
-    timestamp_combiner: str | None = None
+    # the engines' own settings (each declared, parsed and checked by its engine in toolkit.semantics):
+    # (name, value) pairs in the registry's order, unset ones left out; read as attributes (s.grace:
+    # None when unset) and given as keywords (Setting(grace=1000)), like the fields
+    own: tuple[tuple[str, Any], ...] = ()
     # when a partition's source split is registered (toolkit.engine.flink.sources.SPLIT_DISCOVERY)
     split_discovery: str = "at_start"
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "own", _own_pairs(self.own))
         if isinstance(self.trigger, TriggerSpec) and self.trigger.kind == "default" and isinstance(self.window, EVENT_TIME_WINDOWS):
             object.__setattr__(self, "trigger", TriggerSpec("event_time"))  # an event-time window's own trigger
         s = self.strategy
         if isinstance(s, str):
             if s not in STRATEGIES:
                 raise SettingError("strategy", f"strategy {s!r}: choose one of {', '.join(STRATEGIES)}")
-            own = {"idle_advance": ("step",), "punctuated": ("marker",),
-                   "adaptive": ("quantile", "quantile_window", "min_delay", "max_delay")}.get(s, ())
+            params = {"idle_advance": ("step",), "punctuated": ("marker",),
+                      "adaptive": ("quantile", "quantile_window", "min_delay", "max_delay")}.get(s, ())
             for p in ("step", "marker", "quantile", "quantile_window", "min_delay", "max_delay"):
-                if getattr(self, p) is not None and p not in own:
+                if getattr(self, p) is not None and p not in params:
                     raise SettingError(p, f"{p} belongs to the {_owner(p)} strategy, not to {s!r}")
             if s == "idle_advance" and self.step is None:
                 raise SettingError("step", "the idle_advance strategy needs a step (e.g. step='100ms')")
@@ -108,6 +100,31 @@ class Setting:
             raise SettingError("split_discovery", f"split_discovery {self.split_discovery!r}: choose one of "
                                f"{', '.join(SPLIT_DISCOVERIES)}")
         _check_engine(self)
+        # an engine's check fills its defaults as on any frozen dataclass (object.__setattr__):
+        # they join the engines' own settings
+        filled = {k: self.__dict__.pop(k) for k in [k for k in self.__dict__ if k not in _FIELD_SET]}
+        if filled:
+            object.__setattr__(self, "own", _own_pairs({**dict(self.own), **filled}))
+
+    def __getattr__(self, name: str) -> Any:
+        """An engine's own setting (``s.grace``): its value, None when unset."""
+        if name.startswith("__") or name == "own":  # pickling and copying ask for hooks
+            raise AttributeError(name)
+        for k, v in self.__dict__.get("own", ()):
+            if k == name:
+                return v
+        if name in _own_names():
+            return None
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def named_values(self) -> list[tuple[str, Any]]:
+        """Every setting as (name, value), the engines' own ones included (None when unset), in
+        the order of :func:`setting_names`."""
+        fields_, own = self.__dict__, dict(self.own)
+        return [(n, fields_[n] if n in fields_ else own.get(n)) for n in setting_names()]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}({', '.join(f'{n}={v!r}' for n, v in self.named_values())})"
 
     # -- reading what users write ---------------------------------------------------------
 
@@ -130,7 +147,7 @@ class Setting:
 
     def replace(self, **settings: Any) -> "Setting":
         """A copy with some settings changed (user spellings accepted)."""
-        current = {f.name: getattr(self, f.name) for f in fields(self)}
+        current = dict(self.named_values())
         current.update(_canonical_names(settings))
         if "semantics" in settings:  # another engine: the old engine's own settings go
             new = _engines().canonical(settings["semantics"])
@@ -145,14 +162,12 @@ class Setting:
 
     def __str__(self) -> str:
         parts = [f"window={self.window}"]
-        for f in fields(self):
-            if f.name == "window":
+        for name, v in self.named_values():
+            if name == "window":
                 continue
-            v = getattr(self, f.name)
-            default = f.default if f.default_factory is MISSING else f.default_factory()  # type: ignore[misc]
-            if v == default or (f.name == "trigger" and v == TriggerSpec("event_time") and isinstance(self.window, EVENT_TIME_WINDOWS)):
-                continue
-            parts.append(f"{f.name}={_text(f.name, v)}")
+            if v == _DEFAULTS.get(name) or (name == "trigger" and v == TriggerSpec("event_time") and isinstance(self.window, EVENT_TIME_WINDOWS)):
+                continue  # an engine's own setting's default here is None: unset
+            parts.append(f"{name}={_text(name, v)}")
         return " ".join(parts)
 
     # -- what the engine needs --------------------------------------------------------------
@@ -363,9 +378,9 @@ class Setting:
         """The configuration columns of a sweep result row (``CONFIG_COLUMNS``): one per declared
         setting (:func:`row_columns`), named by its ``Option.column``, written by its kind;
         ``strategy`` carries the strategy's own parameters (:attr:`strategy_name`)."""
-        out = {}
+        out, fields_, own = {}, self.__dict__, dict(self.own)
         for name, column, kind in row_columns():
-            v = getattr(self, name)
+            v = fields_[name] if name in fields_ else own.get(name)
             out[column] = (v if kind in ("number", "flag") else self.strategy_name if kind == "strategy"
                            else _text_cell(v))
         return out
@@ -431,18 +446,63 @@ def split_text(text: str) -> dict:
     return out
 
 
-_NAMES = tuple(f.name for f in fields(Setting))
+#: the fields of a Setting (``own`` holds the engines' settings) and their defaults
+_FIELDS = tuple(f.name for f in fields(Setting))
+_FIELD_SET = frozenset(_FIELDS)
+_DEFAULTS = {f.name: f.default if f.default_factory is MISSING else f.default_factory()  # type: ignore[misc]
+             for f in fields(Setting) if f.name != "own"}
+
+
+def setting_names() -> tuple[str, ...]:
+    """Every setting's name: the fields, the registered engines' own settings (in the registry's
+    order) where ``own`` stands."""
+    def make() -> tuple[str, ...]:
+        i = _FIELDS.index("own")
+        return _FIELDS[:i] + _engines().option_names() + _FIELDS[i + 1:]
+    return _engines().cached(("setting_names",), make)
+
+
+def _own_names() -> frozenset[str]:
+    """The engines' own settings' names."""
+    return _engines().cached(("own_names",), lambda: frozenset(_engines().option_names()))
+
+
+def _own_pairs(given: Any) -> tuple[tuple[str, Any], ...]:
+    """The engines' own settings as :attr:`Setting.own` holds them: (name, value) in the
+    registry's order, None left out; a name no engine declares is refused as the dataclass would."""
+    given = dict(given)
+    if not given:
+        return ()
+    known = _own_names()
+    for k in given:
+        if k not in known:
+            raise TypeError(f"Setting.__init__() got an unexpected keyword argument {k!r}")
+    return tuple((n, given[n]) for n in _engines().option_names() if given.get(n) is not None)
+
+
+def _accept_own(init: Any) -> Any:
+    """The dataclass __init__, taking the engines' own settings as keywords too (into ``own``)."""
+    @functools.wraps(init)
+    def __init__(self: Setting, *args: Any, own: Any = (), **settings: Any) -> None:
+        given = {k: settings.pop(k) for k in [k for k in settings if k not in _FIELD_SET]}
+        init(self, *args, own={**dict(own), **given}, **settings)
+    return __init__
+
+
+Setting.__init__ = _accept_own(Setting.__init__)  # type: ignore[method-assign]
 #: the common settings' declarations by name
 _COMMON = {o.name: o for o in COMMON_OPTIONS + MORE_OPTIONS}
 
 
 def _canonical_names(given: dict) -> dict:
+    """Keywords by their one name (aliases read); an unknown name or one given twice is refused."""
+    names = setting_names()
     out: dict[str, Any] = {}
     spelled: dict[str, str] = {}
     for k, v in given.items():
         name = ALIASES.get(k, k)
-        if name not in _NAMES:
-            raise SettingError(k, f"unknown setting {k!r}{did_you_mean(k, _NAMES + tuple(ALIASES))}; the settings are {', '.join(_NAMES)}")
+        if name not in names:
+            raise SettingError(k, f"unknown setting {k!r}{did_you_mean(k, names + tuple(ALIASES))}; the settings are {', '.join(names)}")
         if name in out:
             first, second = sorted((spelled[name], k), key=lambda x: x == name)
             raise SettingError(name, f"give either {first!r} or {second!r}, not both")
@@ -486,15 +546,12 @@ def row_columns() -> list[tuple[str, str, str]]:
     then ``_ROW_TAIL``. The column is ``Option.column`` (``NAME_ms`` for a duration); the kind says
     how the cell is written and read (:func:`_kind`)."""
     engines = _engines()
-    key = tuple((n, id(engines.get(n))) for n in engines.names())  # the registry as it is now
-    if key not in _ROW_COLUMNS:
+
+    def make() -> list[tuple[str, str, str]]:
         own = [(o, True) for n in engines.names() for o in engines.get(n).options]
         decls = [(_COMMON[n], False) for n in _ROW_HEAD] + own + [(_COMMON[n], False) for n in _ROW_TAIL]
-        _ROW_COLUMNS[key] = [(d.name, d.column, _kind(d, own)) for d, own in decls]
-    return _ROW_COLUMNS[key]
-
-
-_ROW_COLUMNS: dict[tuple, list[tuple[str, str, str]]] = {}
+        return [(d.name, d.column, _kind(d, own)) for d, own in decls]
+    return engines.cached(("row_columns",), make)
 
 
 def _kind(decl: Option, own: bool) -> str:
