@@ -7,8 +7,9 @@ import pytest
 
 from toolkit.cli import main
 from toolkit.commands.replay import summary_text
+from toolkit.semantics.beam.trigger import parse_beam_trigger
 from toolkit.semantics.beam.trigger_words import trigger_words
-from toolkit.settings import Setting, parse_beam_trigger
+from toolkit.settings import Setting
 
 BASE = 1_700_000_000_000
 #: (event time, arrival time) in ms after BASE, one key, 10 s windows, 5 s allowed lateness:

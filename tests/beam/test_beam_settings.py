@@ -4,7 +4,8 @@ round trips and grids over a semantics axis."""
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from toolkit.settings import BeamTrigger, Setting, SettingError, grid, parse_beam_trigger
+from toolkit.semantics.beam.trigger import BeamTrigger, parse_beam_trigger
+from toolkit.settings import Setting, SettingError, grid
 
 
 def test_beam_setting_round_trips_through_text():

@@ -197,7 +197,8 @@ class Explorer(_App):
         import toolkit
         from toolkit import settings as _settings
         from toolkit import semantics as engines
-        from toolkit.settings import SettingError, parse_beam_trigger
+        from toolkit.semantics.beam.trigger import parse_beam_trigger
+        from toolkit.settings import SettingError
         from toolkit.sweeps.choose import engine_name
 
         def choices(option: str) -> list:  # an engine's own setting: the values it declares
@@ -408,7 +409,8 @@ class Explorer(_App):
     def _check_beam_trigger(self, text: str) -> None:
         """Parse the typed trigger with the settings' parser: its error shows under the box (the
         replay then says it too and keeps the last result); the picker follows the text."""
-        from toolkit.settings import SettingError, parse_beam_trigger
+        from toolkit.semantics.beam.trigger import parse_beam_trigger
+        from toolkit.settings import SettingError
 
         try:
             spelled = str(parse_beam_trigger(_one_line(text)))
@@ -553,7 +555,7 @@ def _one_line(text: Any) -> str:
 
 def _preset_of(trigger: str | None) -> str:
     """The picker entry of a Beam trigger spelling (:data:`BEAM_TRIGGERS`), or :data:`CUSTOM`."""
-    from toolkit.settings import parse_beam_trigger
+    from toolkit.semantics.beam.trigger import parse_beam_trigger
 
     for _, spec in BEAM_TRIGGERS:
         if spec != CUSTOM and trigger is not None and str(parse_beam_trigger(spec)) == str(trigger):

@@ -31,7 +31,7 @@ JOIN_COLUMNS = ["key", "left_ts", "right_ts", "timestamp", "left_value", "right_
 
 def parse_interval(spec: str) -> tuple[int, int]:
     """``interval:LOWER/UPPER`` (durations, signed; inclusive bounds, Flink's ``between``)."""
-    from toolkit.settings import _duration
+    from toolkit.settings import duration
 
     text = str(spec).strip()
     body = text.split(":", 1)[1] if ":" in text else ""
@@ -39,8 +39,8 @@ def parse_interval(spec: str) -> tuple[int, int]:
     if not text.lower().startswith("interval:") or not sep:
         raise SettingError("two_input", f"two_input {spec!r}: an interval join is 'interval:LOWER/UPPER', e.g. "
                            "'interval:-5s/5s' (right.ts - left.ts within [LOWER, UPPER])")
-    lower = _duration(lo.strip().lstrip("+"), "two_input", allow_negative=True)
-    upper = _duration(hi.strip().lstrip("+"), "two_input", allow_negative=True)
+    lower = duration(lo.strip().lstrip("+"), "two_input", allow_negative=True)
+    upper = duration(hi.strip().lstrip("+"), "two_input", allow_negative=True)
     if lower > upper:
         raise SettingError("two_input", f"two_input {spec!r}: LOWER must be <= UPPER (Flink: lowerBound <= upperBound)")
     return lower, upper

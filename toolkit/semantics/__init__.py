@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 
 from toolkit.semantics.base import Semantics
-from toolkit.settings import Option, SettingError, install_semantics
+from toolkit.settings import Option, SettingError, install_semantics, semantics_changed
 
 #: the built-in engines, in the order tables and menus list them: name -> module of its Semantics
 BUILT_IN = {
@@ -29,6 +29,7 @@ def register(semantics: Semantics) -> Semantics:
     if not semantics.name or not semantics.title:
         raise ValueError("an engine needs a name and a title")
     _REGISTRY[semantics.name] = semantics
+    semantics_changed()  # the settings re-read the engines' own settings
     return semantics
 
 
@@ -37,6 +38,7 @@ def unregister(name: str) -> None:
     if name in BUILT_IN:
         raise ValueError(f"{name!r} is built in")
     _REGISTRY.pop(name, None)
+    semantics_changed()
 
 
 def names() -> tuple[str, ...]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from toolkit.semantics.base import Semantics, refuse_given
-from toolkit.settings import (Option, BeamTrigger, Session, SettingError, Sliding, TriggerSpec, Tumbling, choice,
-                              parse_beam_trigger)
+from toolkit.semantics.beam.trigger import BeamTrigger, parse_beam_trigger
+from toolkit.settings import Option, Session, SettingError, Sliding, TriggerSpec, Tumbling, choice
 
 TIMESTAMP_COMBINERS = ("end_of_window", "earliest", "latest")
 _COMBINER_ALIASES = {"output_at_eow": "end_of_window", "eow": "end_of_window", "output_at_earliest": "earliest",

@@ -11,7 +11,7 @@ from toolkit.settings import (Session, Setting, SettingError, Sliding, Tumbling)
 
 # -------------------------------------------------------------------------------------- Beam
 def _beam_trigger_py(t: Any) -> str:
-    """A :class:`toolkit.settings.BeamTrigger` as Python SDK code."""
+    """A :class:`toolkit.semantics.beam.trigger.BeamTrigger` as Python SDK code."""
     k = t.kind
     if k == "default":
         return "DefaultTrigger()"

@@ -10,7 +10,8 @@ combiner do to the panes of a window (the rules of ``docs/beam_semantics.md``), 
 """
 from __future__ import annotations
 
-from toolkit.settings import BeamTrigger, format_duration
+from toolkit.semantics.beam.trigger import BeamTrigger
+from toolkit.settings import format_duration
 
 
 def _when(t: BeamTrigger) -> str:
