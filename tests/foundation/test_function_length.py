@@ -27,8 +27,6 @@ MARKER_ABOVE = 3
 PENDING: set[str] = {
     # issue 24: being split by the engine-interface work
     "toolkit/apps/explore.py:Explorer.__init__",
-    "toolkit/commands/replay.py:run",
-    "toolkit/settings.py",
 }
 
 

@@ -51,18 +51,43 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    import json
-    from pathlib import Path
-
     from toolkit.commands._settings import given_limits, given_settings
-    from toolkit.commands.describe import load_from_args
     from toolkit.replays import replay
-    from toolkit.semantics import get
-    from toolkit.settings import Limits, Setting
-
-    from toolkit.settings import SettingError, parse_stage
+    from toolkit.settings import Limits
 
     given = given_settings(args, lists=False)
+    setting = _setting(args, given)  # validated before the log is read
+    limits = given_limits(args)
+    Limits.of(**limits).check_settings([setting])
+    log, others = _logs(args, setting, limits)
+    result = replay(log, setting, **({"interval": given["interval"]} if "interval" in given else {}), **limits)
+    summary = result.summary()
+    written = _write_files(args, result, summary)
+    explained = []
+    for row in args.explain or []:  # a bad row fails before any output
+        try:
+            explained.append(result.explain(row))
+        except ValueError as exc:
+            raise ValueError(f"--explain {row}: {exc}") from None
+    if args.drops:
+        from pathlib import Path
+
+        Path(args.drops).parent.mkdir(parents=True, exist_ok=True)
+        result.drops().to_csv(args.drops, index=False)
+    _print(args, setting, result, summary, others, written)
+    for e in explained:
+        print(f"\n{e.text}")
+    if args.drops:
+        print(f"\nwrote {args.drops}: {summary['dropped']:,} dropped and {summary['late_accepted']:,} late records, "
+              "why, and what keeps each")
+    return 0
+
+
+def _setting(args, given: dict):
+    """The setting the options spell, ``--stage`` pipelines included; errors name the options."""
+    from toolkit.semantics import get
+    from toolkit.settings import Setting, SettingError, parse_stage
+
     if args.stage:
         stages = []
         for i, text in enumerate(args.stage):
@@ -73,21 +98,28 @@ def run(args) -> int:
                                    + str(exc).split(": ", 1)[-1].replace(f"stage {text!r}: ", "")) from None
         given["stages"] = stages
     try:
-        setting = Setting.parse(given)  # validated before the log is read
+        setting = Setting.parse(given)
     except SettingError as exc:
         if exc.setting != "stages":
             raise
         raise SettingError("stage", str(exc).replace("stages", "--stage", 1).replace("second_window", "--second-window")) from None
     if args.export_scenario and not get(setting.semantics).exports_scenarios:
-        from toolkit.settings import SettingError
-
         raise SettingError("export_scenario", f"--export-scenario writes Flink window scenarios; with --semantics "
                            f"{setting.semantics} use --out (emissions, fates, watermarks, state)")
-    limits = given_limits(args)
-    Limits.of(**limits).check_settings([setting])
-    from toolkit.commands._settings import columns_to_keep
+    if args.export_scenario and not 1 <= args.export_stage <= 1 + len(setting.pipeline_stages):
+        raise SettingError("export_stage", f"--export-stage {args.export_stage}: this pipeline has stages 1 to "
+                           f"{1 + len(setting.pipeline_stages)}")
+    return setting
 
-    log = load_from_args(args, keep=columns_to_keep([setting]))
+
+def _logs(args, setting, limits: dict):
+    """The log, or the logs of a union, join or interval join (``limits`` gets their ``two_input``)."""
+    import argparse
+
+    from toolkit.commands._settings import columns_to_keep
+    from toolkit.commands.describe import load_from_args
+    from toolkit.settings import SettingError
+
     if (args.between is None) != (args.interval_join is None):
         raise SettingError("between" if args.between is None else "interval_join",
                            "--interval-join LOG2 and --between=LOWER/UPPER go together")
@@ -98,17 +130,21 @@ def run(args) -> int:
             parse_interval(f"interval:{args.between}")
         except SettingError as exc:
             raise SettingError("between", f"--between {args.between!r}: " + str(exc).split(": ", 1)[-1]) from None
+    keep = columns_to_keep([setting])
+    log = load_from_args(args, keep=keep)
     others = args.union or ([args.join] if args.join else []) or ([args.interval_join] if args.interval_join else [])
-    if others:
-        import argparse
+    if not others:
+        return log, others
+    logs = [log] + [load_from_args(argparse.Namespace(**{**vars(args), "log": other}), keep=keep) for other in others]
+    limits["two_input"] = ("join" if args.join else f"interval:{args.between}" if args.interval_join else "union")
+    return logs, others
 
-        log = [log] + [load_from_args(argparse.Namespace(**{**vars(args), "log": other}), keep=columns_to_keep([setting])) for other in others]
-        limits["two_input"] = ("join" if args.join else f"interval:{args.between}" if args.interval_join else "union")
-    if args.export_scenario and not 1 <= args.export_stage <= 1 + len(setting.pipeline_stages):
-        raise SettingError("export_stage", f"--export-stage {args.export_stage}: this pipeline has stages 1 to "
-                           f"{1 + len(setting.pipeline_stages)}")
-    result = replay(log, setting, **({"interval": given["interval"]} if "interval" in given else {}), **limits)
-    summary = result.summary()
+
+def _write_files(args, result, summary: dict) -> list:
+    """``--out`` (every table of the replay, and its summary) and ``--export-scenario``: (path, rows) written."""
+    import json
+    from pathlib import Path
+
     written: list[tuple[Path, int]] = []
 
     def write(frame, path: Path) -> None:
@@ -135,34 +171,26 @@ def run(args) -> int:
     if args.export_scenario:
         result.export_scenario(args.export_scenario, stage=args.export_stage)
         written.append((Path(args.export_scenario), -1))
-    explained = []
-    for row in args.explain or []:  # a bad row fails before any output
-        try:
-            explained.append(result.explain(row))
-        except ValueError as exc:
-            raise ValueError(f"--explain {row}: {exc}") from None
-    if args.drops:
-        Path(args.drops).parent.mkdir(parents=True, exist_ok=True)
-        result.drops().to_csv(args.drops, index=False)
+    return written
+
+
+def _print(args, setting, result, summary: dict, others: list, written: list) -> None:
+    """The figures (``--json``: one JSON line), the stages, and what was written."""
+    import json
+
     if args.json:
         # a figure that is not defined (no window fired before the end of input) prints as null
         s = {k: (None if isinstance(v, float) and v != v else v) for k, v in summary.items() if k != "settings"}
         s["setting"] = str(setting)
         print(json.dumps(s, default=str))
-    else:
-        source = " + ".join([args.log] + list(others)) if others else args.log
-        print(summary_text(summary, setting, source=source, result=result))
-        if len(result.pipeline) > 1:
-            print(stages_text(result))
-        for path, rows in written:
-            what = f"{rows:,} rows" if rows >= 0 else f"{path.stat().st_size:,} bytes"
-            print(f"wrote {path} ({what})")
-    for e in explained:
-        print(f"\n{e.text}")
-    if args.drops:
-        print(f"\nwrote {args.drops}: {summary['dropped']:,} dropped and {summary['late_accepted']:,} late records, "
-              "why, and what keeps each")
-    return 0
+        return
+    source = " + ".join([args.log] + list(others)) if others else args.log
+    print(summary_text(summary, setting, source=source, result=result))
+    if len(result.pipeline) > 1:
+        print(stages_text(result))
+    for path, rows in written:
+        what = f"{rows:,} rows" if rows >= 0 else f"{path.stat().st_size:,} bytes"
+        print(f"wrote {path} ({what})")
 
 
 def summary_text(summary: dict, setting, *, source: str = "", result=None) -> str:
