@@ -29,7 +29,6 @@ LOOKUPS = {"get", "register", "register_why", "register_translation", "register_
 
 #: file -> engine names still dispatched on there (issue 24: to move into the engines' packages)
 PENDING = {
-    "apps/explore.py": 6,
     "apps/report.py": 2,
     "bench/span.py": 2,
     "commands/bench.py": 2,
