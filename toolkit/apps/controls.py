@@ -36,7 +36,7 @@ BEAM_TRIGGERS: tuple[tuple[str, str], ...] = (
     ("early every 1 s, late each", "after_watermark(early=after_processing_time:1s,late=after_count:1)"),
     ("early every 10, late each", "after_watermark(early=after_count:10,late=after_count:1)"),
     ("every 10 records", "repeatedly(after_count:10)"),
-    ("every 5 s (processing time)", "repeatedly(after_processing_time:5s)"),
+    ("every 5 s, processing time", "repeatedly(after_processing_time:5s)"),
     ("custom (type it below)", CUSTOM),
 )
 """The Beam trigger picker: (label, ``beam_trigger`` spelling). Picking one writes its spelling
@@ -44,13 +44,14 @@ into the ``beam_trigger`` text box, where any trigger ``toolkit.settings.parse_b
 accepts can be typed; "early every 1 s" is ``after_processing_time`` (processing time = arrival)."""
 WINDOW_TRIGGERS: tuple[tuple[str, str], ...] = (
     ("at the watermark (default)", "default"),
-    ("every 10 records (count:10)", "count:10"),
-    ("every 10 records, purging", "purging:count:10"),
-    ("every 1 s of event time", "continuous:1s"),
-    ("at the window end, processing time", "processing_time"),
+    ("every 10 records", "count:10"),
+    ("every 10, purging", "purging:count:10"),
+    ("every 1 s event time", "continuous:1s"),
+    ("processing time", "processing_time"),
     ("custom (type it below)", CUSTOM),
 )
-"""The window trigger picker (``trigger``): (label, spelling), written into the trigger box."""
+"""The window trigger picker (``trigger``): (label, spelling), written into the trigger box; the
+box below shows the spelling. Labels are short: the picker's box holds about 26 characters."""
 
 
 @dataclass(frozen=True)
