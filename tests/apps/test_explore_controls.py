@@ -1,6 +1,7 @@
-"""The explorer's controls: every setting the explorer has a control for reaches the replay
-(stagger, a per-record session gap column, downstream stages), the engine list is
-``toolkit.settings.semantics_names()`` with each engine's own controls, and no description is cut."""
+"""The explorer's controls, generated from the engines' declarations: every setting reaches the
+replay (stagger, a per-record session gap column, downstream stages, Flink's trigger, evictor,
+function, accumulation and strategy), the engine list is the registry with each engine's declared
+settings, a typed setting's parse error shows under its box, and no description is cut."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,6 +9,9 @@ import pandas as pd
 import pytest
 
 import toolkit
+import ipywidgets as w
+import toolkit.semantics as engines
+from toolkit.apps import controls as ctl
 from toolkit.apps import explore as ex
 from toolkit.settings import semantics_names, SettingError
 
@@ -75,29 +79,79 @@ def test_downstream_stages_reach_the_replay_and_a_bad_one_is_said(log):
     assert app.error is None and app.result.setting.stages == ()
 
 
-def test_the_engine_control_lists_settings_semantics_with_each_engines_own_controls(log):
+def test_the_engine_control_lists_the_registry_and_each_engine_shows_what_it_declares(log):
     app = toolkit.explore(log, debounce_ms=0, renderer="svg")
     assert [v for _, v in app.controls["semantics"].options] == list(semantics_names())
-    every = set().union(*ex.ENGINE_CONTROLS.values())
-    for sem in semantics_names():
-        app.controls["semantics"].value = sem
-        own = set(ex.engine_controls(sem, list(app.controls)))
-        assert own <= _shown(app) and not (every - own) & _shown(app), sem
-    assert ex.engine_controls("spark", list(app.controls)) == (
-        "trigger_interval", "output_mode", "multiple_watermark_policy")
-    assert ex.engine_controls("kafka_streams", list(app.controls)) == ("grace", "emit", "tasks")
+    assert [t for t, _ in app.controls["semantics"].options] == [e.title for e in engines.all_semantics()]
+    for engine in engines.all_semantics():
+        app.controls["semantics"].value = engine.name
+        declared = (set(engine.shared) | set(engine.option_names())) - {"window"}
+        settings = _shown(app) & set(app.options)
+        assert settings == declared, engine.name  # a tumbling window: stagger applies
+        assert {p for p, name in app.pickers.items() if name in declared} <= _shown(app)
+        assert app.error is None, (engine.name, app.error)
+    assert "delay" not in ctl.reads(engines.get("kafka_streams"), app.options)  # Kafka Streams has no delay
 
 
-def test_an_engine_the_table_does_not_list_gets_the_controls_its_settings_accept(monkeypatch, log):
-    monkeypatch.delitem(ex.ENGINE_CONTROLS, "spark")
-    got = ex.engine_controls("spark", list(toolkit.explore(log, debounce_ms=0, renderer="svg").controls))
-    assert {"trigger_interval", "output_mode", "multiple_watermark_policy"} <= set(got)
-    assert not {"lateness", "idleness", "stagger", "stages", "grace", "emit", "tasks", "beam_trigger",
-                "timestamp_combiner", "accumulation"} & set(got)
-    monkeypatch.delitem(ex.ENGINE_CONTROLS, "beam")
-    got = ex.engine_controls("beam", list(toolkit.explore(log, debounce_ms=0, renderer="svg").controls))
-    assert {"beam_trigger", "timestamp_combiner", "accumulation", "lateness"} <= set(got)
-    assert not {"stagger", "stages", "trigger_interval", "grace", "beam_trigger_preset"} & set(got)
+def test_each_declared_control_gets_its_widget(log):
+    app = toolkit.explore(log, debounce_ms=0, renderer="svg")
+    kinds = {"choice": w.Dropdown, "int": (w.BoundedIntText, w.Dropdown), "bool": w.Checkbox,
+             "text": (w.Text, w.Textarea), "duration": (w.SelectionSlider, w.Text)}
+    for name, o in app.options.items():
+        assert isinstance(app.controls[name], kinds[o.control]), name
+        if o.control == "choice":
+            assert set(o.choices) <= {v for v in app.controls[name].options}, name
+        assert app.controls[name].tooltip == o.help
+    assert app.controls["lateness"].options == tuple(ctl.LATENESS) and app.controls["idleness"].value == "off"
+    assert isinstance(app.controls["retention"], w.Text)  # a duration without presets: typed, parsed
+    assert app.controls["tasks"].options[0] == ("as partitions", None)
+
+
+def test_flink_shows_its_window_operator_and_watermark_strategy(log):
+    app = toolkit.explore(log, debounce_ms=0, renderer="svg", delay="200ms")
+    assert {"strategy", "trigger", "trigger_preset", "evictor", "accumulation", "function", "split_discovery",
+            "partitions_as_sources"} <= _shown(app)
+    base = app.result.summary()
+
+    app.controls["trigger_preset"].value = "count:10"  # the picker writes the box, which replays
+    assert app.controls["trigger"].value == "count:10" and app.error is None
+    assert str(app.result.setting.trigger) == "count:10" and app.settings()["trigger"] == "count:10"
+    want = toolkit.replay(log, window="tumbling:1s", delay="200ms", trigger="count:10")
+    assert app.result.summary() == want.summary() and want.summary()["firings"] != base["firings"]
+
+    app.controls["trigger"].value = "continuous:500ms"  # typed: the picker turns to custom
+    assert app.controls["trigger_preset"].value == "custom" and str(app.result.setting.trigger) == "continuous:500ms"
+    app.controls["trigger"].value = "cont:2"  # a bad one: the parser's error under the box, naming trigger
+    said = app.errors["trigger"]
+    assert "trigger" in said.value and "unknown trigger" in said.value and said.layout.display != "none"
+    assert app.error is not None and str(app.result.setting.trigger) == "continuous:500ms"
+    app.controls["trigger_preset"].value = "default"
+    assert app.error is None and not said.value and said.layout.display == "none"
+
+    app.controls["evictor"].value = "count:2"
+    app.controls["function"].value = "values"
+    app.controls["accumulation"].value = "discarding"
+    app.controls["strategy"].value = "legacy"
+    s = app.result.setting
+    assert (str(s.evictor), s.function, s.accumulation, s.strategy) == ("count:2", "values", "discarding", "legacy")
+    want = toolkit.replay(log, window="tumbling:1s", delay="200ms", evictor="count:2", function="values",
+                          accumulation="discarding", strategy="legacy")
+    assert app.result.summary() == want.summary() and app.error is None
+    app.controls["partitions_as_sources"].value = False
+    assert app.result.setting.partitions_as_sources is False and app.error is None
+
+
+def test_a_bad_starting_setting_or_an_unknown_one_is_refused_naming_it(log):
+    with pytest.raises(SettingError, match="trigger"):
+        toolkit.explore(log, trigger="cont:2")
+    with pytest.raises(SettingError) as err:
+        toolkit.explore(log, latenes="1s")
+    assert err.value.setting == "latenes" and "lateness" in str(err.value)
+    app = toolkit.explore(log, debounce_ms=0, renderer="svg", trigger="purging:count:10", evictor="time:1s",
+                          function="values", stagger="random:7", parallelism=2)
+    assert app.controls["trigger_preset"].value == "purging:count:10"
+    assert app.controls["stagger"].value == "random:7" and app.controls["source_parallelism"].value == 2
+    assert app.error is None and app.result.setting.stagger == "random:7"
 
 
 def test_no_description_is_cut(log):
@@ -107,6 +161,8 @@ def test_no_description_is_cut(log):
     for c in app.controls.values():
         assert c.style.description_width == width and len(c.description) + 1 <= int(width[:-2])
         assert c.layout.width == f"{ex.CONTROL_WIDTH_PX}px"
+    for picker in app.pickers:  # a picker's entry shows whole in its box (about 26 characters)
+        assert max(len(text) for text, _ in app.controls[picker].options) <= 26, picker
     sweep = toolkit.explore_sweep(pd.DataFrame({"delay_ms": [0, 1000] * 2, "lateness_ms": [0, 0, 1000, 1000],
                                                 "source_parallelism": [1, 1, 2, 2], "dropped": [3, 2, 1, 0],
                                                 "completeness_first": [0.9, 0.95, 0.97, 0.99],

@@ -1,12 +1,13 @@
 """The explorer's engine control: flipping ``semantics`` replays the same log under another
-engine's rules and shows only that engine's own controls."""
+engine's rules and shows only the settings that engine declares (``shared`` and ``options``)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 import toolkit
-from toolkit.apps.explore import ENGINE_CONTROLS
+import toolkit.semantics as engines
+from toolkit.apps import controls as ctl
 from toolkit.log import EventLog
 from toolkit.settings import semantics_names, SettingError
 
@@ -26,16 +27,23 @@ def _shown(app):
     return {name for name, c in app.controls.items() if c.layout.display != "none"}
 
 
+def _reads(app, name):
+    """The settings engine ``name`` declares that the explorer has a control for."""
+    return set(ctl.reads(engines.get(name), app.options))
+
+
 def test_flipping_the_engine_replays_with_its_rules_and_its_controls(log):
     app = toolkit.explore(log, debounce_ms=0, renderer="svg", window="tumbling:1s", delay="500ms", lateness="1s")
     assert [v for _, v in app.controls["semantics"].options] == list(semantics_names())
     flink = app.result.summary()
     assert app.result.setting.semantics == "flink" and app.result.setting.lateness == 1000
-    assert set(ENGINE_CONTROLS["flink"]) <= _shown(app) and not set(ENGINE_CONTROLS["spark"]) & _shown(app)
+    flink_only, spark_only = _reads(app, "flink") - _reads(app, "spark"), _reads(app, "spark") - _reads(app, "flink")
+    assert _reads(app, "flink") <= _shown(app) and not spark_only & _shown(app)
 
     app.controls["semantics"].value = "spark"
     assert app.error is None and app.result.setting.semantics == "spark"
-    assert set(ENGINE_CONTROLS["spark"]) <= _shown(app) and not set(ENGINE_CONTROLS["flink"]) & _shown(app)
+    assert _reads(app, "spark") <= _shown(app) and not flink_only & _shown(app)
+    assert {"trigger_interval", "output_mode", "multiple_watermark_policy", "partitions_as_sources"} <= _shown(app)
     assert {"window", "size", "delay", "semantics"} <= _shown(app)
     want = toolkit.replay(log, window="tumbling:1s", delay="500ms", semantics="spark", trigger_interval="1s")
     assert app.result.summary()["dropped"] == want.summary()["dropped"] != flink["dropped"]
@@ -76,11 +84,12 @@ def test_kafka_streams_has_grace_emit_tasks_and_no_delay(log):
 
 def test_beam_has_its_trigger_combiner_and_accumulation_controls(log):
     app = toolkit.explore(log, debounce_ms=0, renderer="svg", delay="500ms")
-    beam_only = {"beam_trigger_preset", "beam_trigger", "timestamp_combiner", "accumulation"}
+    beam_only = {"beam_trigger_preset", "beam_trigger", "timestamp_combiner"}
     assert not beam_only & _shown(app)  # Flink's explorer has none of them
     app.controls["semantics"].value = "beam"
     assert app.error is None and app.result.setting.semantics == "beam"
-    assert beam_only | {"lateness", "delay"} <= _shown(app) and "stages" not in _shown(app)
+    assert beam_only | {"lateness", "delay", "accumulation"} <= _shown(app) and "stages" not in _shown(app)
+    assert not {"trigger", "trigger_preset", "evictor", "function"} & _shown(app)  # Flink's window operator's
     assert str(app.result.setting.beam_trigger) == "default" and app.result.setting.timestamp_combiner == "end_of_window"
 
     early = "after_watermark(early=after_count:10,late=after_count:1)"
@@ -102,23 +111,25 @@ def test_beam_has_its_trigger_combiner_and_accumulation_controls(log):
     # a typed trigger: parsed by the settings' parser; the picker follows ("custom" for its own)
     app.controls["beam_trigger"].value = "repeatedly(\n  after_count:3)"  # the box wraps; line breaks are no part of it
     assert app.error is None and str(app.result.setting.beam_trigger) == "repeatedly(after_count:3)"
-    assert app.controls["beam_trigger_preset"].value == "custom" and not app.beam_trigger_error.value
+    assert app.controls["beam_trigger_preset"].value == "custom" and not app.errors["beam_trigger"].value
     app.controls["beam_trigger"].value = "repeatedly(after_count:10)"
     assert app.controls["beam_trigger_preset"].value == "repeatedly(after_count:10)"
 
     # a bad one is shown under the box, not raised; the last good replay stays
     app.controls["beam_trigger"].value = "after_cont:2"
-    assert "beam_trigger" in app.beam_trigger_error.value and "after_count" in app.beam_trigger_error.value
-    assert app.beam_trigger_error.layout.display != "none"
+    said = app.errors["beam_trigger"]
+    assert "beam_trigger" in said.value and "after_count" in said.value and said.layout.display != "none"
+    assert "the trigger spec above" in app.busy.value  # said once, under the box
     assert app.error is not None and "beam_trigger" in app.error
     assert str(app.result.setting.beam_trigger) == "repeatedly(after_count:10)"
     app.controls["beam_trigger_preset"].value = "default"  # picking a trigger clears the error
-    assert app.error is None and not app.beam_trigger_error.value and app.beam_trigger_error.layout.display == "none"
+    assert app.error is None and not said.value and said.layout.display == "none"
     assert str(app.result.setting.beam_trigger) == "default"
 
     app.controls["semantics"].value = "flink"  # the Beam controls go away and stay out of Flink's setting
     assert not beam_only & _shown(app) and app.error is None and app.result.setting.semantics == "flink"
-    assert app.result.setting.accumulation == "accumulating"
+    assert app.result.setting.accumulation == "discarding"  # a common setting: one control, Flink's too
+    assert app.result.setting.beam_trigger is None
 
 
 def test_explorer_starts_on_beam_with_a_trigger_and_refuses_a_bad_one(log):

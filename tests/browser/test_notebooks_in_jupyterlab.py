@@ -4,7 +4,8 @@ For each notebook: open it, run all cells, and for every chart output (an Altair
 Vega mime bundle, an SVG, or HTML that embeds Vega) check that an SVG or a canvas was drawn,
 and that no "Error loading script", "Error displaying widget", JavaScript error or traceback
 shows anywhere in the notebook. In a notebook that creates ``toolkit.explore(...)`` one
-control is moved and the drawn chart must change; an explorer on Beam has its trigger picked,
+control is moved and the drawn chart must change, and a window trigger is picked and a bad one
+typed (the parser's error said under the box); an explorer on Beam has its trigger picked,
 its timestamp combiner and accumulation changed and a bad trigger typed (said under the box). No widget description may be cut off. Every chart must be an interactive Vega view,
 and in the quickstart hovering must show a Vega tooltip. Screenshots of the notebook and of
 each chart output are written under the pytest tmp dir; a failure prints their folder.
@@ -289,17 +290,47 @@ for (const box of node.querySelectorAll('.widget-dropdown, .widget-text, .widget
 return null;
 """
 BEAM_PICKER = "beam trigger"
+TRIGGER_PICKER = "trigger"  # the window trigger's picker (Flink's): it fills the "trigger spec" box
+
+
+def _step(driver, node, folder: Path, name: str, act, want, problems: list[str], absent=()) -> None:
+    """Do ``act`` in an explorer's output ``node``, wait until its text shows every ``want`` and
+    none of ``absent`` with the replay done, and screenshot it as ``name``."""
+    act()
+    ok = _wait(lambda: all(t in node.text for t in want) and not any(t in node.text for t in absent)
+               and "replaying" not in node.text and "waiting for changes" not in node.text, timeout=90)
+    time.sleep(1.0)
+    with _tall_viewport(driver):
+        node.screenshot(str(folder / f"{name}.png"))
+    if not ok:
+        problems.append(f"{name}: {want} not shown within 90 s: {node.text[:600]!r}")
+
+
+def _outputs_with_field(driver, rows, label: str) -> list[dict]:
+    """The chart outputs that show a field labelled ``label``. Each is scrolled into view first:
+    JupyterLab does not lay out an output scrolled away, and its labels then have no text."""
+    def shows(node) -> bool:
+        driver.execute_script("arguments[0].scrollIntoView({block: 'start'});", node)
+        return driver.execute_script(FIND_FIELD, node, label) is not None
+
+    return [r for r in rows if r["chart"] and r["node"] is not None and shows(r["node"])]
+
+
+def _type(box, text: str) -> None:
+    """Type ``text`` in a text box; its value is sent when it loses focus."""
+    from selenium.webdriver.common.keys import Keys
+
+    box.clear()
+    box.send_keys(text, Keys.TAB)
 
 
 def _move_beam_controls(driver, rows, folder: Path) -> list[str]:
     """In an explorer on Beam: pick a trigger, change the timestamp combiner and accumulation (the
     summary must name each), type a bad trigger (its error must show under the box, the charts
     stay), then pick the default again (the error goes). Screenshots after each step."""
-    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
 
-    apps = [r for r in rows if r["chart"] and r["node"] is not None
-            and driver.execute_script(FIND_FIELD, r["node"], BEAM_PICKER) is not None]
+    apps = _outputs_with_field(driver, rows, BEAM_PICKER)
     if not apps:
         return [f"no explorer with a {BEAM_PICKER!r} picker was found in the outputs"]
     node, problems = apps[-1]["node"], []
@@ -307,18 +338,8 @@ def _move_beam_controls(driver, rows, folder: Path) -> list[str]:
     def field(label):
         return driver.execute_script(FIND_FIELD, node, label)
 
-    def shot(name):
-        time.sleep(1.0)
-        with _tall_viewport(driver):
-            node.screenshot(str(folder / f"beam-explorer-{name}.png"))
-
     def step(name, act, want, absent=()):
-        act()
-        ok = _wait(lambda: all(t in node.text for t in want) and not any(t in node.text for t in absent)
-                   and "replaying" not in node.text and "waiting for changes" not in node.text, timeout=90)
-        shot(name)
-        if not ok:
-            problems.append(f"beam explorer, {name}: {want} not shown within 90 s: {node.text[:600]!r}")
+        _step(driver, node, folder, f"beam-explorer-{name}", act, want, problems, absent)
 
     driver.execute_script("arguments[0].scrollIntoView({block: 'start'});", node)
     step("late-firings", lambda: Select(field(BEAM_PICKER)).select_by_visible_text("late: every late record"),
@@ -326,12 +347,8 @@ def _move_beam_controls(driver, rows, folder: Path) -> list[str]:
     step("latest-discarding", lambda: (Select(field("timestamp combiner")).select_by_visible_text("latest"),
                                        Select(field("accumulation")).select_by_visible_text("discarding")),
          ["timestamp_combiner=latest", "accumulation=discarding", "replayed in"])
-
-    def type_bad():
-        box = field("trigger spec")
-        box.clear()
-        box.send_keys("after_cont:2", Keys.TAB)  # a text area's value is sent when it loses focus
-    step("bad-trigger", type_bad, ["unknown beam_trigger 'after_cont:2'", "did you mean"])
+    step("bad-trigger", lambda: _type(field("trigger spec"), "after_cont:2"),
+         ["unknown beam_trigger 'after_cont:2'", "did you mean"])
     if Select(field(BEAM_PICKER)).first_selected_option.text != "custom (type it below)":
         problems.append("beam explorer: the picker did not turn to 'custom' for a typed trigger")
     step("default-again", lambda: Select(field(BEAM_PICKER)).select_by_visible_text("at the watermark (default)"),
@@ -339,6 +356,37 @@ def _move_beam_controls(driver, rows, folder: Path) -> list[str]:
     cut = driver.execute_script(CUT_LABELS)
     if cut:
         problems.append(f"beam explorer: widgets cut off: {', '.join(map(repr, cut))}")
+    return problems
+
+
+def _move_window_trigger(driver, rows, folder: Path) -> list[str]:
+    """In the first explorer with a window trigger picker (Flink's): pick a count trigger (the
+    summary names it), type a bad trigger (the parser's error, naming trigger, shows under the
+    box), then pick the default again (the error goes). Screenshots after each step."""
+    from selenium.webdriver.support.ui import Select
+
+    apps = _outputs_with_field(driver, rows, TRIGGER_PICKER)
+    if not apps:
+        return [f"no explorer with a {TRIGGER_PICKER!r} picker was found in the outputs"]
+    node, problems = apps[0]["node"], []
+
+    def field(label):
+        return driver.execute_script(FIND_FIELD, node, label)
+
+    def step(name, act, want, absent=()):
+        _step(driver, node, folder, f"explorer-trigger-{name}", act, want, problems, absent)
+
+    driver.execute_script("arguments[0].scrollIntoView({block: 'start'});", node)
+    step("count", lambda: Select(field(TRIGGER_PICKER)).select_by_visible_text("every 10 records"),
+         ["trigger=count:10", "replayed in"])
+    step("bad", lambda: _type(field("trigger spec"), "cont:2"), ["unknown trigger 'cont:2'", "trigger spec above"])
+    if Select(field(TRIGGER_PICKER)).first_selected_option.text != "custom (type it below)":
+        problems.append("explorer: the trigger picker did not turn to 'custom' for a typed trigger")
+    step("default-again", lambda: Select(field(TRIGGER_PICKER)).select_by_visible_text("at the watermark (default)"),
+         ["replayed in"], absent=["unknown trigger", "error:", "trigger=count"])
+    cut = driver.execute_script(CUT_LABELS)
+    if cut:
+        problems.append(f"explorer: widgets cut off: {', '.join(map(repr, cut))}")
     return problems
 
 
@@ -374,6 +422,7 @@ def test_notebook_charts_draw_in_jupyterlab(notebook: Path, jupyterlab, chrome, 
             problems.append(f"widgets cut off: {', '.join(map(repr, cut))}")
         if "toolkit.explore(" in _code(notebook):
             problems += _move_explorer_control(driver, rows, folder)
+            problems += _move_window_trigger(driver, rows, folder)
             if re.search(r"explore\([^)]*semantics=[\"']beam", _code(notebook)):
                 problems += _move_beam_controls(driver, rows, folder)
         elapsed = time.monotonic() - t0

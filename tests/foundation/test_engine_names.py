@@ -29,7 +29,6 @@ LOOKUPS = {"get", "register", "register_why", "register_translation", "register_
 
 #: file -> engine names still dispatched on there (issue 24: to move into the engines' packages)
 PENDING = {
-    "apps/explore.py": 6,  # the explorer's controls: generated from the engines' declarations next
     "commands/bench.py": 2,  # benchmark names that are engine names (bench kafka_streams, bench beam)
 }
 

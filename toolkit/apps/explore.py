@@ -1,8 +1,9 @@
 """ipywidgets apps: ``toolkit.explore(log)`` and ``toolkit.explore_sweep(results)``.
 
 ``explore`` reruns :func:`toolkit.replay` whenever a control changes (debounced, with a busy
-indicator) and redraws the charts and the summary table. ``explore_sweep`` browses a
-finished sweep: pick the axes, the metric and filters.
+indicator) and redraws the charts and the summary table. Its controls are generated from the
+engines' declarations (:mod:`toolkit.apps.controls`): every setting the chosen engine reads.
+``explore_sweep`` browses a finished sweep: pick the axes, the metric and filters.
 
 Renderers: ``renderer="altair"`` shows the Altair charts themselves through Altair's active
 renderer; in a notebook that is the offline JupyterChart widget toolkit enables
@@ -22,83 +23,26 @@ import ipywidgets as w
 import pandas as pd
 
 import toolkit.viz as viz
-from toolkit.durations import parse_duration
+from toolkit.apps import controls as ctl
+from toolkit.apps.controls import CUSTOM
+from toolkit.settings import Option, SettingError
 from toolkit.viz import _format as fmt
 
 WINDOW_TYPES = ["tumbling", "sliding", "session", "dynamic_session"]
-DELAYS = ["0ms", "50ms", "100ms", "200ms", "500ms", "1s", "2s", "5s", "10s"]
-LATENESS = ["0ms", "100ms", "500ms", "1s", "2s", "5s", "10s", "30s"]
-INTERVALS = ["0ms", "50ms", "100ms", "200ms", "500ms", "1s"]
 ALL = "\u2217all"  # filter value meaning "no filter"
-IDLENESS = ["off", "500ms", "1s", "2s", "5s", "10s", "30s", "1min"]
-TRIGGER_INTERVALS = ["100ms", "200ms", "500ms", "1s", "2s", "5s", "10s"]
-STAGES_HINT = "e.g. window=tumbling:5s"
-CUSTOM = "custom"  # the Beam trigger picker's entry for a trigger typed in the text box
-BEAM_TRIGGERS: tuple[tuple[str, str], ...] = (
-    ("at the watermark (default)", "default"),
-    ("late: every late record", "after_watermark(late=after_count:1)"),
-    ("early every 1 s, late each", "after_watermark(early=after_processing_time:1s,late=after_count:1)"),
-    ("early every 10, late each", "after_watermark(early=after_count:10,late=after_count:1)"),
-    ("every 10 records", "repeatedly(after_count:10)"),
-    ("every 5 s (processing time)", "repeatedly(after_processing_time:5s)"),
-    ("custom (type it below)", CUSTOM),
-)
-"""The Beam trigger picker: (label, ``beam_trigger`` spelling). Picking one writes its spelling
-into the ``beam_trigger`` text box, where any trigger ``toolkit.settings.parse_beam_trigger``
-accepts can be typed; "early every 1 s" is ``after_processing_time`` (processing time = arrival)."""
-BEAM_TRIGGER_HINT = "e.g. after_watermark(early=after_count:5)"
-
-ENGINE_CONTROLS: dict[str, tuple[str, ...]] = {
-    "flink": ("lateness", "interval", "idleness", "source_parallelism", "stagger", "stages"),
-    "spark": ("trigger_interval", "output_mode", "multiple_watermark_policy"),
-    "kafka_streams": ("grace", "emit", "tasks"),
-    # lateness, interval, idleness and source parallelism are shared with Flink (Beam's watermark is Flink's)
-    "beam": ("beam_trigger_preset", "beam_trigger", "timestamp_combiner", "accumulation", "lateness", "interval",
-             "idleness", "source_parallelism"),
-}
-"""The controls only one engine has, shown only while that engine (``semantics``) is chosen;
-the others (window, size, slide, gap column, delay) are every engine's. An engine of
-``toolkit.settings.SEMANTICS`` not listed here (one added later) gets the engine-specific
-controls its settings accept (:func:`engine_controls`)."""
 
 CONTROL_WIDTH_PX = 380
 """The width of each control (its description and its box) in the explorer's left column."""
 
-COMMON_CONTROLS = ("semantics", "window", "size", "slide", "gap_column", "delay")
-"""The controls every engine has."""
+WINDOW_CONTROLS = ("window", "size", "slide", "gap_column")
+"""The window's own controls (kind, size or gap, slide, gap column): the ``window`` setting."""
 
-PICKERS = ("beam_trigger_preset",)
-"""Controls that only fill in another control (the Beam trigger picker writes ``beam_trigger``):
-never a setting of their own."""
-
-NO_DELAY = ("kafka_streams",)
-"""Engines without a watermark delay (Kafka Streams closes windows by stream time and grace)."""
+START: dict[str, Any] = {"delay": "500ms"}
+"""Where the explorer starts when not told, beside the declared defaults: a watermark delay, so
+that lateness shows at once."""
 
 CANONICAL_COLUMNS = ("event_time", "arrival_time", "key", "partition", "row")
 """Log columns that are not a per-record session gap (the value column may be one)."""
-
-
-def engine_controls(semantics: str, names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """The engine-specific controls of ``semantics``: :data:`ENGINE_CONTROLS`, or, for an engine
-    not listed there, those of ``names`` that ``toolkit.settings`` accepts for it (asked, not guessed)."""
-    if semantics in ENGINE_CONTROLS:
-        return ENGINE_CONTROLS[semantics]
-    from toolkit.settings import Setting, SettingError
-
-    probe = {"lateness": "1s", "interval": "200ms", "idleness": "1s", "source_parallelism": 2, "stagger": "natural",
-             "stages": "window=tumbling:5s", "trigger_interval": "1s", "output_mode": "update",
-             "multiple_watermark_policy": "max", "grace": "1s", "emit": "final", "tasks": 2,
-             "beam_trigger": "after_count:2", "timestamp_combiner": "latest", "accumulation": "discarding"}
-    out = []
-    for name in names:
-        if name in COMMON_CONTROLS or name not in probe:
-            continue
-        try:
-            Setting.parse(semantics=semantics, window="tumbling:1s", **{name: probe[name]})
-        except (SettingError, ValueError, TypeError):
-            continue
-        out.append(name)
-    return tuple(out)
 
 
 def gap_columns(log: Any) -> list[str]:
@@ -114,19 +58,6 @@ def gap_columns(log: Any) -> list[str]:
         cols = [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c])
                 and not pd.api.types.is_bool_dtype(table[c])]
     return [c for c in cols if c not in CANONICAL_COLUMNS]
-
-
-def _ms(text: Any) -> int:
-    return parse_duration(text, name="duration")
-
-
-def _with_option(options: list[str], value: Any) -> list[str]:
-    """Options sorted by duration, with ``value`` added when it is not one of them."""
-    value = str(value)
-    if value in options:
-        return list(options)
-    out = list(options) + [value]
-    return sorted(out, key=lambda v: -1 if v == "off" else _ms(v))
 
 
 def _check_renderer(renderer: str | None) -> str:
@@ -187,27 +118,33 @@ class Explorer(_App):
     CHARTS = ("records", "lateness", "firings", "watermarks", "state", "drops")
 
     def __init__(self, log: Any, *, debounce_ms: int = 400, renderer: str | None = None, max_points: int = 2000,
-                 window: str = "tumbling:1s", delay: Any = "500ms", lateness: Any = "0ms",
-                 interval: Any = "200ms", idleness: Any = None, source_parallelism: int = 1,
-                 replay_fn: Callable[..., Any] | None = None, parallelism: int | None = None,
-                 semantics: str = "flink", trigger_interval: Any = "1s", output_mode: str = "append",
-                 multiple_watermark_policy: str = "min", stagger: str = "aligned", stages: Any = "",
-                 grace: Any = "0ms", emit: str = "update", tasks: int = 0, beam_trigger: Any = "default",
-                 timestamp_combiner: str = "end_of_window", accumulation: str = "accumulating"):
-        import toolkit
-        from toolkit import settings as _settings
+                 replay_fn: Callable[..., Any] | None = None, semantics: str | None = None,
+                 window: str = "tumbling:1s", parallelism: int | None = None, **settings: Any):
         from toolkit import semantics as engines
-        from toolkit.semantics.beam.trigger import parse_beam_trigger
-        from toolkit.settings import SettingError
-        from toolkit.sweeps.choose import engine_name
-
-        def choices(option: str) -> list:  # an engine's own setting: the values it declares
-            return list(next(o.choices for o in engines.owner(option).options if o.name == option))
-
-        SEMANTICS = engines.names()
 
         if parallelism is not None:  # the old spelling
-            source_parallelism = parallelism
+            settings.setdefault("source_parallelism", parallelism)
+        self._start(log, debounce_ms, renderer, max_points, replay_fn)
+        self.options: dict[str, Option] = ctl.declared(engines.all_semantics())
+        """Every setting a registered engine reads, by name: one control each."""
+        values = self._starting_values(log, settings)
+        self.controls: dict[str, w.ValueWidget] = {"semantics": self._engine_control(semantics)}
+        self.controls.update(self._window_controls(log, window))
+        self.pickers: dict[str, str] = {}
+        """picker control -> the setting whose text box it fills"""
+        self.errors: dict[str, w.HTML] = {}
+        """setting -> the line under its text box that says the parser's error"""
+        self._setting_controls(values, most=max(1, len(getattr(log, "partitions", [0]))))
+        self._dress_controls()
+        self._build_layout()
+        self._show_controls()
+        self.refresh()
+
+    # ------------------------------------------------------------------ building
+    def _start(self, log: Any, debounce_ms: int, renderer: str | None, max_points: int,
+               replay_fn: Callable[..., Any] | None) -> None:
+        """The app's state before any control: the log, the renderer, the replay and its bookkeeping."""
+        import toolkit
 
         self.renderer = renderer = _check_renderer(renderer)
         self._charts = _Charts(renderer)
@@ -224,10 +161,31 @@ class Explorer(_App):
         self._generation = 0
         self._idle = threading.Event()
         self._idle.set()
-        self._following = False  # the Beam trigger picker is following the text box
+        self._following = False  # a picker is following its text box (it must not write the box back)
 
-        if not getattr(log, "has_arrival_time", True) and interval == "200ms":
-            interval = "0ms"  # no processing time: a watermark after every record (row order)
+    def _starting_values(self, log: Any, given: dict[str, Any]) -> dict[str, Any]:
+        """Each setting's first value: the one given, else :data:`START`'s, else the declared
+        default. A name no registered engine declares is refused, naming it."""
+        unknown = [n for n in given if n not in self.options]
+        if unknown:
+            raise SettingError(unknown[0], f"the explorer has no setting {unknown[0]!r}; its settings: semantics, "
+                               f"window, {', '.join(self.options)}")
+        start = dict(START)
+        if not getattr(log, "has_arrival_time", True):
+            start["interval"] = "0ms"  # no processing time: a watermark after every record (row order)
+        return {n: given.get(n, start.get(n, o.default)) for n, o in self.options.items()}
+
+    def _engine_control(self, semantics: str | None) -> w.Dropdown:
+        """The engine picker: every registered engine, by its title."""
+        from toolkit import semantics as engines
+
+        name = engines.aliases().get(semantics, semantics) if semantics is not None else engines.names()[0]
+        engines.get(name)  # an unknown one is refused, naming semantics
+        return w.Dropdown(options=[(e.title, e.name) for e in engines.all_semantics()], value=name,
+                          description="engine")
+
+    def _window_controls(self, log: Any, window: str) -> dict[str, w.ValueWidget]:
+        """The window's controls: kind, size (or gap), slide and the per-record gap column."""
         kind, _, rest = str(window).partition(":")
         if kind not in WINDOW_TYPES:
             raise SettingError("window", f"window type must be one of {', '.join(WINDOW_TYPES)}, got {window!r}")
@@ -242,80 +200,40 @@ class Explorer(_App):
         size, _, slide = rest.partition("/")
         size = size or "1s"
         slide = slide or (size if kind != "sliding" else "500ms")
-        n_parts = max(1, len(getattr(log, "partitions", [0])))
-        if semantics not in SEMANTICS:
-            raise SettingError("semantics", f"semantics {semantics!r}: choose one of {', '.join(SEMANTICS)}")
-        staggers = list(getattr(_settings, "STAGGERS", ("aligned", "natural", "random")))
-        if stagger not in staggers:
-            staggers.append(str(stagger))
-        windows = [t for t in WINDOW_TYPES if t != "dynamic_session" or self.gap_columns]
-        beam_trigger = str(parse_beam_trigger(beam_trigger))  # a bad one is refused here, naming beam_trigger
-        if timestamp_combiner not in choices("timestamp_combiner"):
-            raise SettingError("timestamp_combiner", f"timestamp_combiner {timestamp_combiner!r}: choose one of "
-                               f"{', '.join(choices('timestamp_combiner'))}")
-        if accumulation not in ("accumulating", "discarding"):
-            raise SettingError("accumulation", f"accumulation {accumulation!r}: the explorer offers accumulating "
-                               "and discarding")
-
-        def lay() -> w.Layout:  # the column's width less the widgets' margins: nothing overflows it
-            return w.Layout(width=f"{CONTROL_WIDTH_PX}px")
-
-        controls: dict[str, w.ValueWidget] = {
-            "semantics": w.Dropdown(options=[(engine_name(s), s) for s in SEMANTICS], value=semantics,
-                                    description="engine"),
-            "window": w.Dropdown(options=windows, value=kind, description="window"),
+        kinds = [t for t in WINDOW_TYPES if t != "dynamic_session" or self.gap_columns]
+        columns = self.gap_columns or [""]
+        return {
+            "window": w.Dropdown(options=kinds, value=kind, description="window"),
             "size": w.Text(value=size, description="size / gap", continuous_update=False),
             "slide": w.Text(value=slide, description="slide", continuous_update=False),
-            "gap_column": w.Dropdown(options=self.gap_columns or [""], value=column or (self.gap_columns or [""])[0],
-                                     description="gap column"),
-            "delay": w.SelectionSlider(options=_with_option(DELAYS, delay), value=str(delay), description="delay",
-                                       continuous_update=False),
-            "lateness": w.SelectionSlider(options=_with_option(LATENESS, lateness), value=str(lateness),
-                                          description="allowed lateness", continuous_update=False),
-            "interval": w.SelectionSlider(options=_with_option(INTERVALS, interval), value=str(interval),
-                                          description="interval", continuous_update=False),
-            "idleness": w.Dropdown(options=_with_option(IDLENESS, idleness or "off"), value=str(idleness or "off"),
-                                   description="idleness"),
-            "source_parallelism": w.BoundedIntText(value=int(source_parallelism), min=1, max=max(64, n_parts),
-                                                   description="source parallelism"),
-            "stagger": w.Dropdown(options=staggers, value=str(stagger), description="stagger"),
-            "stages": w.Text(value=str(stages or ""), placeholder=STAGES_HINT, description="next stages",
-                             continuous_update=False,
-                             tooltip="windowed stages after the first, each fed by the previous one's results: "
-                                     "window=tumbling:5s lateness=1s | window=tumbling:1min"),
-            "trigger_interval": w.SelectionSlider(options=_with_option(TRIGGER_INTERVALS, trigger_interval),
-                                                  value=str(trigger_interval), description="trigger interval",
-                                                  continuous_update=False),
-            "output_mode": w.Dropdown(options=choices("output_mode"), value=output_mode, description="output mode"),
-            "multiple_watermark_policy": w.Dropdown(options=choices("multiple_watermark_policy"), value=multiple_watermark_policy,
-                                                    description="watermark policy"),
-            "grace": w.SelectionSlider(options=_with_option(DELAYS, grace), value=str(grace), description="grace",
-                                       continuous_update=False),
-            "emit": w.Dropdown(options=choices("emit"), value=emit,
-                               description="emit"),
-            "tasks": w.Dropdown(options=[("as partitions", 0)] + [(str(n), n) for n in (1, 2, 4, 8)], value=int(tasks),
-                                description="tasks"),
-            "beam_trigger_preset": w.Dropdown(options=list(BEAM_TRIGGERS), value=_preset_of(beam_trigger),
-                                              description="beam trigger"),
-            # three wrapped lines: a long trigger stays readable in the 380 px column
-            "beam_trigger": w.Textarea(value=beam_trigger, placeholder=BEAM_TRIGGER_HINT, description="trigger spec",
-                                       continuous_update=False, rows=3,
-                                       tooltip="any Beam trigger: default, after_watermark(early=...,late=...), "
-                                               "after_count:N, after_processing_time:5s, repeatedly(...), "
-                                               "after_any(...), after_all(...), after_each(...), orfinally(main,final)"),
-            "timestamp_combiner": w.Dropdown(options=choices("timestamp_combiner"), value=timestamp_combiner,
-                                             description="timestamp combiner"),
-            "accumulation": w.Dropdown(options=["accumulating", "discarding"], value=accumulation,
-                                       description="accumulation"),
+            "gap_column": w.Dropdown(options=columns, value=column or columns[0], description="gap column"),
         }
-        style = description_style([c.description for c in controls.values()])
-        for c in controls.values():
+
+    def _setting_controls(self, values: dict[str, Any], most: int) -> None:
+        """One control per declared setting (a bad starting value raises its parser's error), a
+        picker before a text box that has one, and an error line under every text box."""
+        for name, o in self.options.items():
+            control = ctl.make_control(o, values[name], most=most)
+            if isinstance(control, w.Textarea):
+                control.layout.height = "auto"
+            picker = ctl.make_picker(name, str(control.value), o.parse) if ctl.is_box(control) else None
+            if picker is not None:
+                self.controls[f"{name}_preset"] = picker
+                self.pickers[f"{name}_preset"] = name
+            self.controls[name] = control
+            if ctl.is_box(control):
+                self.errors[name] = w.HTML(value="", layout=w.Layout(width=f"{CONTROL_WIDTH_PX}px", display="none"))
+
+    def _dress_controls(self) -> None:
+        """One description width for every control (the longest description fits: none is cut)
+        and the column's width (less the widgets' margins: nothing overflows it)."""
+        style = description_style([c.description for c in self.controls.values()])
+        for c in self.controls.values():
             c.style.description_width = style["description_width"]
-            c.layout = lay()
-        self.controls = controls
-        # the trigger text box's own verdict, under it: the parser's error, in the widget
-        self.beam_trigger_error = w.HTML(value="", layout=w.Layout(width=f"{CONTROL_WIDTH_PX}px", display="none"))
-        self._show_controls()
+            c.layout.width = f"{CONTROL_WIDTH_PX}px"
+
+    def _build_layout(self) -> None:
+        """The column of controls (each error line under its box) beside the figures, and the tabs."""
         self.busy = w.HTML(value="")
         # the figures take the room the controls leave, and scroll inside themselves if they must:
         # the controls keep their full width (a flex item shrinks by default, which cut them off)
@@ -327,106 +245,108 @@ class Explorer(_App):
         self.tabs = tabs
         self.drawn: set[str] = set()
         tabs.observe(self._on_tab, names="selected_index")
-        for name, control in self.controls.items():
-            control.observe(self._on_change, names="value")
         column: list[w.Widget] = []
         for name, control in self.controls.items():
+            control.observe(lambda change, name=name: self._on_change(name, change), names="value")
             column.append(control)
-            if name == "beam_trigger":
-                column.append(self.beam_trigger_error)
+            if name in self.errors:
+                column.append(self.errors[name])
         left = w.VBox(column + [self.busy],
                       layout=w.Layout(width=f"{CONTROL_WIDTH_PX + 20}px", min_width=f"{CONTROL_WIDTH_PX + 20}px",
                                       flex=f"0 0 {CONTROL_WIDTH_PX + 20}px"))
         self.widget = w.VBox([w.HBox([left, self.summary]), tabs])
-        self.refresh()
 
     # ------------------------------------------------------------------ settings
+    @property
+    def engine(self) -> Any:
+        """The chosen engine (``toolkit.semantics``' registered object)."""
+        from toolkit import semantics as engines
+
+        return engines.get(self.controls["semantics"].value)
+
+    def _applies(self, name: str) -> bool:
+        """Whether setting ``name`` applies to the chosen window kind (``stagger``: tumbling only)."""
+        kinds = ctl.look(name).windows
+        return not kinds or self.controls["window"].value in kinds
+
     def _show_controls(self) -> None:
-        """Show the chosen engine's own controls and those the chosen window has; hide the rest."""
+        """Show the chosen engine's settings (those the chosen window has) and hide the rest."""
         c = self.controls
-        semantics, kind = c["semantics"].value, c["window"].value
-        all_own = {n for names in ENGINE_CONTROLS.values() for n in names} | (set(c) - set(COMMON_CONTROLS))
-        own = set(engine_controls(semantics, list(c)))
-        for name in all_own:
-            if name in c:
-                c[name].layout.display = "" if name in own else "none"
-        c["delay"].layout.display = "none" if semantics in NO_DELAY else ""
+        mine = set(ctl.reads(self.engine, self.options))
+        for name in self.options:
+            shown = name in mine and self._applies(name)
+            c[name].layout.display = "" if shown else "none"
+            if name in self.errors:
+                self.errors[name].layout.display = "" if shown and self.errors[name].value else "none"
+        for picker, name in self.pickers.items():
+            c[picker].layout.display = c[name].layout.display
+        kind = c["window"].value
         c["slide"].layout.display = "" if kind == "sliding" else "none"
         c["size"].layout.display = "none" if kind == "dynamic_session" else ""
         c["size"].description = "gap" if kind == "session" else "size"
         c["gap_column"].layout.display = "" if kind == "dynamic_session" else "none"
-        if kind != "tumbling":
-            c["stagger"].layout.display = "none"
-        shown = c["beam_trigger"].layout.display != "none" and bool(self.beam_trigger_error.value)
-        self.beam_trigger_error.layout.display = "" if shown else "none"
 
     def _show_engine_controls(self, semantics: str) -> None:  # the old name
         self._show_controls()
 
+    def _window(self) -> str:
+        """The window setting the window's controls spell."""
+        c = {k: self.controls[k].value for k in WINDOW_CONTROLS}
+        if c["window"] == "sliding":
+            return f"sliding:{c['size']}/{c['slide']}"
+        if c["window"] == "dynamic_session":
+            return f"dynamic_session:{c['gap_column']}"
+        return f"{c['window']}:{c['size']}"
+
     def settings(self) -> dict[str, Any]:
         """The replay settings the controls describe (what ``toolkit.replay`` receives): the
-        chosen engine (``semantics``), the window and delay, and that engine's own controls."""
-        c = {k: v.value for k, v in self.controls.items()}
-        if c["window"] == "sliding":
-            window = f"sliding:{c['size']}/{c['slide']}"
-        elif c["window"] == "dynamic_session":
-            window = f"dynamic_session:{c['gap_column']}"
-        else:
-            window = f"{c['window']}:{c['size']}"
-        out: dict[str, Any] = {"window": window}
-        if c["semantics"] not in NO_DELAY:
-            out["delay"] = c["delay"]
-        if c["semantics"] != "flink":
-            out["semantics"] = c["semantics"]
-        for name in engine_controls(c["semantics"], list(c)):
-            if name not in c or name in PICKERS:
+        chosen engine (``semantics``), the window, and each setting the engine reads that is
+        not at its declared default (the engine's delay setting always)."""
+        engine = self.engine
+        out: dict[str, Any] = {"semantics": engine.name, "window": self._window()}
+        for name in ctl.reads(engine, self.options):
+            if not self._applies(name):
                 continue
-            v = c[name]
-            if ((name == "idleness" and v == "off") or (name == "tasks" and not v)
-                    or (name == "beam_trigger" and str(v).strip() in ("", "default"))
-                    or (name == "timestamp_combiner" and v == "end_of_window")
-                    or (name == "accumulation" and v == "accumulating")
-                    or (name == "stagger" and (v == "aligned" or c["window"] != "tumbling"))
-                    or (name == "stages" and not str(v).strip())):
-                continue
-            out[name] = int(v) if name in ("source_parallelism", "tasks") else (
-                _one_line(v) if name == "beam_trigger" else v)
+            o = self.options[name]
+            v = ctl.read(o, self.controls[name])
+            if name == engine.delay_setting or not ctl.is_default(o, v):
+                out[name] = v
         return out
 
     # ------------------------------------------------------------------ running
-    def _on_change(self, change: dict) -> None:
-        owner = change.get("owner")
-        if owner is self.controls["beam_trigger_preset"]:
+    def _on_change(self, name: str, change: dict) -> None:
+        if name in self.pickers:
             if change["new"] != CUSTOM and not self._following:  # writes the text box, whose change replays
-                self.controls["beam_trigger"].value = change["new"]
+                self.controls[self.pickers[name]].value = change["new"]
             return
-        if owner is self.controls["beam_trigger"]:
-            self._check_beam_trigger(change["new"])
-        if owner in (self.controls["window"], self.controls["semantics"]):
+        if name in self.errors:
+            self._check_text(name)
+        if name in ("window", "semantics"):
             self._show_controls()
         self.schedule()
 
-    def _check_beam_trigger(self, text: str) -> None:
-        """Parse the typed trigger with the settings' parser: its error shows under the box (the
-        replay then says it too and keeps the last result); the picker follows the text."""
-        from toolkit.semantics.beam.trigger import parse_beam_trigger
-        from toolkit.settings import SettingError
-
+    def _check_text(self, name: str) -> None:
+        """Parse a typed setting with its declared parser: the error shows under the box (the
+        replay then says it too and keeps the last result); its picker follows the text."""
+        o = self.options[name]
         try:
-            spelled = str(parse_beam_trigger(_one_line(text)))
-        except SettingError as exc:
-            self.beam_trigger_error.value = (f"<div style='color:#b00020;line-height:1.35;padding:2px 0 6px 0'>"
-                                             f"{html.escape(str(exc))}</div>")
+            spelled: str | None = ctl._text_of(o.parse(ctl.read(o, self.controls[name]), name))
+        except (SettingError, ValueError) as exc:
+            said = str(exc) if name in str(exc) else f"{name}: {exc}"
+            self.errors[name].value = (f"<div style='color:#b00020;line-height:1.35;padding:2px 0 6px 0'>"
+                                       f"{html.escape(said)}</div>")
             spelled = None
         else:
-            self.beam_trigger_error.value = ""
+            self.errors[name].value = ""
         self._show_controls()
-        picker = self.controls["beam_trigger_preset"]
-        want = _preset_of(spelled) if spelled is not None else CUSTOM
-        if picker.value != want:  # the picker follows without writing the text back
+        picker = f"{name}_preset"
+        if picker not in self.pickers:
+            return
+        want = ctl.preset_of(name, spelled, o.parse)
+        if self.controls[picker].value != want:  # the picker follows without writing the text back
             self._following = True
             try:
-                picker.value = want
+                self.controls[picker].value = want
             finally:
                 self._following = False
 
@@ -473,9 +393,10 @@ class Explorer(_App):
             with self._lock:
                 if generation == self._generation:
                     self.error = str(exc)
-                    said = (getattr(exc, "setting", None) == "beam_trigger" and self.beam_trigger_error.value
-                            and self.controls["beam_trigger"].layout.display != "none")
-                    text = ("the trigger spec above; the last good replay stays" if said  # not said twice
+                    name = getattr(exc, "setting", None)
+                    said = (name in self.errors and self.errors[name].value
+                            and self.controls[name].layout.display != "none")
+                    text = (f"the {ctl.label(name)} above; the last good replay stays" if said  # not said twice
                             else html.escape(str(exc)))
                     self.busy.value = f"<span style='color:#b00020'>error: {text}</span>"
                     self._idle.set()
@@ -528,8 +449,8 @@ class Explorer(_App):
                 self.outputs[name].outputs = (entry,)
                 self.drawn = drawn | {name}
 
-    @staticmethod
-    def _summary_html(result: Any, settings: dict, elapsed: float) -> str:
+
+    def _summary_html(self, result: Any, settings: dict, elapsed: float) -> str:
         """The replay's figures in three compact columns (so the chart tabs stay in view)."""
         s = result.summary()
         total = max(1, int(s.get("records", 0)))
@@ -542,48 +463,37 @@ class Explorer(_App):
                 text = fmt.Figure(f"{text} ({fmt.share(v / total)})")
             shown = viz.sweep.name_of(name) if name in viz.sweep.METRIC_NAMES else fmt.label(name).replace("_", " ")
             rows.append((shown, text))
-        flink = settings.get("semantics", "flink") == "flink"
-        caption = "replay: " + fmt.settings_text(settings) + ("" if "idleness" in settings or not flink else ", no idleness")
+        idle = "idleness" in settings or "idleness" not in ctl.reads(self.engine, self.options)
+        caption = "replay: " + fmt.settings_text(settings) + ("" if idle else ", no idleness")
         # a long setting (a Beam trigger) wraps in the caption instead of widening the table
         return f"<div style='overflow-wrap:anywhere'>{fmt.kv_grid(rows, columns=2, caption=caption)}</div>"
 
 
-def _one_line(text: Any) -> str:
-    """The trigger text box's value without its line breaks (it wraps; a typed Enter is no part of it)."""
-    return "".join(str(text).split())
-
-
-def _preset_of(trigger: str | None) -> str:
-    """The picker entry of a Beam trigger spelling (:data:`BEAM_TRIGGERS`), or :data:`CUSTOM`."""
-    from toolkit.semantics.beam.trigger import parse_beam_trigger
-
-    for _, spec in BEAM_TRIGGERS:
-        if spec != CUSTOM and trigger is not None and str(parse_beam_trigger(spec)) == str(trigger):
-            return spec
-    return CUSTOM
-
-
 def explore(log: Any, **options: Any) -> Explorer:
-    """An ipywidgets app over ``log``: the engine (``semantics``: every value of
-    ``toolkit.settings.SEMANTICS``), window type (tumbling, sliding, session, and
-    ``dynamic_session`` with a picker of the log's numeric columns for the per-record gap) and
-    size, delay, and the chosen engine's own controls (Flink: allowed lateness, interval,
-    idleness, source parallelism, stagger for tumbling windows, next stages; Spark: trigger
-    interval, output mode, watermark policy; Kafka Streams: grace, emit, tasks, and no delay;
-    Beam: a trigger picker of common triggers (:data:`BEAM_TRIGGERS`) and a text box for any
-    ``beam_trigger``, whose parse error shows under it, timestamp combiner, accumulation
-    (accumulating, discarding), and Flink's watermark and lateness controls;
-    :data:`ENGINE_CONTROLS`), in ``toolkit.settings``' names. Flip the engine to see the same
-    log under another engine's rules. The replay reruns on change (debounced by
-    ``debounce_ms``, default 400, with a busy indicator) and the charts and summary follow; a
-    setting an engine refuses is shown as its error, and the last good replay stays.
+    """An ipywidgets app over ``log``: one control per setting of the chosen engine, generated
+    from the engines' declarations (``toolkit.semantics``: each engine's ``shared`` common
+    settings, ``toolkit.settings.COMMON_OPTIONS``, and its own ``options``; the widget follows
+    each declaration's ``control``, :mod:`toolkit.apps.controls`). The engine control lists every
+    registered engine, one added later included; flip it to see the same log under another
+    engine's rules (the controls it does not read hide, and keep their values). The window is
+    drawn from several controls: type (tumbling, sliding, session, and ``dynamic_session`` with a
+    picker of the log's numeric columns for the per-record gap) and size. Flink shows its
+    watermark (delay, strategy, interval, idleness, source parallelism), its window operator
+    (allowed lateness, trigger with a picker of common triggers, evictor, function,
+    accumulation, stagger for tumbling windows) and next stages; Spark its trigger interval,
+    output mode and watermark policy; Kafka Streams grace, tasks, repartition, emit and
+    retention, and no delay; Beam a trigger picker (``toolkit.apps.controls.BEAM_TRIGGERS``) with a box for any
+    ``beam_trigger``, timestamp combiner, accumulation and Flink's watermark controls. A typed
+    setting is read by its parser, whose error shows under its box. The replay reruns on change
+    (debounced by ``debounce_ms``, default 400, with a busy indicator) and the charts and summary
+    follow; a setting an engine refuses is shown as its error, and the last good replay stays.
 
     Options: ``debounce_ms``, ``renderer`` ("altair" or "svg"; default "altair" in a notebook),
-    ``max_points`` and the initial ``semantics``, ``window`` ("tumbling:1s", "sliding:10s/5s",
-    "session:30s", "dynamic_session:gap_ms"), ``delay``, ``lateness``, ``interval``, ``idleness``,
-    ``source_parallelism``, ``stagger``, ``stages`` ("window=tumbling:5s lateness=1s | ..."),
-    ``trigger_interval``, ``output_mode``, ``multiple_watermark_policy``, ``grace``, ``emit``,
-    ``tasks``, ``beam_trigger``, ``timestamp_combiner``, ``accumulation``. The app's ``result`` is the latest replay.
+    ``max_points``, ``replay_fn``, and the starting ``semantics``, ``window`` ("tumbling:1s",
+    "sliding:10s/5s", "session:30s", "dynamic_session:gap_ms") and any setting an engine declares
+    (``delay``, ``lateness``, ``trigger``, ``stages``, ``trigger_interval``, ``grace``,
+    ``beam_trigger``, ...), in ``toolkit.settings``' spellings; a bad one raises its parser's
+    error. The app's ``result`` is the latest replay.
     """
     return Explorer(log, **options)
 
