@@ -98,7 +98,7 @@ def test_on_spark_with_a_spark_backed_log_equals_in_process(spark, spark_log, wh
     def driver_figures(*args, **kwargs):
         raise AssertionError("a row of a Spark-backed log was evaluated on the driver")
 
-    monkeypatch.setattr(sweep_module, "whole_figures", driver_figures)
+    monkeypatch.setattr(sweep_module, "whole_rows", driver_figures)
     got = toolkit.sweep(spark_log, execution="spark", spark=spark, shards=3, progress=False, **GRID)
     assert len(got) == len(whole)
     assert list(got["path"]) == list(whole["path"])
