@@ -13,7 +13,7 @@ import pandas as pd
 
 from toolkit.bench import sweep as bench_sweep
 from toolkit.bench._timing import process_cpu_s
-from toolkit.bench.anchors import (Anchor, check_flink, check_spark, check_spark_windows, flink_bench_table,
+from toolkit.bench._anchors import (Anchor, check_flink, check_spark, check_spark_windows, flink_bench_table,
                                    flink_setting, replay_windows, spark_anchor, spark_setting, spark_tick_files)
 from toolkit.cli import main
 

@@ -67,7 +67,7 @@ def sweep_case(n: int, keys: int, seed: int) -> dict:
     """``toolkit.sweep`` in-process of bench sweep (c)'s Spark-semantics settings (its log, its
     20 delays), in append and in update mode: seconds per setting, wall and CPU, with the load."""
     import toolkit
-    from toolkit.bench.anchors import DELAYS, spark_setting
+    from toolkit.bench._anchors import DELAYS, spark_setting
     from toolkit.bench.sweep import bench_table
 
     table = bench_table(n, keys, seed)

@@ -2,7 +2,7 @@
 and on local Spark, and the speed-up over the engine, real Flink and real Spark Structured
 Streaming, each measured in the same run on the same log.
 
-The log is the Flink oracle's anchor log (``toolkit.bench.anchors.flink_bench_table``: the same
+The log is the Flink oracle's anchor log (``toolkit.bench._anchors.flink_bench_table``: the same
 records the oracle's bench job generates, 1,000 keys by default). Sub-cases (``--only a,b,c,s``):
 ``a`` fast-path record-configurations per second on one core; ``b`` wall time of a
 100-configuration sweep in-process and on local Spark (session started beforehand); ``c`` one
@@ -12,7 +12,7 @@ extrapolated); real Flink, whose anchor job is run now over the same records (on
 of the grid; the sweep's row for it must have Flink's figures) when the oracle is found beside
 the repository (``../shared/oracle`` or ``$WATERMARK_LAB_ORACLE``), otherwise the output says so
 and gives no Flink ratio; real Spark Structured Streaming, run now on the same records for one
-of a Spark-semantics sweep's 20 delays (:func:`toolkit.bench.anchors.spark_setting`: the sweep's
+of a Spark-semantics sweep's 20 delays (:func:`toolkit.bench._anchors.spark_setting`: the sweep's
 row must have Spark's figures and our replay Spark's every emitted window), or why Spark was not
 measured. Without case b, case c runs the in-process sweep itself for its ratios. ``s``
 session windows on the fast path (record-configurations per CPU-second; ``bench sessions``
@@ -33,7 +33,7 @@ import pandas as pd
 import toolkit
 from toolkit.bench._timing import Timer, timed
 from toolkit.bench import sessions as bench_sessions
-from toolkit.bench.anchors import (DELAYS, LATENESS, SPARK_DELAY_MS, check_flink, check_spark, check_spark_windows,
+from toolkit.bench._anchors import (DELAYS, LATENESS, SPARK_DELAY_MS, check_flink, check_spark, check_spark_windows,
                                    flink_anchor, flink_bench_table, flink_setting, replay_windows, spark_anchor,
                                    spark_setting)
 from toolkit.fast.evaluate import FixedWindows, Shard, partial
@@ -45,7 +45,7 @@ from toolkit.sweeps.timelines import build_timelines, local_sources
 
 
 def bench_table(records: int, keys: int, seed: int) -> pd.DataFrame:
-    """The Flink anchor job's records (see :func:`toolkit.bench.anchors.flink_bench_table`)."""
+    """The Flink anchor job's records (see :func:`toolkit.bench._anchors.flink_bench_table`)."""
     return flink_bench_table(records, keys, seed)
 
 

@@ -1,26 +1,19 @@
 """``python -m toolkit bench NAME``: benchmarks (not timed tests).
 
-Benchmarks live in :mod:`toolkit.bench`, one module per name in ``BENCHMARKS`` (name -> module);
-each module's ``run(args) -> int`` takes the parsed arguments and prints its figures. Add yours
-with a module and one line here.
+Benchmarks live in :mod:`toolkit.bench`, one module per benchmark, named by the module
+(``BENCHMARKS``: name -> module); each module's ``run(args) -> int`` takes the parsed arguments and
+prints its figures. Add yours with a module there.
 """
 from __future__ import annotations
 
 import importlib
+import pkgutil
 
-BENCHMARKS: dict[str, str] = {
-    "engine": "toolkit.bench.engine",
-    "replay": "toolkit.bench.replay",
-    "sweep": "toolkit.bench.sweep",
-    "scale": "toolkit.bench.scale",
-    "log": "toolkit.bench.log",
-    "viz": "toolkit.bench.viz",
-    "microbatch": "toolkit.bench.microbatch",
-    "sessions": "toolkit.bench.sessions",
-    "kafka_streams": "toolkit.bench.kafka_streams",
-    "span": "toolkit.bench.span",
-    "beam": "toolkit.bench.beam",
-}
+import toolkit.bench
+
+#: every public module of toolkit.bench is a benchmark of its name
+BENCHMARKS: dict[str, str] = {m.name: f"toolkit.bench.{m.name}" for m in pkgutil.iter_modules(toolkit.bench.__path__)
+                              if not m.name.startswith("_")}
 
 
 def register(subparsers) -> None:
