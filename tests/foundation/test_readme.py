@@ -174,6 +174,17 @@ def test_no_absolute_paths_of_a_machine():
         assert not re.search(r"(?<![\w.])/(?:work|home|Users|tmp)/", page.read_text()), page
 
 
+def test_engine_settings_rows_come_from_the_declarations():
+    """docs/settings.md's rows of the engines' own settings are ``toolkit.semantics.options_table()``
+    (their declarations); after changing a declaration, paste that function's output there."""
+    from toolkit.semantics import options_table
+
+    rows = options_table().splitlines()
+    text = (ROOT / "docs" / "settings.md").read_text().splitlines()
+    first = text.index(rows[0]) if rows[0] in text else -1
+    assert text[first:first + len(rows)] == rows, "docs/settings.md: paste toolkit.semantics.options_table() there"
+
+
 def test_settings_table_is_the_settings_model():
     """docs/settings.md's table names every common setting (a field of Setting) and every
     registered engine's own (its declarations), and nothing else."""

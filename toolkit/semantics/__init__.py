@@ -76,5 +76,26 @@ for _name, _module in BUILT_IN.items():
     register(importlib.import_module(_module).SEMANTICS)
 install_semantics(get, names, aliases, owner)
 
+def options_table() -> str:
+    """The engines' own settings as the rows of docs/settings.md's table (``| `name` | engine:
+    what it is (choices) | default |``), in the registry's order, from their declarations."""
+    from toolkit.settings import format_duration
+
+    rows = []
+    for e in _REGISTRY.values():
+        for o in e.options:
+            named = all(str(c) in o.help for c in o.choices)
+            what = o.help + (f" ({', '.join(f'`{c}`' for c in o.choices)})" if o.choices and not named else "")
+            what = what.replace("|", "\\|")  # a cell of a Markdown table
+            if o.default is None:
+                default = "unset"
+            elif o.unit == "ms":
+                default = f"`{format_duration(o.default)}`"
+            else:
+                default = f"`{o.default}`"
+            rows.append(f"| `{o.name}` | {e.short_title}: {what} | {default} |")
+    return "\n".join(rows)
+
+
 __all__ = ["Option", "Semantics", "BUILT_IN", "register", "unregister", "names", "all_semantics", "get", "aliases",
-           "owner"]
+           "owner", "options_table"]

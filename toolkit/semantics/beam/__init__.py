@@ -43,7 +43,7 @@ class Beam(Semantics):
         Option("beam_trigger", BeamTrigger("default"), _none_or(parse_beam_trigger),
                "WindowInto's trigger: default | after_watermark(early=...,late=...) | after_count:N | "
                "after_processing_time:5s | repeatedly(...) | after_any(...) | after_all(...) | after_each(...) | "
-               "orfinally(main,final); count:N and processing:5s for short", control="text", commas=True),
+               "orfinally(main,final); count:N, processing:5s and watermark for short", control="text", commas=True),
         Option("timestamp_combiner", "end_of_window", _none_or(lambda v, n: choice(v, n, TIMESTAMP_COMBINERS,
                                                                                      _COMBINER_ALIASES)),
                "output timestamp of a pane (TimestampCombiner)", control="choice", choices=TIMESTAMP_COMBINERS),

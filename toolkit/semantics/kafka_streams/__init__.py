@@ -80,7 +80,8 @@ class KafkaStreams(Semantics):
     title = "Kafka Streams"
     aliases = ("kafka", "kafka-streams", "kstreams")
     options = (
-        Option("grace", 0, _none_or(lambda v, n: optional_duration(v, n)), "the windows' grace period, TimeWindows.ofSizeAndGrace / SlidingWindows / SessionWindows ...AndGrace",
+        Option("grace", 0, _none_or(lambda v, n: optional_duration(v, n)), "the windows' grace period, TimeWindows.ofSizeAndGrace / SlidingWindows / SessionWindows ...AndGrace "
+               "(window kafka_sliding:DIFF is Kafka's SlidingWindows)",
                unit="ms", control="duration"),
         Option("tasks", None, _none_or(lambda v, n: integer(v, n, minimum=1)),
                "stream tasks = partitions of the repartition topic, key -> task by murmur2 (default: the input topic's "
@@ -93,7 +94,8 @@ class KafkaStreams(Semantics):
                choices=EMITS),
         Option("retention", None, _none_or(lambda v, n: optional_duration(v, n)),
                "the window store's retention, Materialized.withRetention (default and minimum: "
-               "size + grace; kafka_sliding 2 x difference + grace; session gap + grace)", unit="ms",
+               "size + grace; kafka_sliding 2 x difference + grace; session gap + grace; below it Kafka refuses it, "
+               "and so does the toolkit)", unit="ms",
                control="duration"),
     )
     shared = ("window",)
