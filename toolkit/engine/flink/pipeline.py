@@ -542,6 +542,7 @@ def run_pipeline(
     rows_np = np.asarray(record_ids if rows is None else rows, dtype=I64)
     key_l, ts_l, arr_l, val_l, rid_l = _record_lists(keys, event_time, arr_np, values, record_ids)
     exact = state != "ticks"
+    rows_l = rows_np.tolist() if exact else None
     multi = len(ops) > 1
     samples: list[tuple] = []  # exact samples (exact, both modes)
     ticks: list[tuple] = samples if state == "ticks" else []  # the state table at ticks (ticks, both modes)
@@ -553,7 +554,7 @@ def run_pipeline(
     k_change = 0
     for p, t, kind, w in _between_records(timeline, arr_np, rows_np, n, state != "exact", state_samples):
         if i < p:
-            if exact or multi:
+            if multi:  # stage 2 sees each result at the processing time it came
                 for j in range(i, p):
                     a = arr_l[j]
                     if a != last_pt:
@@ -563,7 +564,19 @@ def run_pipeline(
                     forward(0, first.drain(), False)
                     if exact:
                         o, b = first.state_size()
-                        samples.append((2 * k_change, a, int(rows_np[j]), a, o, b))
+                        samples.append((2 * k_change, a, rows_l[j], a, o, b))
+            elif exact:  # one stage: its results are drained in order after the batch
+                pos = 2 * k_change
+                size = first.state_size
+                for j in range(i, p):
+                    a = arr_l[j]
+                    if a != last_pt:
+                        set_time(a)
+                        last_pt = a
+                    pe(key_l[j], ts_l[j], val_l[j], rid_l[j])
+                    o, b = size()
+                    samples.append((pos, a, rows_l[j], a, o, b))
+                forward(0, first.drain(), False)
             else:
                 spt = first.set_processing_time
                 for a, k_, t_, v_, r_ in zip(arr_l[i:p], key_l[i:p], ts_l[i:p], val_l[i:p], rid_l[i:p]):
@@ -585,7 +598,7 @@ def run_pipeline(
         else:
             o, b = first.state_size()
             ticks.append((t, o, b))
-    last_pt = _feed_rest(first, forward, set_time, (key_l, ts_l, arr_l, val_l, rid_l), rows_np, i, n, last_pt,
+    last_pt = _feed_rest(first, forward, set_time, (key_l, ts_l, arr_l, val_l, rid_l), rows_l, i, n, last_pt,
                          k_change, samples, exact=exact, multi=multi)
     end_time = int(timeline.end_time)
     _end_of_input(ops, forward, set_time, stage_wm, ticks, end_time, last_pt, with_ticks=state != "exact")
@@ -660,7 +673,7 @@ def _between_records(timeline: WatermarkTimeline, arr_np: np.ndarray, rows_np: n
     return events
 
 
-def _feed_rest(first: Any, forward: Callable, set_time: Callable, cols: tuple[list, ...], rows_np: np.ndarray,
+def _feed_rest(first: Any, forward: Callable, set_time: Callable, cols: tuple[list, ...], rows_l: list | None,
                i: int, n: int, last_pt: int | None, k_change: int, samples: list[tuple], *, exact: bool,
                multi: bool) -> int | None:
     """The records after the last change (``i`` to ``n``), then the first stage's results;
@@ -673,11 +686,11 @@ def _feed_rest(first: Any, forward: Callable, set_time: Callable, cols: tuple[li
             set_time(a)
             last_pt = a
         pe(key_l[j], ts_l[j], val_l[j], rid_l[j])
-        if exact or multi:
+        if multi:
             forward(0, first.drain(), False)
-            if exact:
-                o, b = first.state_size()
-                samples.append((2 * k_change, a, int(rows_np[j]), a, o, b))
+        if exact:
+            o, b = first.state_size()
+            samples.append((2 * k_change, a, rows_l[j], a, o, b))
     forward(0, first.drain(), False)
     return last_pt
 
