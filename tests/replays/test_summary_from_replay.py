@@ -138,6 +138,23 @@ def test_the_replay_module_imports_no_sweep_code():
     assert not [m for m in names if m.startswith("toolkit.sweeps")]
 
 
+def test_a_replay_and_its_summary_load_no_sweep_module():
+    """In a fresh interpreter: replay and summary() on and off the closed form, then no
+    ``toolkit.sweeps`` module is loaded."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np, toolkit\n"
+            "from toolkit.log import EventLog\n"
+            "log = EventLog.from_arrays(np.arange(100), np.arange(100) + 50, key='a')\n"
+            "for kw in (dict(window='session:10ms'), dict(window='tumbling:10ms'), dict(window='tumbling:10ms', trigger='count:2')):\n"
+            "    assert toolkit.replay(log, **kw).summary()['windows'] > 0\n"
+            "print(sorted(m for m in sys.modules if m.startswith('toolkit.sweeps')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.stdout.strip() == "[]"
+
+
 # -- property: any log, any setting off the closed form ----------------------------------------
 
 @st.composite
