@@ -540,7 +540,7 @@ def run_pipeline(
     n = len(event_time)
     arr_np = np.asarray(arrival_time, dtype=I64)
     rows_np = np.asarray(record_ids if rows is None else rows, dtype=I64)
-    key_l, ts_l, arr_l, val_l, rid_l = _record_lists(keys, event_time, arr_np, values, record_ids)
+    cols = _record_lists(keys, event_time, arr_np, values, record_ids)
     exact = state != "ticks"
     rows_l = rows_np.tolist() if exact else None
     multi = len(ops) > 1
@@ -548,43 +548,13 @@ def run_pipeline(
     ticks: list[tuple] = samples if state == "ticks" else []  # the state table at ticks (ticks, both modes)
     outputs, stage_wm, inputs, forward, watermark, set_time = _stage_chain(ops, connect)
     first = ops[0]
-    pe = first.process_element
     last_pt = None
     i = 0
     k_change = 0
     for p, t, kind, w in _between_records(timeline, arr_np, rows_np, n, state != "exact", state_samples):
         if i < p:
-            if multi:  # stage 2 sees each result at the processing time it came
-                for j in range(i, p):
-                    a = arr_l[j]
-                    if a != last_pt:
-                        set_time(a)
-                        last_pt = a
-                    pe(key_l[j], ts_l[j], val_l[j], rid_l[j])
-                    forward(0, first.drain(), False)
-                    if exact:
-                        o, b = first.state_size()
-                        samples.append((2 * k_change, a, rows_l[j], a, o, b))
-            elif exact:  # one stage: its results are drained in order after the batch
-                pos = 2 * k_change
-                size = first.state_size
-                for j in range(i, p):
-                    a = arr_l[j]
-                    if a != last_pt:
-                        set_time(a)
-                        last_pt = a
-                    pe(key_l[j], ts_l[j], val_l[j], rid_l[j])
-                    o, b = size()
-                    samples.append((pos, a, rows_l[j], a, o, b))
-                forward(0, first.drain(), False)
-            else:
-                spt = first.set_processing_time
-                for a, k_, t_, v_, r_ in zip(arr_l[i:p], key_l[i:p], ts_l[i:p], val_l[i:p], rid_l[i:p]):
-                    if a != last_pt:
-                        spt(a)
-                        last_pt = a
-                    pe(k_, t_, v_, r_)
-                forward(0, first.drain(), False)
+            last_pt = _feed(first, forward, set_time, cols, rows_l, i, p, last_pt, 2 * k_change, samples,
+                            exact=exact, multi=multi)
             i = p
         if t != last_pt:
             set_time(t)
@@ -598,8 +568,7 @@ def run_pipeline(
         else:
             o, b = first.state_size()
             ticks.append((t, o, b))
-    last_pt = _feed_rest(first, forward, set_time, (key_l, ts_l, arr_l, val_l, rid_l), rows_l, i, n, last_pt,
-                         k_change, samples, exact=exact, multi=multi)
+    last_pt = _feed(first, forward, set_time, cols, rows_l, i, n, last_pt, 2 * k_change, samples, exact=exact, multi=multi)
     end_time = int(timeline.end_time)
     _end_of_input(ops, forward, set_time, stage_wm, ticks, end_time, last_pt, with_ticks=state != "exact")
     return PipelineResult(timeline, outputs, samples if state == "exact" else ticks, end_time, stage_wm, inputs,
@@ -673,24 +642,44 @@ def _between_records(timeline: WatermarkTimeline, arr_np: np.ndarray, rows_np: n
     return events
 
 
-def _feed_rest(first: Any, forward: Callable, set_time: Callable, cols: tuple[list, ...], rows_l: list | None,
-               i: int, n: int, last_pt: int | None, k_change: int, samples: list[tuple], *, exact: bool,
-               multi: bool) -> int | None:
-    """The records after the last change (``i`` to ``n``), then the first stage's results;
-    returns the last processing time set."""
+def _feed(first: Any, forward: Callable, set_time: Callable, cols: tuple[list, ...], rows_l: list | None,
+          i: int, p: int, last_pt: int | None, pos: int, samples: list[tuple], *, exact: bool,
+          multi: bool) -> int | None:
+    """Records ``i`` to ``p`` through the first stage, then its results forwarded; returns the
+    last processing time set. Several stages: each result is forwarded as it comes (the next
+    stage sees it at that processing time). ``exact``: a state sample ``(pos, arrival, row,
+    arrival, open_windows, buffered)`` after every record. One stage: the results are forwarded
+    in order after the batch (the same order, fewer calls)."""
     key_l, ts_l, arr_l, val_l, rid_l = cols
     pe = first.process_element
-    for j in range(i, n):
-        a = arr_l[j]
-        if a != last_pt:
-            set_time(a)
-            last_pt = a
-        pe(key_l[j], ts_l[j], val_l[j], rid_l[j])
-        if multi:
+    if multi:
+        for j in range(i, p):
+            a = arr_l[j]
+            if a != last_pt:
+                set_time(a)
+                last_pt = a
+            pe(key_l[j], ts_l[j], val_l[j], rid_l[j])
             forward(0, first.drain(), False)
-        if exact:
-            o, b = first.state_size()
-            samples.append((2 * k_change, a, rows_l[j], a, o, b))
+            if exact:
+                o, b = first.state_size()
+                samples.append((pos, a, rows_l[j], a, o, b))
+    elif exact:
+        size = first.state_size
+        for j in range(i, p):
+            a = arr_l[j]
+            if a != last_pt:
+                set_time(a)
+                last_pt = a
+            pe(key_l[j], ts_l[j], val_l[j], rid_l[j])
+            o, b = size()
+            samples.append((pos, a, rows_l[j], a, o, b))
+    else:
+        spt = first.set_processing_time
+        for a, k_, t_, v_, r_ in zip(arr_l[i:p], key_l[i:p], ts_l[i:p], val_l[i:p], rid_l[i:p]):
+            if a != last_pt:
+                spt(a)
+                last_pt = a
+            pe(k_, t_, v_, r_)
     forward(0, first.drain(), False)
     return last_pt
 
