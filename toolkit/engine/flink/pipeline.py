@@ -491,6 +491,7 @@ class PipelineResult:
     end_time: int
     stage_watermarks: list[tuple[int, str, int, int]]  # (stage, "input"|"output", time, watermark)
     stage_inputs: dict[int, list[tuple]] = field(default_factory=dict)  # stage -> ("record", key, ts, value) | ("watermark", w)
+    exact_state: list[tuple] | None = None  # the exact samples (``state="exact"`` or ``"both"``), else None
 
     @property
     def stage2_input(self) -> list[tuple]:
@@ -527,47 +528,33 @@ def run_pipeline(
     (at most ``state_samples``) periodic ticks and at the end (a replay's state table);
     ``"exact"`` samples after every record and every change as ``(pos, arrival, row, time,
     open_windows, buffered)`` with ``pos = 2 * changes before`` for a record and ``2k + 1``
-    for change ``k`` (the sweep's exactly mergeable state figures).
+    for change ``k`` (the sweep's exactly mergeable state figures); ``"both"`` takes both: the
+    ticks in ``state``, the exact samples in ``exact_state`` (a replay that also gives its
+    summary figures). ``exact_state`` holds the exact samples in ``"exact"`` mode too.
     """
-    if state not in ("ticks", "exact"):
-        raise ValueError(f"state must be 'ticks' or 'exact', got {state!r}")
+    if state not in ("ticks", "exact", "both"):
+        raise ValueError(f"state must be 'ticks', 'exact' or 'both', got {state!r}")
     ops = [make() for make in stages]
     if not ops:
         raise ValueError("a pipeline needs at least one stage")
     n = len(event_time)
     arr_np = np.asarray(arrival_time, dtype=I64)
     rows_np = np.asarray(record_ids if rows is None else rows, dtype=I64)
-    key_l, ts_l, arr_l, val_l, rid_l = _record_lists(keys, event_time, arr_np, values, record_ids)
-    exact = state == "exact"
+    cols = _record_lists(keys, event_time, arr_np, values, record_ids)
+    exact = state != "ticks"
+    rows_l = rows_np.tolist() if exact else None
     multi = len(ops) > 1
-    samples: list[tuple] = []
+    samples: list[tuple] = []  # exact samples (exact, both modes)
+    ticks: list[tuple] = samples if state == "ticks" else []  # the state table at ticks (ticks, both modes)
     outputs, stage_wm, inputs, forward, watermark, set_time = _stage_chain(ops, connect)
     first = ops[0]
-    pe = first.process_element
     last_pt = None
     i = 0
     k_change = 0
-    for p, t, kind, w in _between_records(timeline, arr_np, rows_np, n, exact, state_samples):
+    for p, t, kind, w in _between_records(timeline, arr_np, rows_np, n, state != "exact", state_samples):
         if i < p:
-            if exact or multi:
-                for j in range(i, p):
-                    a = arr_l[j]
-                    if a != last_pt:
-                        set_time(a)
-                        last_pt = a
-                    pe(key_l[j], ts_l[j], val_l[j], rid_l[j])
-                    forward(0, first.drain(), False)
-                    if exact:
-                        o, b = first.state_size()
-                        samples.append((2 * k_change, a, int(rows_np[j]), a, o, b))
-            else:
-                spt = first.set_processing_time
-                for a, k_, t_, v_, r_ in zip(arr_l[i:p], key_l[i:p], ts_l[i:p], val_l[i:p], rid_l[i:p]):
-                    if a != last_pt:
-                        spt(a)
-                        last_pt = a
-                    pe(k_, t_, v_, r_)
-                forward(0, first.drain(), False)
+            last_pt = _feed(first, forward, set_time, cols, rows_l, i, p, last_pt, 2 * k_change, samples,
+                            exact=exact, multi=multi)
             i = p
         if t != last_pt:
             set_time(t)
@@ -580,12 +567,12 @@ def run_pipeline(
             k_change += 1
         else:
             o, b = first.state_size()
-            samples.append((t, o, b))
-    last_pt = _feed_rest(first, forward, set_time, (key_l, ts_l, arr_l, val_l, rid_l), rows_np, i, n, last_pt,
-                         k_change, samples, exact=exact, multi=multi)
+            ticks.append((t, o, b))
+    last_pt = _feed(first, forward, set_time, cols, rows_l, i, n, last_pt, 2 * k_change, samples, exact=exact, multi=multi)
     end_time = int(timeline.end_time)
-    _end_of_input(ops, forward, set_time, stage_wm, samples, end_time, last_pt, exact=exact)
-    return PipelineResult(timeline, outputs, samples, end_time, stage_wm, inputs)
+    _end_of_input(ops, forward, set_time, stage_wm, ticks, end_time, last_pt, with_ticks=state != "exact")
+    return PipelineResult(timeline, outputs, samples if state == "exact" else ticks, end_time, stage_wm, inputs,
+                          samples if exact else None)
 
 
 def _record_lists(keys: Any, event_time: np.ndarray, arr_np: np.ndarray, values: Any,
@@ -636,10 +623,10 @@ def _stage_chain(ops: list[Any], connect: Callable[[Any], tuple[Any, int, Any] |
     return outputs, stage_wm, inputs, forward, watermark, set_time
 
 
-def _between_records(timeline: WatermarkTimeline, arr_np: np.ndarray, rows_np: np.ndarray, n: int, exact: bool,
+def _between_records(timeline: WatermarkTimeline, arr_np: np.ndarray, rows_np: np.ndarray, n: int, with_ticks: bool,
                      state_samples: int) -> list[tuple[int, int, int, int]]:
     """One ordered list of what happens between records: ``(records before, time, kind, payload)``
-    with kind 0 a watermark change (payload: the watermark) and kind 1, in ticks mode, a state
+    with kind 0 a watermark change (payload: the watermark) and kind 1, ``with_ticks``, a state
     sample at a periodic tick (after the records and the change at that time)."""
     c_time = timeline.shape.time.tolist()
     c_wm = timeline.watermark.tolist()
@@ -647,7 +634,7 @@ def _between_records(timeline: WatermarkTimeline, arr_np: np.ndarray, rows_np: n
     seg = timeline.ticks_before(arr_np, rows_np) if n else np.zeros(0, dtype=I64)
     c_pos = np.searchsorted(seg, np.arange(n_changes, dtype=I64), side="right").tolist()
     sample_at: list[tuple[int, int]] = []
-    if not exact and len(timeline.ticks):
+    if with_ticks and len(timeline.ticks):
         t_s = timeline.ticks.sample(state_samples)[0]
         sample_at = list(zip(np.searchsorted(arr_np, t_s, side="right").tolist(), t_s.tolist()))
     events = [(p, t, 0, w) for p, t, w in zip(c_pos, c_time, c_wm)] + [(p, t, 1, 0) for p, t in sample_at]
@@ -655,43 +642,63 @@ def _between_records(timeline: WatermarkTimeline, arr_np: np.ndarray, rows_np: n
     return events
 
 
-def _feed_rest(first: Any, forward: Callable, set_time: Callable, cols: tuple[list, ...], rows_np: np.ndarray,
-               i: int, n: int, last_pt: int | None, k_change: int, samples: list[tuple], *, exact: bool,
-               multi: bool) -> int | None:
-    """The records after the last change (``i`` to ``n``), then the first stage's results;
-    returns the last processing time set."""
+def _feed(first: Any, forward: Callable, set_time: Callable, cols: tuple[list, ...], rows_l: list | None,
+          i: int, p: int, last_pt: int | None, pos: int, samples: list[tuple], *, exact: bool,
+          multi: bool) -> int | None:
+    """Records ``i`` to ``p`` through the first stage, then its results forwarded; returns the
+    last processing time set. Several stages: each result is forwarded as it comes (the next
+    stage sees it at that processing time). ``exact``: a state sample ``(pos, arrival, row,
+    arrival, open_windows, buffered)`` after every record. One stage: the results are forwarded
+    in order after the batch (the same order, fewer calls)."""
     key_l, ts_l, arr_l, val_l, rid_l = cols
     pe = first.process_element
-    for j in range(i, n):
-        a = arr_l[j]
-        if a != last_pt:
-            set_time(a)
-            last_pt = a
-        pe(key_l[j], ts_l[j], val_l[j], rid_l[j])
-        if exact or multi:
+    if multi:
+        for j in range(i, p):
+            a = arr_l[j]
+            if a != last_pt:
+                set_time(a)
+                last_pt = a
+            pe(key_l[j], ts_l[j], val_l[j], rid_l[j])
             forward(0, first.drain(), False)
             if exact:
                 o, b = first.state_size()
-                samples.append((2 * k_change, a, int(rows_np[j]), a, o, b))
+                samples.append((pos, a, rows_l[j], a, o, b))
+    elif exact:
+        size = first.state_size
+        for j in range(i, p):
+            a = arr_l[j]
+            if a != last_pt:
+                set_time(a)
+                last_pt = a
+            pe(key_l[j], ts_l[j], val_l[j], rid_l[j])
+            o, b = size()
+            samples.append((pos, a, rows_l[j], a, o, b))
+    else:
+        spt = first.set_processing_time
+        for a, k_, t_, v_, r_ in zip(arr_l[i:p], key_l[i:p], ts_l[i:p], val_l[i:p], rid_l[i:p]):
+            if a != last_pt:
+                spt(a)
+                last_pt = a
+            pe(k_, t_, v_, r_)
     forward(0, first.drain(), False)
     return last_pt
 
 
-def _end_of_input(ops: list[Any], forward: Callable, set_time: Callable, stage_wm: list[tuple], samples: list[tuple],
-                  end_time: int, last_pt: int | None, *, exact: bool) -> None:
-    """The MAX watermark at ``end_time`` through every stage (what it fires is ``at_end``); in
-    ticks mode the first stage's state before and after it."""
+def _end_of_input(ops: list[Any], forward: Callable, set_time: Callable, stage_wm: list[tuple], ticks: list[tuple],
+                  end_time: int, last_pt: int | None, *, with_ticks: bool) -> None:
+    """The MAX watermark at ``end_time`` through every stage (what it fires is ``at_end``);
+    ``with_ticks``, the first stage's state before and after it in ``ticks``."""
     first = ops[0]
     if end_time != last_pt:
         set_time(end_time)
-    if not exact:
+    if with_ticks:
         o, b = first.state_size()
-        samples.append((end_time, o, b))
+        ticks.append((end_time, o, b))
     for j, op in enumerate(ops):
         stage_wm.append((j + 1, "input", end_time, MAX_WATERMARK))
         op.end_input()
         forward(j, op.drain(), True)
         stage_wm.append((j + 1, "output", end_time, MAX_WATERMARK))
-    if not exact:
+    if with_ticks:
         o, b = first.state_size()
-        samples.append((end_time, o, b))
+        ticks.append((end_time, o, b))

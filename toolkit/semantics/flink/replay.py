@@ -22,6 +22,13 @@ after every record (``interval`` 0, processing time = row position, ``emit_time`
 
 Record fates: the closed-form rule (``toolkit.metrics.fates``) for tumbling/sliding windows with
 the event-time trigger and no evictor; otherwise read off the firings' record ids.
+
+``summary()``'s figures are the sweep row's, from the same code: for a setting in the closed
+form (``Setting.closed_form``) the closed-form evaluator (``toolkit.fast.evaluate``, no second
+run); otherwise read off this replay's own run (``toolkit.semantics.flink.figures``), whose first
+stage then tracks record ids and samples its state exactly (``run_pipeline``'s
+``state="both"``), so the engine runs once. A log without arrival times, and global or custom
+windows, have no sweep figures: the replay's own counts only.
 """
 from __future__ import annotations
 
@@ -32,15 +39,18 @@ import pandas as pd
 
 from toolkit.engine.flink.config import build_operator
 from toolkit.engine.flink.pipeline import run_pipeline, watermark_timeline
-from toolkit.fast.evaluate import FixedWindows, Shard
+from toolkit.fast.evaluate import FixedWindows, Shard, partial
 from toolkit.fast.sessions import elements_with_gaps
 from toolkit.metrics.fates import FATE_NAMES, closed_form_fates, drop_reasons, fates_from_firings
+from toolkit.metrics.summary import SUMMARY_COLUMNS, merge_config, partial_rows
 from toolkit.replays.arrays import log_arrays
 from toolkit.replays.export import join_lines, scenario_lines, stage_lines
 from toolkit.replays.frames import emissions_frame, fates_frame, fill_late_ids, watermarks_frame
 from toolkit.replays.result import ReplayResult, StageResult
 from toolkit.replays.union import TWO_INPUT_MODES, UnionInputs, union_logs
-from toolkit.settings import Setting, SettingError, Sliding, describe_setting, format_setting_value
+from toolkit.semantics.flink.figures import has_figures, positions_of, run_partial
+from toolkit.settings import (Setting, SettingError, Sliding, Tumbling, describe_setting, format_setting_value,
+                              staggered_offset)
 
 
 def replay_inputs(logs: list, s: Setting, two_input: Any, *, limits: Any, explicit: Callable[[str], bool]) -> ReplayResult:
@@ -101,11 +111,13 @@ def replay_flink(log: Any, s: Setting, *, limits: Any, sources: Any, explicit: C
     if n == 0:
         raise SettingError("log", "the log has no valid records to replay")
     limits.check_cost([s], n, int(a["arr"][-1]) - int(a["arr"][0]), "replay")
+    figures_setting = _figures_setting(s, a) if has_arr else None
+    from_run = figures_setting is not None and not s.closed_form  # the figures come from this run
     tl = watermark_timeline(a["ts"], a["arr"], a["part"], s.watermark_strategy(), interval=s.interval,
                             parallelism=s.source_parallelism, marker=a["marker"], rows=a["rows"],
                             targets=s.sparse_targets(a["ts"], a["gap"]), partitions=sources,
                             split_discovery=s.split_discovery)
-    res = _run_stages(s, a, tl, inputs, join)
+    res = _run_stages(s, a, tl, inputs, join, from_run)
     em, late, codes = _first_stage(s, a, tl, res, has_arr)
     fates = fates_frame(log, a["rows"], codes)
     fates["reason"] = _reasons(s, codes, a, late, log)
@@ -127,13 +139,16 @@ def replay_flink(log: Any, s: Setting, *, limits: Any, sources: Any, explicit: C
     if inputs is not None:
         settings_d["inputs"] = inputs.n_inputs
         settings_d["two_input"] = "join" if join else "union"
+    figures = _figures(log, figures_setting, a, tl, res, from_run)
     return ReplayResult(em, fates, late, watermarks_frame(tl, res, has_arr), state, settings_d, tl, stage_wm, em2, late2,
-                        s, pipeline, _exporter(s, tl, a, res, inputs, join), _figures(log, s, a, has_arr), _records=a)
+                        s, pipeline, _exporter(s, tl, a, res, inputs, join), figures, _records=a)
 
 
-def _run_stages(s: Setting, a: dict, tl: Any, inputs: UnionInputs | None, join: bool) -> Any:
-    """Every record through the first window operator, each stage's firings through the next."""
-    closed = s.fates_closed_form
+def _run_stages(s: Setting, a: dict, tl: Any, inputs: UnionInputs | None, join: bool, from_run: bool) -> Any:
+    """Every record through the first window operator, each stage's firings through the next.
+    The first operator tracks record ids when the fates or the figures (``from_run``) read
+    them; ``from_run``, its state is also sampled exactly (the figures' peaks)."""
+    track = not s.fates_closed_form or from_run
     kwargs = s.operator_kwargs()
     vals = a["vals"]
     if join:
@@ -145,13 +160,13 @@ def _run_stages(s: Setting, a: dict, tl: Any, inputs: UnionInputs | None, join: 
         vals[:] = list(zip(side, a["vals"].tolist()))
 
     def make_op():
-        return build_operator(**kwargs, track_records=not closed)
+        return build_operator(**kwargs, track_records=track)
 
     stages = [make_op] + [_stage_factory(st) for st in s.pipeline_stages]
     if a["gap"] is not None:  # dynamic sessions: each element carries its gap (the assigner's extractor reads it)
         vals = elements_with_gaps(vals, a["gap"])
     return run_pipeline(tl, a["keys"], a["ts"], a["arr"], vals, a["rows"], stages,
-                        connect=connect_stages if len(stages) > 1 else None)
+                        connect=connect_stages if len(stages) > 1 else None, state="both" if from_run else "ticks")
 
 
 def _first_stage(s: Setting, a: dict, tl: Any, res: Any, has_arr: bool) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
@@ -193,27 +208,54 @@ def _exporter(s: Setting, tl: Any, a: dict, res: Any, inputs: UnionInputs | None
     return export
 
 
-def _figures(log: Any, s: Setting, a: dict, has_arr: bool) -> Callable[[], dict]:
-    """The sweep row's figures of this setting, computed by the sweep's own code on demand."""
-    def figures() -> dict:
-        if not has_arr:
-            return {}
-        from toolkit.metrics.summary import SUMMARY_COLUMNS
-        from toolkit.sweeps.engine_path import check_window
-        from toolkit.sweeps.sweep import assemble, choose_paths, dynamic_gap_max, resolve_staggers, run_local
+def _figures_setting(s: Setting, a: dict) -> Setting | None:
+    """The setting whose sweep figures ``summary()`` gives (``None``: no figures, its windows
+    are not event-time windows). A staggered tumbling window is the aligned window it
+    resolves to at the first arrival (``toolkit.settings.staggered_offset``), as the operator
+    resolved it, so the true windows are the ones it fired."""
+    if not has_figures(s):
+        return None
+    if s.stagger != "aligned" and isinstance(s.window, Tumbling):
+        w = s.window
+        return s.replace(window=Tumbling(w.size, staggered_offset(w, s.stagger, int(a["arr"].min()))), stagger="aligned")
+    return s
 
-        try:
-            check_window(s)
-        except SettingError:
-            return {}  # no batch answer for global or custom windows: the replay's own counts only
-        (r,) = resolve_staggers([s], log.table, None)
-        paths = choose_paths([r], "auto", event_range=(int(a["ts"].min()), int(a["ts"].max())),
-                             gap_max=dynamic_gap_max([r], log.table, None))
-        row = assemble([s], paths, run_local(log.table, [r], paths, invalid=int(log.n_invalid), progress=False,
-                                             partitions=getattr(log, "declared_partitions", None))).iloc[0]
-        return {k: (row[k].item() if hasattr(row[k], "item") else row[k]) for k in SUMMARY_COLUMNS}
+
+def _figures(log: Any, config: Setting | None, a: dict, tl: Any, res: Any, from_run: bool) -> Callable[[], dict]:
+    """The sweep row's figures of ``config`` (``toolkit.metrics.summary.SUMMARY_COLUMNS``),
+    computed on demand: ``from_run``, read off this replay's first stage (its emitted items and
+    exact state samples, record ids = log rows); else by the closed-form evaluator. ``{}``
+    when ``config`` is ``None``."""
+    if config is None:
+        return dict
+    samples = None
+    if from_run:  # compact now: the list of tuples is large and only these six columns count
+        samples = np.asarray(res.exact_state, dtype=np.int64).reshape(-1, 6)
+        res.exact_state = None
+    invalid = int(getattr(log, "n_invalid", 0))
+    gaps = {config.gap_column: a["gap"]} if config.gap_column is not None else None
+
+    def figures() -> dict:
+        shard = Shard(a["keys"], a["ts"], a["arr"], a["rows"], gaps=gaps)
+        if from_run:
+            out = [it for st, _, it in res.outputs if st == 1]
+            part = run_partial(shard, config, tl, out, samples, positions_of(shard, a["rows"]))
+        else:
+            part = partial(shard, FixedWindows.of(config.window), tl, config.lateness,
+                           retracting=config.accumulation == "retracting")
+        row = merge_config(partial_rows(0, part), start_time=tl.start_time, end_time=tl.end_time, invalid=invalid)
+        return {k: _plain(row[k]) for k in SUMMARY_COLUMNS}
 
     return figures
+
+
+def _plain(v: Any) -> Any:
+    """A numpy scalar as the Python int or float it holds (a summary's values are plain)."""
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    return v
 
 
 def _reasons(s: Setting, codes: np.ndarray, a: dict, late: pd.DataFrame, log: Any) -> np.ndarray:
