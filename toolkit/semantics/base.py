@@ -24,6 +24,9 @@ engine's name:
 """
 from __future__ import annotations
 
+import importlib
+import importlib.util
+
 from typing import Any, Callable, ClassVar
 
 import numpy as np
@@ -211,29 +214,51 @@ class Semantics:
                 "(each dropped record with the watermark that dropped it) and result.emissions")
 
     # -- between engines ------------------------------------------------------------------------
+    # An engine's package may hold ``translate.py`` (``to_intent``, ``from_intent``) and ``words.py``
+    # (``why_dropped``): the methods below find them there (``package``), or a subclass overrides them.
+
+    #: the engine's own package (``toolkit.semantics.<engine>``), where its modules are found
+    package: ClassVar[str] = ""
+
+    def _own(self, module: str) -> Any:
+        """Module ``module`` of this engine's package, or None when it has none."""
+        name = f"{self.package}.{module}"
+        if not self.package or importlib.util.find_spec(name) is None:
+            return None
+        return importlib.import_module(name)
 
     def to_intent(self, setting: Any) -> tuple[Any, list[str]]:
         """``setting`` as an engine-neutral ``toolkit.replays.translate.Intent``, with notes on what
         has no counterpart (an engine without it is not translated to or from)."""
-        raise NotImplementedError
+        own = self._own("translate")
+        if own is None:
+            raise NotImplementedError(f"{self.title} has no translation of settings")
+        return own.to_intent(setting)
 
     def from_intent(self, intent: Any, lateness_as: str) -> tuple[Any, list[str]]:
         """A setting of this engine for ``intent`` (``lateness_as``: ``"drop"`` or ``"delay"``)."""
-        raise NotImplementedError
+        own = self._own("translate")
+        if own is None:
+            raise NotImplementedError(f"{self.title} has no translation of settings")
+        return own.from_intent(intent, lateness_as)
 
     @property
     def translates(self) -> bool:
         """Whether this engine reads and writes settings through the intent."""
-        return type(self).to_intent is not Semantics.to_intent
+        return type(self).to_intent is not Semantics.to_intent or self._own("translate") is not None
 
     def why_dropped(self, result: Any, rows: np.ndarray) -> tuple[list[str], list[Any]]:
         """Why this engine dropped each log row of ``rows`` in ``result``: one sentence each, and the
         smallest ``delay_setting`` that keeps it (or None)."""
-        raise NotImplementedError
+        own = self._own("words")
+        if own is None or not hasattr(own, "why_dropped"):
+            raise NotImplementedError(f"{self.title} does not explain its drops")
+        return own.why_dropped(result, rows)
 
     @property
     def explains_drops(self) -> bool:
-        return type(self).why_dropped is not Semantics.why_dropped
+        own = self._own("words")
+        return type(self).why_dropped is not Semantics.why_dropped or hasattr(own, "why_dropped")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

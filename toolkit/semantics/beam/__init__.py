@@ -36,6 +36,7 @@ def _none_or(parse):
 
 class Beam(Semantics):
     name = "beam"
+    package = __name__
     title = "Apache Beam"
     short_title = "Beam"
     aliases = ("apache_beam", "apache-beam")
@@ -142,23 +143,6 @@ class Beam(Semantics):
         return (f"{what}() explains drops by Flink's watermark; with semantics='beam' read result.late (each dropped "
                 "record with Beam's watermark at its arrival and the reason: expired, finished or never_fired) and "
                 "result.emissions (PaneInfo columns)")
-
-    # -- between engines -----------------------------------------------------------------------
-
-    def to_intent(self, setting: Any) -> tuple[Any, list[str]]:
-        from toolkit.semantics.beam.translate import to_intent
-
-        return to_intent(setting)
-
-    def from_intent(self, intent: Any, lateness_as: str) -> tuple[Any, list[str]]:
-        from toolkit.semantics.beam.translate import from_intent
-
-        return from_intent(intent, lateness_as)
-
-    def why_dropped(self, result: Any, rows: Any) -> tuple[list[str], list[Any]]:
-        from toolkit.semantics.beam.words import why_dropped
-
-        return why_dropped(result, rows)
 
     def render(self, setting: Any, target: str) -> Any:
         from toolkit.semantics.beam.deploy import render

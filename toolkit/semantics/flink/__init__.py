@@ -16,6 +16,7 @@ from toolkit.settings import KafkaSliding, SettingError
 
 class Flink(Semantics):
     name = "flink"
+    package = __name__
     title = "Flink"
     aliases = ("apache_flink", "datastream")
     options = ()  # Flink's settings are the common ones: the window operator's and the watermarks'
@@ -77,23 +78,6 @@ class Flink(Semantics):
 
     def explain_refusal(self, what: str) -> str | None:
         return None
-
-    # -- between engines -----------------------------------------------------------------------
-
-    def to_intent(self, setting: Any) -> tuple[Any, list[str]]:
-        from toolkit.semantics.flink.translate import to_intent
-
-        return to_intent(setting)
-
-    def from_intent(self, intent: Any, lateness_as: str) -> tuple[Any, list[str]]:
-        from toolkit.semantics.flink.translate import from_intent
-
-        return from_intent(intent, lateness_as)
-
-    def why_dropped(self, result: Any, rows: Any) -> tuple[list[str], list[Any]]:
-        from toolkit.semantics.flink.words import why_dropped
-
-        return why_dropped(result, rows)
 
     def render(self, setting: Any, target: str) -> Any:
         from toolkit.semantics.flink.deploy import render_datastream, render_sql

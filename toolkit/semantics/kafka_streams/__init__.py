@@ -77,6 +77,7 @@ def min_retention(s: Any) -> tuple[int, str]:
 
 class KafkaStreams(Semantics):
     name = "kafka_streams"
+    package = __name__
     title = "Kafka Streams"
     aliases = ("kafka", "kafka-streams", "kstreams")
     options = (
@@ -232,23 +233,6 @@ class KafkaStreams(Semantics):
     def explain_refusal(self, what: str) -> str | None:
         return (f"{what}() explains drops by Flink's watermark; with semantics='kafka_streams' read result.late (each "
                 "dropped record with its task and the task's stream time) and result.emissions")
-
-    # -- between engines -----------------------------------------------------------------------
-
-    def to_intent(self, setting: Any) -> tuple[Any, list[str]]:
-        from toolkit.semantics.kafka_streams.translate import to_intent
-
-        return to_intent(setting)
-
-    def from_intent(self, intent: Any, lateness_as: str) -> tuple[Any, list[str]]:
-        from toolkit.semantics.kafka_streams.translate import from_intent
-
-        return from_intent(intent, lateness_as)
-
-    def why_dropped(self, result: Any, rows: Any) -> tuple[list[str], list[Any]]:
-        from toolkit.semantics.kafka_streams.words import why_dropped
-
-        return why_dropped(result, rows)
 
     def render(self, setting: Any, target: str) -> Any:
         from toolkit.semantics.kafka_streams.deploy import render

@@ -38,6 +38,7 @@ _HINTS = {
 
 class StructuredStreaming(Semantics):
     name = "spark"
+    package = __name__
     title = "Spark Structured Streaming"
     short_title = "Spark"
     aliases = ("spark_structured_streaming", "structured_streaming")
@@ -160,23 +161,6 @@ class StructuredStreaming(Semantics):
             return None
         return (f"quarantined, or with a null, zero or negative {s.gap_column} that puts them in no session "
                 "(Spark's session_window leaves them out; their event times still move the watermark)")
-
-    # -- between engines -----------------------------------------------------------------------
-
-    def to_intent(self, setting: Any) -> tuple[Any, list[str]]:
-        from toolkit.semantics.structured_streaming.translate import to_intent
-
-        return to_intent(setting)
-
-    def from_intent(self, intent: Any, lateness_as: str) -> tuple[Any, list[str]]:
-        from toolkit.semantics.structured_streaming.translate import from_intent
-
-        return from_intent(intent, lateness_as)
-
-    def why_dropped(self, result: Any, rows: Any) -> tuple[list[str], list[Any]]:
-        from toolkit.semantics.structured_streaming.words import why_dropped
-
-        return why_dropped(result, rows)
 
     def render(self, setting: Any, target: str) -> Any:
         """The PySpark query the replay assumed (``pyspark_code``)."""
