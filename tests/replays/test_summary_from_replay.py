@@ -231,20 +231,19 @@ TICK_SETTING = dict(window="session:20ms", trigger="processing_time", evictor="c
 
 
 def test_processing_time_triggers_follow_the_replays_own_emissions():
-    """The figures are read off the replay's run, so they agree with its emissions: the replay
-    moves the operator's processing time at each state-table tick too (here 200), which fires
-    the timer there."""
+    """The figures are read off the replay's run, so they agree with its emissions; the operator's
+    clock passes the timer's own time (101) as a running job's does, so it fires there, before
+    the periodic tick at 200 and the record at 201: latency 101 - 102."""
     r = toolkit.replay(_tick_log(), **TICK_SETTING)
     em = r.emissions[r.emissions["kind"] == "fire"]
     first = em.groupby("window_start").first()
     latency = (first["emit_time"] - first["window_end"]).astype("int64")
-    assert r.summary()["latency_max_ms"] == float(latency.max()) == 98.0
+    assert r.summary()["latency_max_ms"] == float(latency.max()) == -1.0
 
 
-@pytest.mark.xfail(strict=True, reason="known: the replay's state-table ticks (at most run_pipeline's state_samples of "
-                   "them) move the operator's clock and fire processing-time timers there; the sweep's run has no such "
-                   "ticks (here it fires at the next record, 201). The replay's emissions are kept as they are.")
 def test_processing_time_triggers_equal_the_sweep_row():
+    """The replay samples its state at periodic ticks, the sweep does not: each timer fires at
+    its own time in both, so the figures agree."""
     log = toolkit.load_log(_tick_log().table.drop(columns=["row"]))
     _same_figures(toolkit.replay(log, **TICK_SETTING).summary(),
                   toolkit.sweep(log, execution="local", progress=False, **TICK_SETTING).iloc[0])
