@@ -13,7 +13,7 @@ from typing import Any
 
 from toolkit.semantics.base import Semantics, refuse_given
 from toolkit.semantics.beam.trigger import BeamTrigger, parse_beam_trigger
-from toolkit.settings import Option, Session, SettingError, Sliding, TriggerSpec, Tumbling, choice
+from toolkit.settings import STRATEGY_PARAMETERS, Option, Session, SettingError, Sliding, TriggerSpec, Tumbling, choice
 
 TIMESTAMP_COMBINERS = ("end_of_window", "earliest", "latest")
 _COMBINER_ALIASES = {"output_at_eow": "end_of_window", "eow": "end_of_window", "output_at_earliest": "earliest",
@@ -49,7 +49,7 @@ class Beam(Semantics):
                                                                                      _COMBINER_ALIASES)),
                "output timestamp of a pane (TimestampCombiner)", control="choice", choices=TIMESTAMP_COMBINERS),
     )
-    shared = ("window", "delay", "lateness", "accumulation", "strategy", "interval", "idleness", "source_parallelism",
+    shared = ("window", "delay", "lateness", "accumulation", "strategy", *STRATEGY_PARAMETERS, "interval", "idleness", "source_parallelism",
               "partitions_as_sources")
     path = "beam"
     shards_in_process = False

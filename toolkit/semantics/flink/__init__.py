@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from toolkit.semantics.base import Semantics
-from toolkit.settings import KafkaSliding, SettingError
+from toolkit.settings import STRATEGY_PARAMETERS, KafkaSliding, SettingError
 
 
 class Flink(Semantics):
@@ -20,7 +20,7 @@ class Flink(Semantics):
     title = "Flink"
     aliases = ("apache_flink", "datastream")
     options = ()  # Flink's settings are the common ones: the window operator's and the watermarks'
-    shared = ("window", "delay", "lateness", "strategy", "interval", "idleness", "source_parallelism",
+    shared = ("window", "delay", "lateness", "strategy", *STRATEGY_PARAMETERS, "interval", "idleness", "source_parallelism",
               "partitions_as_sources", "trigger", "evictor", "function", "accumulation", "stagger", "split_discovery",
               "stages")
     path = "engine"
