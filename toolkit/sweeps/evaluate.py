@@ -9,7 +9,7 @@ from toolkit.fast.evaluate import FixedWindows, Shard, partial
 from toolkit.engine.flink.timeline import WatermarkTimeline
 from toolkit.metrics.summary import merge_config
 from toolkit.settings import SESSION_WINDOWS, Setting
-from toolkit.sweeps.engine_path import engine_partial
+from toolkit.semantics.flink.engine_path import engine_partial
 
 
 def evaluate_config(shard: Shard, config: Setting, path: str, timeline: WatermarkTimeline) -> dict:

@@ -53,11 +53,9 @@ import pandas as pd
 
 from toolkit.fast.evaluate import Shard
 from toolkit.fast.sessions import gap_array, gap_column
-from toolkit.fast.sessions import in_range as fast_sessions_in_range
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.semantics import get
-from toolkit.settings import (CONFIG_COLUMNS, SESSION_WINDOWS, DynamicSession, Limits, Setting, SettingError, Tumbling,
-                              TriggerSpec, grid, staggered_offset)
+from toolkit.settings import (CONFIG_COLUMNS, Limits, Setting, SettingError, Tumbling, grid, staggered_offset)
 from toolkit.sweeps.evaluate import merge_all
 from toolkit.sweeps.semantics import all_timelines, evaluate_shard, split_ids, split_unit
 from toolkit.sweeps.timelines import local_sources
@@ -282,22 +280,6 @@ def settings_grid(settings: Any, grid_settings: dict) -> list[Setting]:
     return grid(**grid_settings)
 
 
-def fast_applies(config: Setting) -> bool:
-    """The fast path serves ``config``: the closed form (tumbling/sliding windows,
-    ``toolkit.fast.evaluate``) or compiled sessions (``toolkit.fast.sessions``: session
-    windows under the same conditions: the event-time trigger, no evictor, accumulating or
-    retracting, one stage; figures do not depend on the window function)."""
-    trig = config.trigger
-    sessions = (
-        isinstance(config.window, SESSION_WINDOWS)
-        and isinstance(trig, TriggerSpec) and trig.kind in ("default", "event_time")
-        and config.evictor is None
-        and config.accumulation in ("accumulating", "retracting")
-        and config.second_window is None
-    )
-    return config.closed_form or sessions
-
-
 def _event_range(table: pd.DataFrame | None, spark_df: Any) -> tuple[int, int] | None:
     """(min, max) event time of the valid records, None for an empty log."""
     if table is not None:
@@ -311,35 +293,6 @@ def _event_range(table: pd.DataFrame | None, spark_df: Any) -> tuple[int, int] |
 
     lo, hi = spark_df.agg(F.min("event_time"), F.max("event_time")).first()
     return None if lo is None else (int(lo), int(hi))
-
-
-def _fast_in_range(config: Setting, event_range: tuple[int, int] | None, gap_max: dict[str, int] | None = None) -> bool:
-    """Session windows on the fast path only where Flink's long arithmetic cannot wrap
-    (``toolkit.fast.sessions.in_range``); the engine models the wrap at the int64 edges."""
-    if event_range is None or not isinstance(config.window, SESSION_WINDOWS):
-        return True
-    if isinstance(config.window, DynamicSession):
-        if gap_max is None or config.window.column not in gap_max:
-            return False  # the gaps are not known: the engine path checks each record
-        gap = gap_max[config.window.column]
-    else:
-        gap = config.window.gap
-    return fast_sessions_in_range(event_range[0], event_range[1], gap, config.lateness)
-
-
-def choose_paths(configs: list[Setting], path: str, *, event_range: tuple[int, int] | None = None,
-                 gap_max: dict[str, int] | None = None) -> list[str]:
-    """``fast`` where the fast path applies (and is allowed), ``engine`` otherwise.
-    ``event_range``: the log's (min, max) event time; ``gap_max``: each dynamic-session gap
-    column's largest gap; sessions near the int64 edges go to the engine."""
-    out = []
-    for c in configs:
-        ok = fast_applies(c) and _fast_in_range(c, event_range, gap_max)
-        if path == "fast" and not ok:
-            raise SettingError("path", f"the fast path does not apply to {c}: it needs tumbling, sliding or session "
-                               "windows, the event-time trigger, no evictor, accumulating or retracting mode and one stage")
-        out.append("fast" if (path != "engine" and ok) else "engine")
-    return out
 
 
 _INT_COLUMNS = {"records", "at_end_firings", "on_time", "late_accepted", "dropped", "invalid", "firings", "late_firings", "retractions",

@@ -18,6 +18,7 @@ from toolkit.engine.flink.timeline import WatermarkTimeline
 from toolkit.fast.evaluate import Shard
 from toolkit.fast.sessions import elements_with_gaps
 from toolkit.semantics.flink.figures import check_window, run_partial, window_arrays
+from toolkit.semantics.flink.window_operator import operator_kwargs
 from toolkit.settings import Setting
 
 __all__ = ["check_window", "drive", "engine_partial", "make_operator", "window_arrays"]
@@ -27,7 +28,7 @@ def make_operator(config: Setting):
     """The first stage's window operator of a configuration, tracking record ids (the figures
     need to know which records each firing held)."""
     check_window(config)
-    return build_operator(**config.operator_kwargs(), track_records=True)
+    return build_operator(**operator_kwargs(config), track_records=True)
 
 
 def drive(shard: Shard, config: Setting, timeline: WatermarkTimeline) -> tuple[list, list]:

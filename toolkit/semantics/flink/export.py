@@ -9,6 +9,7 @@ import pandas as pd
 
 from toolkit.engine.flink.pipeline import PipelineResult, WatermarkTimeline
 from toolkit.engine.flink.scenarios.jsonl import dumps
+from toolkit.semantics.flink.window_operator import scenario_config, stage_scenario_config
 from toolkit.settings import Setting, Stage, Tumbling, staggered_offset
 
 
@@ -19,7 +20,7 @@ def scenario_lines(s: Setting, tl: WatermarkTimeline, a: dict) -> list[str]:
     if s.stagger != "aligned" and len(a["arr"]):  # the scenario format has no stagger: the offset it drew
         w = s.window
         s = s.replace(window=Tumbling(w.size, staggered_offset(w, s.stagger, int(a["arr"][0]))), stagger="aligned")
-    cfg = s.scenario_config()
+    cfg = scenario_config(s)
     vals = a["vals"]
     if not np.issubdtype(np.asarray(vals).dtype, np.integer):
         v = np.asarray(vals, dtype=float)
@@ -51,7 +52,7 @@ def scenario_lines(s: Setting, tl: WatermarkTimeline, a: dict) -> list[str]:
 def stage_lines(stage: Stage, res: PipelineResult, k: int) -> list[str]:
     """What stage ``k >= 2`` saw: stage ``k - 1``'s results (ts = max_timestamp, value = sum)
     and the watermarks stage ``k - 1`` forwarded, in the window-scenario format."""
-    out = [dumps(stage.scenario_config())]
+    out = [dumps(stage_scenario_config(stage))]
     for ev in res.stage_inputs.get(k, []):
         if ev[0] == "watermark":
             out.append(dumps({"watermark": int(ev[1])}))
@@ -76,7 +77,7 @@ def join_lines(s: Setting, tl: WatermarkTimeline, a: dict, inputs: Any) -> list[
             raise ValueError("export needs integer values (the scenario format has integer values)")
     enc = dict(a, vals=2 * vals.astype(np.int64) + side)
     lines = scenario_lines(s, tl, enc)
-    cfg = s.scenario_config()
+    cfg = scenario_config(s)
     cfg["function"] = "process"
     lines[0] = dumps(cfg)
     return lines
