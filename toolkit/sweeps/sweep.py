@@ -15,9 +15,9 @@ second_lateness_ms, semantics, trigger_interval_ms, output_mode, multiple_waterm
 by ``toolkit.semantics.structured_streaming.replay`` with the replay's own figures, or, on Spark and with
 ``shards > 1``, in key shards after the global batch timeline, ``toolkit.sweeps.semantics``:
 the same figures; ``kafka_streams`` for ``semantics="kafka_streams"`` rows, evaluated
-in-process task by task by ``toolkit.semantics.kafka_streams.replay``; ``beam`` for ``semantics="beam"``
+in-process task by task by ``toolkit.semantics.kafka_streams.sweep``; ``beam`` for ``semantics="beam"``
 rows, by ``toolkit.semantics.beam.replay``: in one piece, or in key shards when its keys are independent,
-``toolkit.semantics.beam.replay.shardable``). Rows evaluated in one piece (``toolkit.sweeps.whole``) run on
+``toolkit.semantics.beam.sweep.shardable``). Rows evaluated in one piece (``toolkit.sweeps.whole``) run on
 the driver for a local log, and for a Spark-backed log on Spark, each row's whole log in one
 task (``toolkit.sweeps.spark.run_whole``); then
 
