@@ -56,6 +56,10 @@ class Stall(Incident):
             return base.format_rate(value)
         return super()._spell(name, value)
 
+    def per_partition(self) -> bool:
+        """A stall moves one partition's records by that partition's own queue."""
+        return True
+
     def words(self) -> str:
         return (f"partition {self.partition} stalled at {base.clock(self.at)} for {base.words_duration(self.duration)}, "
                 f"drained at {base.words_rate(self.drain)}")
@@ -127,6 +131,11 @@ class Restart(Incident):
         if name == "source_rate":
             return base.format_rate(value)
         return super()._spell(name, value)
+
+    def per_partition(self) -> bool:
+        """Each partition drains its own backlog; copies (``duplicates=true``) are numbered across
+        the whole log, so only the exactly-once restart is per partition."""
+        return not self.duplicates
 
     def words(self) -> str:
         return (f"the job restarted at {base.clock(self.at)} after {base.words_duration(self.downtime)} down, "

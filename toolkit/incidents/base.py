@@ -231,6 +231,14 @@ class Incident:
             return "true" if value else "false"
         return quote(str(value))
 
+    def per_partition(self) -> bool:
+        """Whether applying the incident to each source partition's records alone (same time
+        origin) gives exactly what applying it to the whole log gives: true when no record's new
+        values depend on another partition's records and no record is chosen or numbered across
+        partitions. A Spark sweep applies such incidents where the log lives, one task per
+        partition (``toolkit.sweeps.variants``)."""
+        return False
+
     # -- shared ------------------------------------------------------------------------------
     def items(self) -> Iterator["Incident"]:
         yield self
@@ -295,6 +303,10 @@ class Composite(Incident):
 
     def items(self) -> Iterator[Incident]:
         yield from self.incidents
+
+    def per_partition(self) -> bool:
+        """Each incident in turn is per partition (the origin is the composite's, fixed)."""
+        return all(i.per_partition() for i in self.incidents)
 
     def _run(self, table: pd.DataFrame, ctx: Context) -> tuple[pd.DataFrame, list[str]]:
         texts: list[str] = []

@@ -1,0 +1,151 @@
+"""Incidents as a sweep axis: every configuration evaluated on the recorded log and on each bad day.
+
+``toolkit.sweep(log, ..., incidents=[None, stall(...), restart(...)])`` runs the sweep once per
+variant of the log (``None``: the recorded log) and stacks the rows, each with an ``incident``
+column: ``"recorded log"`` (:data:`RECORDED`) or the incident's spelling (``str(incident)``, read
+back by :func:`toolkit.incidents.parse_incident`). An empty list is the plain sweep.
+
+Where the variant is made (``docs/incidents.md``, "Incidents in a sweep"):
+
+- a pandas-backed log: the incident is applied once, on the driver where the log already is,
+  by its own vectorized transform (numpy arrays, no per-record Python objects); the variant then
+  runs the sweep like any log: in-process, or shipped to Spark column by column as a plain
+  sweep ships it. Applying it in every Spark task instead would repeat the same global work
+  (the time origin, each partition's drain) in each task for no gain.
+- a Spark-backed log: the incident is applied where the log lives, one Spark task per source
+  partition (``groupBy("partition").applyInPandas``) running the same transform on that
+  partition's records, with the time origin taken from one aggregate of the whole log. That
+  equals the transform of the whole log for the incidents whose records depend only on their
+  own partition (:meth:`toolkit.incidents.Incident.per_partition`: stall, exactly-once restart,
+  silence, burst, clock skew); a seeded ``late_upload`` (one choice over every record) and a
+  ``restart`` with duplicates (copies numbered over the whole log) are refused with an error that
+  says how to collect the log first. The variant is persisted for its sweep and released after.
+
+Either way a variant's figures are the figures of ``replay(incident.apply(log), setting)``:
+in-process and Spark agree (tests/sweeps/test_sweep_incidents.py).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from toolkit.incidents import Composite, Incident, parse_incident
+from toolkit.incidents.base import Context
+from toolkit.log import EventLog
+from toolkit.settings import SettingError
+
+#: the ``incident`` value of the rows of the recorded log (``None`` in ``incidents=``)
+RECORDED = "recorded log"
+#: the column a sweep with incidents adds, just before ``path``
+INCIDENT_COLUMN = "incident"
+
+
+def incident_list(incidents: Any) -> list[Incident | None]:
+    """The incidents of a sweep, checked: each ``None`` (the recorded log), an incident or its
+    spelling (``"stall:partition=2,at=1min,duration=2min,drain=500/s"``); duplicates by value
+    dropped, order kept. One incident or spelling alone is a list of one."""
+    if isinstance(incidents, (str, Incident)):
+        incidents = [incidents]
+    if not isinstance(incidents, (list, tuple)):
+        raise SettingError("incidents", "incidents must be a list of incidents (toolkit.incidents: stall(...), "
+                           f"restart(...), ...), their spellings, or None for the recorded log; got {incidents!r}")
+    out: list[Incident | None] = []
+    for item in incidents:
+        if item is None or (isinstance(item, str) and item.strip().lower() in ("none", RECORDED)):
+            x = None
+        elif isinstance(item, (str, Incident)):
+            x = parse_incident(item)
+            if isinstance(x, Composite) and not x.incidents:
+                x = None
+        else:
+            raise SettingError("incidents", f"incidents: {item!r} is not an incident (toolkit.incidents: stall(...), "
+                               "restart(...), ...), its spelling, or None for the recorded log")
+        if x not in out:
+            out.append(x)
+    return out
+
+
+def label(incident: Incident | None) -> str:
+    """The ``incident`` cell of a variant's rows: :data:`RECORDED` or the incident's spelling."""
+    return RECORDED if incident is None else str(incident)
+
+
+def sweep_variants(log: Any, incidents: list[Incident | None], run: Callable[[Any], pd.DataFrame]) -> pd.DataFrame:
+    """``run`` (a plain sweep of one log) on each variant of ``log``; the rows stacked in the order
+    of ``incidents``, each with its ``incident`` column before ``path``."""
+    if not isinstance(log, EventLog):
+        raise SettingError("incidents", "incidents transform an EventLog (toolkit.load_log or "
+                           f"toolkit.EventLog.from_arrays), got {type(log).__name__}")
+    frames = []
+    for incident in incidents:
+        variant = variant_log(log, incident)
+        try:
+            frame = run(variant)
+        finally:
+            if variant is not log and variant.is_spark:
+                variant.spark_df.unpersist()
+        frame.insert(list(frame.columns).index("path"), INCIDENT_COLUMN, label(incident))
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def variant_log(log: EventLog, incident: Incident | None) -> EventLog:
+    """The log of one variant: ``log`` itself for the recorded log, else the incident applied
+    (on the driver for a pandas-backed log, in Spark for a Spark-backed one)."""
+    if incident is None:
+        return log
+    if not log.is_spark:
+        return incident.apply(log)
+    return apply_in_spark(log, incident)
+
+
+def apply_in_spark(log: EventLog, incident: Incident) -> EventLog:
+    """``incident.apply(log)`` for a Spark-backed log, computed in Spark one source partition per
+    task (the module doc); the result is persisted (the caller unpersists it)."""
+    if not incident.per_partition():
+        raise SettingError("incidents", f"incident {incident} needs the whole log at once (a late_upload chooses "
+                           "among every record; a restart with duplicates numbers its copies over the whole log), "
+                           "and this log is Spark-backed: collect it first (toolkit.incidents.collect(log)) or load "
+                           "it without Spark")
+    from pyspark.sql import functions as F
+
+    from toolkit.spark import prepare_executors
+
+    df = log.spark_df
+    prepare_executors(df.sparkSession)
+    first = df.agg(F.min("arrival_time")).first()[0]
+    if first is None:
+        raise SettingError("incidents", f"incident {incident}: the log has no records")
+    source = tuple(int(p) for p in log.source_partitions)
+    meta = EventLog(_empty(df.columns), log.quarantine.iloc[:0], partition_names=log.partition_names, source=log.source)
+    meta.declared_partitions = source
+    ctx = Context(log=meta, origin=int(first))
+    incident._run(_empty(df.columns), ctx)  # names a partition the log lacks before any Spark work
+    columns = list(df.columns)
+
+    def one_partition(pdf: pd.DataFrame) -> pd.DataFrame:
+        """One source partition's records, transformed by the incident."""
+        out, _ = incident._run(pdf.reset_index(drop=True), ctx)
+        return out[columns]
+
+    new = df.groupBy("partition").applyInPandas(one_partition, schema=df.schema).persist()
+    counts = new.groupBy("partition").count().toPandas()  # one row per partition
+    n = int(counts["count"].sum())
+    if n == 0:
+        new.unpersist()
+        raise SettingError("incidents", f"{incident} leaves no record in the log")
+    out = EventLog(None, log.quarantine, spark_df=new, n_records=n, has_arrival_time=True,
+                   partition_names=log.partition_names, source=log.source)
+    out.incidents = list(log.incidents) + [incident.words()]
+    present = set(int(p) for p in counts["partition"])
+    out.declared_partitions = source
+    out.silent_partitions = tuple(p for p in source if p not in present)
+    return out
+
+
+def _empty(columns: list[str]) -> pd.DataFrame:
+    """A log table without records, with ``columns`` (the canonical ones int64, ``key`` text)."""
+    types = {"row": np.int64, "event_time": np.int64, "arrival_time": np.int64, "partition": np.int64}
+    return pd.DataFrame({c: pd.Series(dtype=types.get(c, object)) for c in columns})
