@@ -56,7 +56,10 @@ def incident_list(incidents: Any) -> list[Incident | None]:
         if item is None or (isinstance(item, str) and item.strip().lower() in ("none", RECORDED)):
             x = None
         elif isinstance(item, (str, Incident)):
-            x = parse_incident(item)
+            try:
+                x = parse_incident(item)
+            except SettingError as exc:
+                raise SettingError("incident", f"incident {item!r}: {exc}") from None
             if isinstance(x, Composite) and not x.incidents:
                 x = None
         else:
@@ -96,16 +99,19 @@ def variant_log(log: EventLog, incident: Incident | None) -> EventLog:
     (on the driver for a pandas-backed log, in Spark for a Spark-backed one)."""
     if incident is None:
         return log
-    if not log.is_spark:
-        return incident.apply(log)
-    return apply_in_spark(log, incident)
+    try:
+        return apply_in_spark(log, incident) if log.is_spark else incident.apply(log)
+    except SettingError as exc:
+        if exc.setting == "incident":
+            raise
+        raise SettingError("incident", f"incident {incident}: {exc}") from None
 
 
 def apply_in_spark(log: EventLog, incident: Incident) -> EventLog:
     """``incident.apply(log)`` for a Spark-backed log, computed in Spark one source partition per
     task (the module doc); the result is persisted (the caller unpersists it)."""
     if not incident.per_partition():
-        raise SettingError("incidents", f"incident {incident} needs the whole log at once (a late_upload chooses "
+        raise SettingError("incident", f"incident {incident} needs the whole log at once (a late_upload chooses "
                            "among every record; a restart with duplicates numbers its copies over the whole log), "
                            "and this log is Spark-backed: collect it first (toolkit.incidents.collect(log)) or load "
                            "it without Spark")
@@ -117,7 +123,7 @@ def apply_in_spark(log: EventLog, incident: Incident) -> EventLog:
     prepare_executors(df.sparkSession)
     first = df.agg(F.min("arrival_time")).first()[0]
     if first is None:
-        raise SettingError("incidents", f"incident {incident}: the log has no records")
+        raise SettingError("incident", f"incident {incident}: the log has no records")
     source = tuple(int(p) for p in log.source_partitions)
     meta = EventLog(_empty(df.columns), log.quarantine.iloc[:0], partition_names=log.partition_names, source=log.source)
     meta.declared_partitions = source
@@ -135,7 +141,7 @@ def apply_in_spark(log: EventLog, incident: Incident) -> EventLog:
     n = int(counts["count"].sum())
     if n == 0:
         new.unpersist()
-        raise SettingError("incidents", f"{incident} leaves no record in the log")
+        raise SettingError("incident", f"incident {incident} leaves no record in the log")
     out = EventLog(None, log.quarantine, spark_df=new, n_records=n, has_arrival_time=True,
                    partition_names=log.partition_names, source=log.source)
     out.incidents = list(log.incidents) + [incident.words()]
