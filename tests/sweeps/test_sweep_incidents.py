@@ -96,6 +96,13 @@ def test_every_engine_rows_carry_the_incident_and_equal_the_sweep_of_the_variant
                                   toolkit.sweep(bad.apply(log), progress=False, **grid))
     calm = got[got[INCIDENT_COLUMN] == RECORDED]
     assert not np.array_equal(calm["dropped"].to_numpy(), got[got[INCIDENT_COLUMN] == str(bad)]["dropped"].to_numpy())
+    # one robust answer per engine; the frontier is one variant's (default: the recorded log's)
+    recs = toolkit.recommend(got, 0.5, per="semantics", robust=0.5)
+    assert set(recs) == set(semantics_names()) and all(r["variants"] == 1 for r in recs.values())
+    pd.testing.assert_frame_equal(toolkit.frontier(got), toolkit.frontier(calm))
+    assert set(toolkit.frontier(got, incident=str(bad))[INCIDENT_COLUMN]) == {str(bad)}
+    with pytest.raises(ValueError, match="incident='calm'"):
+        toolkit.frontier(got, incident="calm")
 
 
 def test_incident_errors_name_the_incident():

@@ -13,11 +13,19 @@ from toolkit.settings import CONFIG_COLUMNS, Setting, SettingError, parse_window
 from toolkit.sweeps.variants import INCIDENT_COLUMN, RECORDED
 
 
-def frontier(results: pd.DataFrame, *, latency: str = "latency_p99_ms", completeness: str = "completeness_first") -> pd.DataFrame:
+def frontier(results: pd.DataFrame, *, latency: str = "latency_p99_ms", completeness: str = "completeness_first",
+             incident: str = RECORDED) -> pd.DataFrame:
     """Configurations not dominated by another (lower or equal latency and higher or equal
-    completeness, one of them strictly), sorted by latency. Rows without a latency are skipped."""
+    completeness, one of them strictly), sorted by latency. Rows without a latency are skipped.
+    A sweep with incidents (an ``incident`` column) has one frontier per variant: ``incident``
+    chooses it (default the recorded log; an incident's spelling for a bad day's)."""
     if latency not in results or completeness not in results:
         raise ValueError(f"results need columns {latency!r} and {completeness!r}")
+    if INCIDENT_COLUMN in results:
+        labels = list(dict.fromkeys(results[INCIDENT_COLUMN].astype(str)))
+        if str(incident) not in labels:
+            raise ValueError(f"incident={incident!r}: the results' incidents are {', '.join(map(repr, labels))}")
+        results = results[(results[INCIDENT_COLUMN].astype(str) == str(incident)).to_numpy()]
     r = results[results[latency].notna()].copy()
     r = r.sort_values([latency, completeness], ascending=[True, False], kind="mergesort")
     keep = []
