@@ -303,7 +303,7 @@ def robust_choice(calm: pd.DataFrame, variants: pd.DataFrame, target: float, met
     info = {"robust": robust, "variants": len(names), "calm": plain["setting"]}
     base = dict(target=target, metric=metric, candidates=len(ok), runner_up=None, deploy={}, broken_by=[], **info)
     if not len(ok):
-        return _none_robust(calm, variants, calm_key, held_n, names, target, col, robust, base)
+        return _none_robust(calm, variants, calm_key, var_key, held_n, names, target, col, robust, base)
     tie = [t for t in ("dropped", "delay_ms", "lateness_ms") if t in ok]
     ranked = ok.sort_values([metric] + tie, kind="mergesort")
     row = ranked.iloc[0]
@@ -340,16 +340,16 @@ def robust_choice(calm: pd.DataFrame, variants: pd.DataFrame, target: float, met
                 runner_up=runner, deploy=deploy_code, broken_by=broken, held=k, incidents=table)
 
 
-def _none_robust(calm: pd.DataFrame, variants: pd.DataFrame, calm_key: pd.Series, held_n: pd.Series, names: list[str],
-                 target: float, col: str, robust: float, base: dict) -> dict:
+def _none_robust(calm: pd.DataFrame, variants: pd.DataFrame, calm_key: pd.Series, var_key: pd.Series, held_n: pd.Series,
+                 names: list[str], target: float, col: str, robust: float, base: dict) -> dict:
     """No setting is robust enough: the reason names the one that holds on the most variants."""
     order = calm.assign(_held=held_n.to_numpy()).sort_values(["_held", col], ascending=False, kind="mergesort")
     best = order.iloc[0]
     k = int(best["_held"])
+    mine = variants[(var_key == calm_key.loc[best.name]).to_numpy()]
     words = (f"No setting of the {len(calm)} swept reaches the {percent(target)} target on the recorded log and on "
              f"{percent(robust)} of the {len(names)} incident variants. The most robust, {setting_words(best, calm)}, "
-             f"{_keeps(best, col, calm)} on the recorded log, and "
-             f"{_holds(variants[(_keys(variants, [c for c in CONFIG_COLUMNS if c in calm]) == calm_key.loc[best.name]).to_numpy()], k, len(names), col, target)}.")
+             f"{_keeps(best, col, calm)} on the recorded log, and {_holds(mine, k, len(names), col, target)}.")
     criterion = (f"no setting reaches {col} >= {percent(target)} on the recorded log and on {percent(robust)} of the "
                  f"{len(names)} incident variants; the most robust is {_describe(best)} ({k} of {len(names)})")
     return dict(base, config=None, setting=None, row=best, reason=words, criterion=criterion, held=k)
