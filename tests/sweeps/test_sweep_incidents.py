@@ -122,14 +122,15 @@ def test_incident_errors_name_the_incident():
 def test_in_process_equals_spark_for_a_local_and_a_spark_backed_log(spark):
     log = _log(7, 200)
     bad = (stall(partition=1, at="2s", duration="3s", drain="10/s") + silence(partition=2, at="1s", duration="4s")
-           + burst(factor=2, at="6s", duration="2s") + restart(at="8s", downtime="1s", replay_from="2s", source_rate="40/s"))
+           + burst(factor=2, at="6s", duration="2s") + late_upload(fraction=0.2, delay="exponential:2s", seed=3)
+           + restart(at="8s", downtime="1s", replay_from="2s", source_rate="40/s"))
     grid = dict(window="tumbling:1s", delay=[0, "500ms"], idleness=["none", "2s"])
     cols = SUMMARY_COLUMNS + [INCIDENT_COLUMN]
     local = toolkit.sweep(log, progress=False, execution="local", incidents=[None, bad], **grid)
     # a pandas-backed log on Spark: the variant is made on the driver, then shipped as a plain sweep ships a log
     on_spark = toolkit.sweep(log, progress=False, execution="spark", spark=spark, shards=2, incidents=[bad], **grid)
     pd.testing.assert_frame_equal(local[cols].iloc[len(on_spark):].reset_index(drop=True), on_spark[cols])
-    # a Spark-backed log: the incident is applied in Spark, one task per source partition
+    # a Spark-backed log: the incident is applied in Spark (per source partition; late_upload by ranges of rows)
     distributed = toolkit.sweeps.distribute(log, shards=2, spark=spark)
     remote = toolkit.sweep(distributed, progress=False, spark=spark, shards=2, incidents=[None, bad], **grid)
     pd.testing.assert_frame_equal(local[cols], remote[cols])
@@ -144,5 +145,6 @@ def test_in_process_equals_spark_for_a_local_and_a_spark_backed_log(spark):
     for col in ("row", "event_time", "arrival_time", "partition"):
         assert got[col].astype(np.int64).tolist() == want[col].astype(np.int64).tolist(), col
     assert made.declared_partitions == (0, 1, 2) and made.n_records == len(want)
-    with pytest.raises(SettingError, match="needs the whole log at once.*toolkit.incidents.collect"):
-        toolkit.sweep(distributed, progress=False, spark=spark, incidents=[late_upload(fraction=0.1, delay="1s")], delay=0)
+    dup = restart(at="1s", downtime="1s", replay_from="1s", source_rate="9/s", duplicates=True)
+    with pytest.raises(SettingError, match="numbers the copies it adds over the whole log.*toolkit.incidents.collect"):
+        toolkit.sweep(distributed, progress=False, spark=spark, incidents=[dup], delay=0)

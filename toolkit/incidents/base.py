@@ -239,6 +239,21 @@ class Incident:
         partition (``toolkit.sweeps.variants``)."""
         return False
 
+    def by_rank(self) -> bool:
+        """Whether the incident picks records by their rank in row order over the whole log: it
+        then implements :meth:`draw` (what it picks for ``n`` records, from its seed) and
+        :meth:`apply_draw` (a slice of the log in row order, picked records changed), so the log
+        can be transformed slice by slice (``late_upload``)."""
+        return False
+
+    def draw(self, n: int) -> Any:
+        """What a :meth:`by_rank` incident picks for a log of ``n`` records."""
+        raise NotImplementedError(f"{self.kind} does not pick records by rank")
+
+    def apply_draw(self, table: pd.DataFrame, first_rank: int, drawn: Any) -> pd.DataFrame:
+        """The records of ranks ``first_rank`` on (in row order), with what :meth:`draw` picked applied."""
+        raise NotImplementedError(f"{self.kind} does not pick records by rank")
+
     # -- shared ------------------------------------------------------------------------------
     def items(self) -> Iterator["Incident"]:
         yield self

@@ -12,14 +12,9 @@ Where the variant is made (``docs/incidents.md``, "Incidents in a sweep"):
   runs the sweep like any log: in-process, or shipped to Spark column by column as a plain
   sweep ships it. Applying it in every Spark task instead would repeat the same global work
   (the time origin, each partition's drain) in each task for no gain.
-- a Spark-backed log: the incident is applied where the log lives, one Spark task per source
-  partition (``groupBy("partition").applyInPandas``) running the same transform on that
-  partition's records, with the time origin taken from one aggregate of the whole log. That
-  equals the transform of the whole log for the incidents whose records depend only on their
-  own partition (:meth:`toolkit.incidents.Incident.per_partition`: stall, exactly-once restart,
-  silence, burst, clock skew); a seeded ``late_upload`` (one choice over every record) and a
-  ``restart`` with duplicates (copies numbered over the whole log) are refused with an error that
-  says how to collect the log first. The variant is persisted for its sweep and released after.
+- a Spark-backed log: the incident is applied where the log lives
+  (:mod:`toolkit.sweeps.spark_incidents`), and the variant is persisted for its sweep and
+  released after it.
 
 Either way a variant's figures are the figures of ``replay(incident.apply(log), setting)``:
 in-process and Spark agree (tests/sweeps/test_sweep_incidents.py).
@@ -28,13 +23,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import numpy as np
 import pandas as pd
 
 from toolkit.incidents import Composite, Incident, parse_incident
-from toolkit.incidents.base import Context
 from toolkit.log import EventLog
 from toolkit.settings import SettingError
+from toolkit.sweeps.spark_incidents import apply_in_spark
 
 #: the ``incident`` value of the rows of the recorded log (``None`` in ``incidents=``)
 RECORDED = "recorded log"
@@ -105,53 +99,3 @@ def variant_log(log: EventLog, incident: Incident | None) -> EventLog:
         if exc.setting == "incident":
             raise
         raise SettingError("incident", f"incident {incident}: {exc}") from None
-
-
-def apply_in_spark(log: EventLog, incident: Incident) -> EventLog:
-    """``incident.apply(log)`` for a Spark-backed log, computed in Spark one source partition per
-    task (the module doc); the result is persisted (the caller unpersists it)."""
-    if not incident.per_partition():
-        raise SettingError("incident", f"incident {incident} needs the whole log at once (a late_upload chooses "
-                           "among every record; a restart with duplicates numbers its copies over the whole log), "
-                           "and this log is Spark-backed: collect it first (toolkit.incidents.collect(log)) or load "
-                           "it without Spark")
-    from pyspark.sql import functions as F
-
-    from toolkit.spark import prepare_executors
-
-    df = log.spark_df
-    prepare_executors(df.sparkSession)
-    first = df.agg(F.min("arrival_time")).first()[0]
-    if first is None:
-        raise SettingError("incident", f"incident {incident}: the log has no records")
-    source = tuple(int(p) for p in log.source_partitions)
-    meta = EventLog(_empty(df.columns), log.quarantine.iloc[:0], partition_names=log.partition_names, source=log.source)
-    meta.declared_partitions = source
-    ctx = Context(log=meta, origin=int(first))
-    incident._run(_empty(df.columns), ctx)  # names a partition the log lacks before any Spark work
-    columns = list(df.columns)
-
-    def one_partition(pdf: pd.DataFrame) -> pd.DataFrame:
-        """One source partition's records, transformed by the incident."""
-        out, _ = incident._run(pdf.reset_index(drop=True), ctx)
-        return out[columns]
-
-    new = df.groupBy("partition").applyInPandas(one_partition, schema=df.schema).persist()
-    counts = new.groupBy("partition").count().toPandas()  # one row per partition
-    n = int(counts["count"].sum())
-    if n == 0:
-        new.unpersist()
-        raise SettingError("incident", f"incident {incident} leaves no record in the log")
-    out = EventLog(None, log.quarantine, spark_df=new, n_records=n, has_arrival_time=True,
-                   partition_names=log.partition_names, source=log.source)
-    out.incidents = list(log.incidents) + [incident.words()]
-    present = set(int(p) for p in counts["partition"])
-    out.declared_partitions = source
-    out.silent_partitions = tuple(p for p in source if p not in present)
-    return out
-
-
-def _empty(columns: list[str]) -> pd.DataFrame:
-    """A log table without records, with ``columns`` (the canonical ones int64, ``key`` text)."""
-    types = {"row": np.int64, "event_time": np.int64, "arrival_time": np.int64, "partition": np.int64}
-    return pd.DataFrame({c: pd.Series(dtype=types.get(c, object)) for c in columns})
