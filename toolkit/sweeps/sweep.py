@@ -39,6 +39,10 @@ task (``toolkit.sweeps.spark.run_whole``); then
   sampled after every record and every watermark; ``mean_state_*``: their time average over
   processing time from the first arrival to the end of input; ``windows``: true windows.
 
+A sweep with ``incidents=[...]`` repeats these rows for each variant of the log (the recorded
+log, then each incident applied), with an ``incident`` column before ``path``
+(``toolkit.sweeps.variants``).
+
 With a ``second_window`` the figures are the first stage's (the records' fates); the second
 stage's own results come from ``toolkit.replay``. Global windows have no batch answer of
 their own: their figures treat each key's records as one window.
