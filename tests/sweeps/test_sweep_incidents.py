@@ -145,6 +145,15 @@ def test_in_process_equals_spark_for_a_local_and_a_spark_backed_log(spark):
     for col in ("row", "event_time", "arrival_time", "partition"):
         assert got[col].astype(np.int64).tolist() == want[col].astype(np.int64).tolist(), col
     assert made.declared_partitions == (0, 1, 2) and made.n_records == len(want)
-    dup = restart(at="1s", downtime="1s", replay_from="1s", source_rate="9/s", duplicates=True)
-    with pytest.raises(SettingError, match="numbers the copies it adds over the whole log.*toolkit.incidents.collect"):
-        toolkit.sweep(distributed, progress=False, spark=spark, incidents=[dup], delay=0)
+    # copies numbered over the whole log: copies of copies too (two restarts with duplicates)
+    dup = (restart(at="3s", downtime="1s", replay_from="2s", source_rate="20/s", duplicates=True)
+           + restart(at="5s", downtime="500ms", replay_from="3s", source_rate="30/s", duplicates=True))
+    made = variant_log(distributed, dup)
+    try:
+        got = made.spark_df.toPandas().sort_values("row").reset_index(drop=True)
+    finally:
+        made.spark_df.unpersist()
+    want = dup.apply(log).table.sort_values("row").reset_index(drop=True)
+    assert (want["duplicate_of"] >= 0).sum() > 20
+    for col in ("row", "event_time", "arrival_time", "partition", "duplicate_of"):
+        assert got[col].astype(np.int64).tolist() == want[col].astype(np.int64).tolist(), col

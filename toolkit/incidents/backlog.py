@@ -137,6 +137,10 @@ class Restart(Incident):
         the whole log, so only the exactly-once restart is per partition."""
         return not self.duplicates
 
+    def adds_copies(self) -> bool:
+        """With duplicates each partition drains its own backlog; the copies are numbered over the log."""
+        return self.duplicates
+
     def words(self) -> str:
         return (f"the job restarted at {base.clock(self.at)} after {base.words_duration(self.downtime)} down, "
                 f"re-reading {base.words_duration(self.replay_from)} of backlog at {base.words_rate(self.source_rate)} "
@@ -159,7 +163,7 @@ class Restart(Incident):
             arrival = a.copy()
             arrival[pos[~again]] = new[~again]
             out["arrival_time"] = arrival
-            out = base.copies(out, pos[again], new[again])
+            out = base.copies(out, pos[again], new[again], provisional=ctx.provisional_copies)
             added = f", {int(again.sum()):,} duplicate row{'' if again.sum() == 1 else 's'} added"
         else:
             out = table.copy()

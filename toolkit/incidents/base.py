@@ -157,10 +157,15 @@ def words_duration(ms: int) -> str:
 @dataclass
 class Context:
     """What an incident needs besides the table: the input log (partition names and the
-    partitions the job reads) and the origin of ``at`` (the first arrival, ms)."""
+    partitions the job reads) and the origin of ``at`` (the first arrival, ms).
+
+    ``provisional_copies``: the table is one slice of the log (a Spark task's partition), so the
+    copies an incident adds cannot be numbered here; each is numbered ``-1 - copied row`` and the
+    caller numbers them over the whole log (:func:`copies`, ``toolkit.sweeps.spark_incidents``)."""
 
     log: EventLog
     origin: int
+    provisional_copies: bool = False
 
     def partition_code(self, kind: str, value: int | str) -> int:
         """The code of partition ``value`` (by name when the log names its partitions)."""
@@ -237,6 +242,12 @@ class Incident:
         values depend on another partition's records and no record is chosen or numbered across
         partitions. A Spark sweep applies such incidents where the log lives, one task per
         partition (``toolkit.sweeps.variants``)."""
+        return False
+
+    def adds_copies(self) -> bool:
+        """Whether the incident is per partition but for the numbers of the copies it adds, which
+        follow the largest row of the whole log (a ``restart`` with duplicates): applied to a
+        slice with ``Context.provisional_copies``, then numbered over the whole log."""
         return False
 
     def by_rank(self) -> bool:
@@ -448,11 +459,13 @@ def _rebuild(log: EventLog, table: pd.DataFrame, texts: list[str],
     return out
 
 
-def copies(table: pd.DataFrame, positions: np.ndarray, arrival: np.ndarray) -> pd.DataFrame:
+def copies(table: pd.DataFrame, positions: np.ndarray, arrival: np.ndarray, provisional: bool = False) -> pd.DataFrame:
     """``table`` with copies of the rows at ``positions`` appended, arriving at ``arrival``.
 
     Copies are numbered after the largest row, in the order of the row they copy; their
-    ``duplicate_of`` names the first original (-1 on rows that are no copy)."""
+    ``duplicate_of`` names the first original (-1 on rows that are no copy). ``provisional``
+    (a slice of the log, ``Context.provisional_copies``): each copy is numbered ``-1 - copied row``
+    instead, for the caller to number over the whole log."""
     if DUPLICATE_OF not in table.columns:
         table = table.assign(**{DUPLICATE_OF: np.full(len(table), -1, dtype=np.int64)})
     if len(positions) == 0:
@@ -463,7 +476,10 @@ def copies(table: pd.DataFrame, positions: np.ndarray, arrival: np.ndarray) -> p
     extra = table.iloc[positions].copy()
     original = extra[DUPLICATE_OF].to_numpy(np.int64)
     extra[DUPLICATE_OF] = np.where(original >= 0, original, extra["row"].to_numpy(np.int64))
-    extra["row"] = int(rows.max()) + 1 + np.arange(len(positions), dtype=np.int64)
+    if provisional:
+        extra["row"] = -1 - rows[positions]
+    else:
+        extra["row"] = int(rows.max()) + 1 + np.arange(len(positions), dtype=np.int64)
     extra["arrival_time"] = arrival.astype(np.int64)
     return pd.concat([table, extra], ignore_index=True)
 

@@ -13,19 +13,22 @@ same (``tests/sweeps/test_sweep_incidents.py``); nothing per record comes to the
   record count is made once on the driver (arrays of the picked ranks and their delays) and
   broadcast; the log is cut into ranges of row numbers, each range's first rank is known from
   one count per range, and each task applies the draw to its range;
-- a ``restart`` with duplicates numbers its copies over the whole log: refused, with the way out
-  (collect the log first, ``toolkit.incidents.collect``).
+- a ``restart`` with duplicates (:meth:`~toolkit.incidents.Incident.adds_copies`): one task per
+  source partition drains it, numbering each copy ``-1 - copied row`` for now; the copies are
+  then numbered after the largest row of the whole log (one aggregate), in the order of the rows
+  they copy, by ranges of copied rows as above.
 
 The time origin (``at``) is the first arrival of the input log, from one aggregate.
 """
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 
-from toolkit.incidents import Composite, Incident
+from toolkit.incidents import DUPLICATE_OF, Composite, Incident
 from toolkit.incidents.base import Context
 from toolkit.log import EventLog
 from toolkit.settings import SettingError
@@ -36,10 +39,10 @@ def apply_in_spark(log: EventLog, incident: Incident) -> EventLog:
     result is persisted (the caller unpersists its ``spark_df``)."""
     steps = list(incident.items())
     for step in steps:
-        if not (step.per_partition() or step.by_rank()):
-            raise SettingError("incident", f"incident {incident}: {step.kind} ({step}) numbers the copies it adds over "
-                               "the whole log, and this log is Spark-backed: collect it first "
-                               "(toolkit.incidents.collect(log)) or load it without Spark")
+        if not (step.per_partition() or step.by_rank() or step.adds_copies()):
+            raise SettingError("incident", f"incident {incident}: {step.kind} ({step}) needs the whole log at once, "
+                               "and this log is Spark-backed: collect it first (toolkit.incidents.collect(log)) or "
+                               "load it without Spark")
     from pyspark.sql import functions as F
 
     from toolkit.spark import prepare_executors
@@ -62,6 +65,8 @@ def apply_in_spark(log: EventLog, incident: Incident) -> EventLog:
             while j < len(steps) and steps[j].per_partition():
                 j += 1
             df = _per_partition(df, Composite(tuple(steps[i:j])), ctx)
+        elif steps[i].adds_copies():
+            df = _with_copies(df, steps[i], ctx, kept)
         else:
             df = _by_rank(df, steps[i])
         if j < len(steps):
@@ -97,31 +102,69 @@ def _per_partition(df: Any, incident: Incident, ctx: Context) -> Any:
     return df.groupBy("partition").applyInPandas(one_partition, schema=df.schema)
 
 
-def _by_rank(df: Any, incident: Incident) -> Any:
-    """``incident`` (by rank) applied by ranges of row numbers, each knowing its first rank."""
+def _with_copies(df: Any, incident: Incident, ctx: Context, kept: list) -> Any:
+    """``incident`` (which adds copies) applied per source partition, its copies then numbered after
+    the largest row of the log in the order of the rows they copy (their provisional numbers,
+    ``-1 - copied row``, order them); ``kept`` collects what is persisted on the way."""
     from pyspark.sql import functions as F
 
-    session = df.sparkSession
-    stats = df.agg(F.count(F.lit(1)).alias("n"), F.min("row").alias("lo"), F.max("row").alias("hi")).first()
-    n = int(stats["n"])
-    if n == 0:
-        return df
-    lo, hi = int(stats["lo"]), int(stats["hi"])
-    ranges = max(1, 2 * int(session.sparkContext.defaultParallelism))
-    width = max(1, -(-(hi - lo + 1) // ranges))
-    bucket = F.floor((F.col("row") - F.lit(lo)) / F.lit(width)).cast("long")
-    sizes = df.groupBy(bucket.alias("_range")).count().toPandas().sort_values("_range")  # one row per range
-    starts = dict(zip(sizes["_range"].astype(int), np.cumsum(sizes["count"].to_numpy()) - sizes["count"].to_numpy()))
-    bc = session.sparkContext.broadcast((incident.draw(n), {int(k): int(v) for k, v in starts.items()}))
+    if DUPLICATE_OF not in df.columns:
+        df = df.withColumn(DUPLICATE_OF, F.lit(-1).cast("long"))
+    top = int(df.agg(F.max("row")).first()[0])
+    done = _per_partition(df, incident, dataclasses.replace(ctx, provisional_copies=True)).persist()
+    kept.append(done)
+    columns = list(done.columns)
+    copied = done.where(F.col("row") < 0).withColumn("_copied", -1 - F.col("row"))
+
+    def number(pdf: pd.DataFrame, start: int, _: Any) -> pd.DataFrame:
+        """One range of copied rows: its copies numbered from ``top + 1 + first rank``."""
+        out = pdf.sort_values("_copied", kind="mergesort").reset_index(drop=True)
+        out["row"] = top + 1 + start + np.arange(len(out), dtype=np.int64)
+        return out[columns]
+
+    numbered = _in_ranges(copied, "_copied", number, done.schema)
+    return done.where(F.col("row") >= 0).unionByName(numbered)
+
+
+def _by_rank(df: Any, incident: Incident) -> Any:
+    """``incident`` (by rank) applied by ranges of row numbers, each knowing its first rank; the
+    draw for the log's record count is made once, on the driver, and broadcast."""
     columns = list(df.columns)
 
-    def one_range(pdf: pd.DataFrame) -> pd.DataFrame:
-        """The records of one range of row numbers, with what the incident drew for them."""
-        drawn, first_rank = bc.value
-        start = first_rank[int(pdf["_range"].iloc[0])]
+    def apply(pdf: pd.DataFrame, start: int, drawn: Any) -> pd.DataFrame:
+        """One range of rows with what the incident drew for them."""
         return incident.apply_draw(pdf[columns].reset_index(drop=True), start, drawn)[columns]
 
-    return df.withColumn("_range", bucket).groupBy("_range").applyInPandas(one_range, schema=df.schema)
+    return _in_ranges(df, "row", apply, df.schema, payload=incident.draw)
+
+
+def _in_ranges(df: Any, column: str, apply: Callable[[pd.DataFrame, int, Any], pd.DataFrame], schema,
+               payload: Callable[[int], Any] | None = None) -> Any:
+    """``apply(range, first rank, payload)`` on the records of ``df`` cut into ranges of ``column``
+    (distinct integers); the first rank (in ``column`` order) of each range comes from one count
+    per range (a few rows to the driver). ``payload(n)`` (``n`` records) is computed on the driver
+    and broadcast."""
+    from pyspark.sql import functions as F
+
+    stats = df.agg(F.count(F.lit(1)).alias("n"), F.min(column).alias("lo"), F.max(column).alias("hi")).first()
+    n = int(stats["n"])
+    if n == 0:
+        return df.select(*schema.fieldNames())
+    lo, hi = int(stats["lo"]), int(stats["hi"])
+    sc = df.sparkSession.sparkContext
+    width = max(1, -(-(hi - lo + 1) // max(1, 2 * int(sc.defaultParallelism))))
+    which = F.floor((F.col(column) - F.lit(lo)) / F.lit(width)).cast("long")
+    sizes = df.groupBy(which.alias("_range")).count().toPandas().sort_values("_range")  # one row per range
+    firsts = np.cumsum(sizes["count"].to_numpy()) - sizes["count"].to_numpy()
+    bc = sc.broadcast((None if payload is None else payload(n),
+                       {int(r): int(f) for r, f in zip(sizes["_range"], firsts)}))
+
+    def one_range(pdf: pd.DataFrame) -> pd.DataFrame:
+        """One range of ``column``: ``apply`` on its records, their first rank and the payload."""
+        data, first = bc.value
+        return apply(pdf, first[int(pdf["_range"].iloc[0])], data)
+
+    return df.withColumn("_range", which).groupBy("_range").applyInPandas(one_range, schema=schema)
 
 
 def _empty(columns: list[str]) -> pd.DataFrame:
