@@ -87,6 +87,10 @@ def test_robust_errors_say_what_is_missing():
         toolkit.recommend(HAND.drop(columns=INCIDENT_COLUMN), 0.99, robust=0.9)
     with pytest.raises(ValueError, match="no rows of the recorded log"):
         toolkit.recommend(HAND[HAND[INCIDENT_COLUMN] != RECORDED], 0.99)
+    # one answer per variant: each variant's rows read as they are
+    per = toolkit.recommend(HAND, 0.99, per="incident")
+    assert {k: v["config"]["delay_ms"] for k, v in per.items()} == {RECORDED: 1000, "a": 3000, "b": 1000}
+    assert per["a"]["reason"].startswith("incident a: a 3 s bounded")
     with pytest.raises(ValueError, match="only the recorded log"):
         toolkit.recommend(HAND[HAND[INCIDENT_COLUMN] == RECORDED], 0.99, robust=0.9)
 

@@ -79,7 +79,8 @@ def recommend(
     """The cheapest setting (lowest ``metric``) whose ``completeness_column`` meets the target.
 
     Results of a sweep with incidents (an ``incident`` column, ``toolkit.sweep(...,
-    incidents=[None, ...])``): the setting is chosen on the recorded log's rows. ``robust`` (a
+    incidents=[None, ...])``): the setting is chosen on the recorded log's rows (rows of one
+    variant alone, e.g. ``per="incident"``, on theirs). ``robust`` (a
     share, e.g. 0.95) asks more: the cheapest setting that meets the target on the recorded log
     *and* on at least that share of the incident variants (:func:`robust_choice`); its reason
     names the incidents that break the runner-up.
@@ -266,8 +267,11 @@ def split_incidents(results: pd.DataFrame, robust: float | None) -> tuple[pd.Dat
     if INCIDENT_COLUMN not in results:
         raise ValueError(f"robust={robust}: the results have no {INCIDENT_COLUMN!r} column; sweep with incidents "
                          "(toolkit.sweep(log, ..., incidents=[None, stall(...), restart(...)]), --incident SPEC)")
-    recorded = (results[INCIDENT_COLUMN].astype(str) == RECORDED).to_numpy()
+    labels = results[INCIDENT_COLUMN].astype(str)
+    recorded = (labels == RECORDED).to_numpy()
     calm, variants = results[recorded], results[~recorded]
+    if not len(calm) and robust is None and labels.nunique() == 1:
+        return results, results.iloc[:0]  # one variant alone (e.g. per="incident"): read as it is
     if not len(calm):
         raise ValueError("the results have no rows of the recorded log: put None (the recorded log) among the "
                          "incidents of the sweep")
