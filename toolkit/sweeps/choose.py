@@ -1,6 +1,7 @@
 """Reading a sweep: the Pareto frontier of latency against completeness, and a recommendation."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pandas as pd
@@ -9,13 +10,22 @@ from toolkit.durations import readable
 
 from toolkit.semantics import get
 from toolkit.settings import CONFIG_COLUMNS, Setting, SettingError, parse_window
+from toolkit.sweeps.variants import INCIDENT_COLUMN, RECORDED
 
 
-def frontier(results: pd.DataFrame, *, latency: str = "latency_p99_ms", completeness: str = "completeness_first") -> pd.DataFrame:
+def frontier(results: pd.DataFrame, *, latency: str = "latency_p99_ms", completeness: str = "completeness_first",
+             incident: str = RECORDED) -> pd.DataFrame:
     """Configurations not dominated by another (lower or equal latency and higher or equal
-    completeness, one of them strictly), sorted by latency. Rows without a latency are skipped."""
+    completeness, one of them strictly), sorted by latency. Rows without a latency are skipped.
+    A sweep with incidents (an ``incident`` column) has one frontier per variant: ``incident``
+    chooses it (default the recorded log; an incident's spelling for a bad day's)."""
     if latency not in results or completeness not in results:
         raise ValueError(f"results need columns {latency!r} and {completeness!r}")
+    if INCIDENT_COLUMN in results:
+        labels = list(dict.fromkeys(results[INCIDENT_COLUMN].astype(str)))
+        if str(incident) not in labels:
+            raise ValueError(f"incident={incident!r}: the results' incidents are {', '.join(map(repr, labels))}")
+        results = results[(results[INCIDENT_COLUMN].astype(str) == str(incident)).to_numpy()]
     r = results[results[latency].notna()].copy()
     r = r.sort_values([latency, completeness], ascending=[True, False], kind="mergesort")
     keep = []
@@ -64,8 +74,16 @@ def recommend(
     *,
     completeness_column: str = "completeness_first",
     per: str | None = None,
+    robust: float | None = None,
 ) -> dict:
     """The cheapest setting (lowest ``metric``) whose ``completeness_column`` meets the target.
+
+    Results of a sweep with incidents (an ``incident`` column, ``toolkit.sweep(...,
+    incidents=[None, ...])``): the setting is chosen on the recorded log's rows (rows of one
+    variant alone, e.g. ``per="incident"``, on theirs). ``robust`` (a
+    share, e.g. 0.95) asks more: the cheapest setting that meets the target on the recorded log
+    *and* on at least that share of the incident variants (:func:`robust_choice`); its reason
+    names the incidents that break the runner-up.
 
     ``per="semantics"`` (or any configuration column) answers once for each of its values: a
     dict ``{value: recommendation}`` in the order the results first show them, each chosen
@@ -93,7 +111,7 @@ def recommend(
                              f"{', '.join(c for c in CONFIG_COLUMNS if c in results)})")
         out = {}
         for value, sub in results.groupby(per, sort=False):
-            rec = recommend(sub, completeness, metric, completeness_column=completeness_column)
+            rec = recommend(sub, completeness, metric, completeness_column=completeness_column, robust=robust)
             who = engine_name(value) if per == "semantics" else f"{per} {value}"
             if not rec["reason"].startswith(who):  # "Kafka Streams with a 2 s grace ..." names itself
                 rec["reason"] = f"{who}: {rec['reason'][:1].lower()}{rec['reason'][1:]}"
@@ -105,6 +123,11 @@ def recommend(
             raise ValueError(f"results have no column {col!r}")
     if not len(results):
         raise ValueError("no results to choose from")
+    if robust is not None or INCIDENT_COLUMN in results:
+        calm, variants = split_incidents(results, robust)
+        if robust is not None:
+            return robust_choice(calm, variants, completeness, metric, completeness_column, robust)
+        results = calm
     ok = results[(results[completeness_column] >= completeness) & results[metric].notna()]
     cfg_cols = [c for c in CONFIG_COLUMNS if c in results]
     base = {"target": completeness, "metric": metric, "candidates": len(ok), "runner_up": None, "deploy": {}}
@@ -233,6 +256,160 @@ def _compare(other: pd.Series, row: pd.Series, metric: str, col: str, target: fl
     if "dropped" in other and "records" in other and int(other["records"]):
         text += f" and drops {percent(int(other['dropped']) / int(other['records']))}"
     return text + "."
+
+
+# -------------------------------------------------------------------------------- robust to incidents
+def split_incidents(results: pd.DataFrame, robust: float | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the recorded log's rows, the incident variants' rows) of a sweep with incidents; errors
+    naming ``robust`` when the results cannot answer it."""
+    if robust is not None and not (isinstance(robust, (int, float)) and 0.0 <= float(robust) <= 1.0):
+        raise ValueError(f"robust must be a share between 0 and 1 (e.g. 0.95), got {robust!r}")
+    if INCIDENT_COLUMN not in results:
+        raise ValueError(f"robust={robust}: the results have no {INCIDENT_COLUMN!r} column; sweep with incidents "
+                         "(toolkit.sweep(log, ..., incidents=[None, stall(...), restart(...)]), --incident SPEC)")
+    labels = results[INCIDENT_COLUMN].astype(str)
+    recorded = (labels == RECORDED).to_numpy()
+    calm, variants = results[recorded], results[~recorded]
+    if not len(calm) and robust is None and labels.nunique() == 1:
+        return results, results.iloc[:0]  # one variant alone (e.g. per="incident"): read as it is
+    if not len(calm):
+        raise ValueError("the results have no rows of the recorded log: put None (the recorded log) among the "
+                         "incidents of the sweep")
+    if robust is not None and not len(variants):
+        raise ValueError(f"robust={robust}: the results have only the recorded log; sweep with incidents "
+                         "(incidents=[None, stall(...), ...], --incident SPEC)")
+    return calm, variants
+
+
+def _keys(frame: pd.DataFrame, cols: list[str]) -> pd.Series:
+    """One text per row naming its configuration (the configuration columns, joined)."""
+    return frame[cols].astype(str).agg("\x1f".join, axis=1) if len(frame) else pd.Series([], dtype=object)
+
+
+def robust_choice(calm: pd.DataFrame, variants: pd.DataFrame, target: float, metric: str, col: str,
+                  robust: float) -> dict:
+    """The cheapest setting (lowest ``metric`` on the recorded log) that reaches ``target`` on the
+    recorded log and on at least ``robust`` of the incident variants; ties as in
+    :func:`recommend`. The runner-up is the calm-day choice when it differs, else the plain
+    runner-up; the reason names the incidents under which it falls below the target."""
+    for c in (metric, col):
+        if c not in calm:
+            raise ValueError(f"results have no column {c!r}")
+    cfg = [c for c in CONFIG_COLUMNS if c in calm]
+    names = list(dict.fromkeys(variants[INCIDENT_COLUMN].astype(str)))
+    var_key = _keys(variants, cfg)
+    calm_key = _keys(calm, cfg)
+    held = (variants[col] >= target).groupby(var_key.to_numpy()).sum()
+    held_n = calm_key.map(held).fillna(0).astype(int)
+    need = math.ceil(robust * len(names) - 1e-9)
+    plain = recommend(calm, target, metric, completeness_column=col)
+    ok = calm[((calm[col] >= target) & calm[metric].notna() & (held_n >= need)).to_numpy()]
+    info = {"robust": robust, "variants": len(names), "calm": plain["setting"]}
+    base = dict(target=target, metric=metric, candidates=len(ok), runner_up=None, deploy={}, broken_by=[], **info)
+    if not len(ok):
+        return _none_robust(calm, variants, calm_key, var_key, held_n, names, target, col, robust, base)
+    tie = [t for t in ("dropped", "delay_ms", "lateness_ms") if t in ok]
+    ranked = ok.sort_values([metric] + tie, kind="mergesort")
+    row = ranked.iloc[0]
+    k = int(held_n.loc[row.name])
+    mine = variants[(var_key == calm_key.loc[row.name]).to_numpy()]
+    words = (f"{_cap(setting_words(row, calm))} {_keeps(row, col, calm)} on the recorded log, and "
+             f"{_holds(mine, k, len(names), col, target)}; {_metric_words(metric)} {_value(metric, row[metric])} (the "
+             f"lowest of the {len(ok)} of {len(calm)} settings that reach the {percent(target)} target on the recorded "
+             f"log and on at least {percent(robust)} of the {len(names)} incident variant{'s' if len(names) != 1 else ''}).")
+    calm_row = plain["row"] if plain["config"] is not None else None
+    if calm_row is not None and calm_key.loc[calm_row.name] != calm_key.loc[row.name]:
+        runner, who = calm_row, "the calm-day choice"
+    else:
+        runner, who = _runner_up(calm, ranked, row, metric, col), "the runner-up"
+        if calm_row is not None:
+            words += " The calm-day choice holds up."
+    broken: list[str] = []
+    if runner is not None:
+        theirs = variants[(var_key == calm_key.loc[runner.name]).to_numpy()]
+        text, broken = _robust_compare(runner, row, theirs, metric, col, target, calm, who)
+        words += " " + text
+    criterion = (f"{_describe(row)} is the lowest {metric} ({_value(metric, row[metric])}) among the {len(ok)} of "
+                 f"{len(calm)} settings with {col} >= {percent(target)} on the recorded log and on at least "
+                 f"{percent(robust)} of the {len(names)} incident variants (it reaches {percent(row[col])} and holds on "
+                 f"{k} of {len(names)})")
+    setting = _setting(row)
+    deploy_code = {}
+    if setting is not None:
+        from toolkit.deployment import deploy, engines
+
+        deploy_code = {name: str(deploy(setting, engine=name)) for name in engines(setting)}
+    table = mine[[INCIDENT_COLUMN] + [c for c in (col, "dropped", metric) if c in mine]].reset_index(drop=True)
+    return dict(base, config={c: row[c] for c in cfg}, setting=setting, row=row, reason=words, criterion=criterion,
+                runner_up=runner, deploy=deploy_code, broken_by=broken, held=k, incidents=table)
+
+
+def _none_robust(calm: pd.DataFrame, variants: pd.DataFrame, calm_key: pd.Series, var_key: pd.Series, held_n: pd.Series,
+                 names: list[str], target: float, col: str, robust: float, base: dict) -> dict:
+    """No setting is robust enough: the reason names the one that holds on the most variants."""
+    order = calm.assign(_held=held_n.to_numpy()).sort_values(["_held", col], ascending=False, kind="mergesort")
+    best = order.iloc[0]
+    k = int(best["_held"])
+    mine = variants[(var_key == calm_key.loc[best.name]).to_numpy()]
+    words = (f"No setting of the {len(calm)} swept reaches the {percent(target)} target on the recorded log and on "
+             f"{percent(robust)} of the {len(names)} incident variants. The most robust, {setting_words(best, calm)}, "
+             f"{_keeps(best, col, calm)} on the recorded log, and {_holds(mine, k, len(names), col, target)}.")
+    criterion = (f"no setting reaches {col} >= {percent(target)} on the recorded log and on {percent(robust)} of the "
+                 f"{len(names)} incident variants; the most robust is {_describe(best)} ({k} of {len(names)})")
+    return dict(base, config=None, setting=None, row=best, reason=words, criterion=criterion, held=k)
+
+
+def incident_words(label: Any) -> str:
+    """An ``incident`` cell in words (``partition 2 stalled at 0:01:00 for 2 min, ...``)."""
+    from toolkit.incidents import parse_incident
+
+    try:
+        return parse_incident(str(label)).words()
+    except (SettingError, ValueError):  # a hand-made label: as written
+        return str(label)
+
+
+def _below(rows: pd.DataFrame, col: str, target: float, limit: int = 3) -> tuple[str, list[str]]:
+    """``71 % when partition 2 stalled ... and 80 % when ...``: the variants of ``rows`` below the
+    target, worst first (at most ``limit`` named), and their labels."""
+    low = rows[(rows[col] < target).to_numpy() | rows[col].isna().to_numpy()].sort_values(col, kind="mergesort")
+    labels = [str(x) for x in low[INCIDENT_COLUMN]]
+    parts = [f"{percent(v) if not pd.isna(v) else 'no result'} when {incident_words(lab)}"
+             for lab, v in zip(labels[:limit], low[col].to_numpy()[:limit])]
+    if len(labels) > limit:
+        parts.append(f"{len(labels) - limit} more incident variant{'s' if len(labels) - limit != 1 else ''} below it")
+    return "; ".join(parts), labels
+
+
+def _holds(rows: pd.DataFrame, k: int, n: int, col: str, target: float) -> str:
+    """``reaches it on all 2 incident variants (at worst 99.18 % when ...)`` / ``on 1 of 2 (below it: ...)``."""
+    if k == n:
+        worst = rows.sort_values(col, kind="mergesort").iloc[0]
+        every = "the incident variant" if n == 1 else "both incident variants" if n == 2 else f"all {n} incident variants"
+        return (f"reaches the target on {every} too (at worst {percent(worst[col])} when "
+                f"{incident_words(worst[INCIDENT_COLUMN])})")
+    text, _ = _below(rows, col, target)
+    return f"reaches the target on {k} of {n} incident variants (below it: {text})"
+
+
+def _robust_compare(other: pd.Series, row: pd.Series, theirs: pd.DataFrame, metric: str, col: str, target: float,
+                    calm: pd.DataFrame, who: str) -> tuple[str, list[str]]:
+    """The runner-up (or calm-day choice) against the robust one, in words: what it saves, what it
+    keeps on the recorded log ("today") and under which incidents it falls below the target."""
+    diff = differences(other, row, calm)
+    what = f"{who} ({diff})" if diff else who
+    d = float(row[metric]) - float(other[metric])
+    cost = (f"saves {_value(metric, d)} of {_metric_words(metric)}" if d > 0 else
+            f"costs {_value(metric, -d)} more {_metric_words(metric)}" if d < 0 else f"has the same {_metric_words(metric)}")
+    below, labels = _below(theirs, col, target)
+    text = f"{_cap(what)} {cost}"
+    if float(other[col]) < target:
+        text += f" but keeps only {percent(other[col])} in the first result today"
+        text += f", and {below}" if labels else ""
+    else:
+        text += f" and keeps {percent(other[col])} today"
+        text += f" but {below}" if labels else ", and on every incident variant too"
+    return text + ".", labels
 
 
 # -------------------------------------------------------------------------------- settings in words

@@ -39,6 +39,10 @@ task (``toolkit.sweeps.spark.run_whole``); then
   sampled after every record and every watermark; ``mean_state_*``: their time average over
   processing time from the first arrival to the end of input; ``windows``: true windows.
 
+A sweep with ``incidents=[...]`` repeats these rows for each variant of the log (the recorded
+log, then each incident applied), with an ``incident`` column before ``path``
+(``toolkit.sweeps.variants``).
+
 With a ``second_window`` the figures are the first stage's (the records' fates); the second
 stage's own results come from ``toolkit.replay``. Global windows have no batch answer of
 their own: their figures treat each key's records as one window.
@@ -59,6 +63,7 @@ from toolkit.settings import (CONFIG_COLUMNS, Limits, Setting, SettingError, Tum
 from toolkit.sweeps.evaluate import merge_all
 from toolkit.sweeps.semantics import all_timelines, evaluate_shard, split_ids, split_unit
 from toolkit.sweeps.timelines import local_sources
+from toolkit.sweeps.variants import incident_list, sweep_variants
 from toolkit.sweeps.whole import in_one_piece, whole_rows
 
 RESULT_COLUMNS = CONFIG_COLUMNS + ["path"] + SUMMARY_COLUMNS
@@ -79,6 +84,7 @@ def sweep(
     progress: bool | None = None,
     max_windows_per_record: int | None = None,
     max_memory: Any = None,
+    incidents: Any = None,
     **grid_settings: Any,
 ) -> pd.DataFrame:
     """Evaluate every combination of the settings (each may be a list); one row per configuration.
@@ -92,10 +98,22 @@ def sweep(
     ``spark.sql.shuffle.partitions``) x configuration chunks. Figures are identical whatever
     the execution and sharding. ``max_windows_per_record`` and ``max_memory`` raise the
     guards checked before any work starts (:class:`toolkit.settings.Limits`).
+
+    ``incidents``: a list of bad days (``toolkit.incidents``: ``stall(...)``, ``restart(...)``, their
+    spellings, ``None`` for the recorded log): every configuration is evaluated on each variant of
+    the log, and the rows, stacked in that order, carry an ``incident`` column (``"recorded log"``
+    or the incident's spelling) before ``path`` (``toolkit.sweeps.variants``). An empty list is
+    the plain sweep.
     """
     limits = Limits.of(max_windows_per_record, max_memory)
-    configs = settings_grid(settings, grid_settings)
+    configs = settings_grid(settings, dict(grid_settings))
     limits.check_settings(configs)
+    if incidents is not None:
+        variants = incident_list(incidents)
+        if variants:
+            return sweep_variants(log, variants, lambda v: sweep(
+                v, configs, path=path, execution=execution, master=master, spark=spark, shards=shards,
+                progress=progress, max_windows_per_record=max_windows_per_record, max_memory=max_memory))
     if path not in PATHS:
         raise SettingError("path", f"path must be one of {', '.join(PATHS)}, got {path!r}")
     if execution not in EXECUTIONS:
