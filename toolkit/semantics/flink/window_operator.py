@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolkit.engine.flink.config import assigner_from_dict, evictor_from_dict, function_from_name, trigger_from_dict
-from toolkit.engine.flink.pipeline import window_timer_targets
+from toolkit.engine.flink.jumps import window_timer_targets
 from toolkit.engine.flink.timeline import TimerTargets
 from toolkit.settings import (EVENT_TIME_WINDOWS, SESSION_WINDOWS, Custom, DynamicSession, Global, Session, Setting,
                               Sliding, Stage, TriggerSpec, Tumbling, stagger_assigner)
