@@ -9,7 +9,7 @@ import pandas as pd
 from toolkit.durations import readable
 
 from toolkit.semantics import get
-from toolkit.settings import CONFIG_COLUMNS, Setting, SettingError, parse_window
+from toolkit.settings import CONFIG_COLUMNS, Setting, SettingError
 from toolkit.sweeps.variants import INCIDENT_COLUMN, RECORDED
 
 
@@ -412,15 +412,8 @@ def _robust_compare(other: pd.Series, row: pd.Series, theirs: pd.DataFrame, metr
     return text + ".", labels
 
 
-# -------------------------------------------------------------------------------- settings in words
-_STRATEGY_WORDS = {
-    "bounded": "bounded out-of-orderness delay", "legacy": "out-of-orderness delay (legacy max - delay)",
-    "time_lag": "processing-time lag", "punctuated": "punctuated watermark delay",
-    "idle_advance": "idle-advance delay", "adaptive": "adaptive initial delay",
-}
-
-
-def _varying(results: pd.DataFrame | None, col: str) -> bool:
+def varying(results: pd.DataFrame | None, col: str) -> bool:
+    """Whether ``results`` swept column ``col`` (it holds more than one value): then words name it."""
     return results is not None and col in results and results[col].astype(str).nunique() > 1
 
 
@@ -431,51 +424,6 @@ def setting_words(row: Any, results: pd.DataFrame | None = None) -> str:
     if isinstance(row, Setting):
         row = pd.Series(row.row())
     return _engine_of(row).setting_words(row, results)
-
-
-def flink_words(row: Any, results: pd.DataFrame | None = None) -> str:
-    """A Flink setting in words: the watermark strategy and delay, the allowed lateness, the idle
-    timeout and interval, then the window operator's settings off their default."""
-    strategy = str(row.get("strategy", "bounded"))
-    name = strategy.partition("(")[0]
-    delay = row.get("delay_ms", 0)
-    parts = []
-    if name == "monotonous":
-        head = "monotonous timestamps (no out-of-orderness delay)"
-    elif name in _STRATEGY_WORDS:
-        head = (f"a {readable(delay)} {_STRATEGY_WORDS[name]}" if delay else f"no {_STRATEGY_WORDS[name]}")
-        if strategy != name:
-            head += f" ({strategy})"
-    else:
-        head = f"the {strategy} watermark strategy"
-    lateness = row.get("lateness_ms", 0)
-    parts.append(f"a {readable(lateness)} allowed lateness" if lateness else "no allowed lateness")
-    idle = row.get("idleness_ms", None)
-    has_idle = idle is not None and not pd.isna(idle) and int(idle) > 0
-    if has_idle:
-        parts.append(f"a {readable(int(idle))} idle timeout")
-    elif _varying(results, "idleness_ms"):
-        parts.append("no idle timeout")
-    interval = row.get("interval_ms", 200)
-    if (interval is not None and not pd.isna(interval) and int(interval) != 200) or _varying(results, "interval_ms"):
-        parts.append("watermarks after every record" if int(interval) == 0
-                     else f"watermarks every {readable(int(interval))}")
-    text = head + " with " + _join(parts)
-    extra = []
-    window = row.get("window", None)
-    try:
-        window = str(parse_window(window)) if window is not None else None
-    except ValueError:  # a hand-made table: show it as written
-        pass
-    if window is not None and (_varying(results, "window") or str(window) != "tumbling:1s"):
-        extra.append(f"{window} windows")
-    for col, default in (("stagger", "aligned"), ("source_parallelism", 1), ("partitions_as_sources", True), ("trigger", "event_time"),
-                         ("evictor", "none"), ("accumulation", "accumulating"), ("function", "count_sum"),
-                         ("second_window", "none"), ("stages", "none"), ("split_discovery", "at_start")):
-        v = row.get(col, default)
-        if (v is not None and not pd.isna(v) and str(v) != str(default)) or _varying(results, col):
-            extra.append(f"{col.replace('_', ' ')} {v}")
-    return text + (f" ({', '.join(extra)})" if extra else "")
 
 
 def engine_setting_words(row: Any, results: pd.DataFrame | None, words: list[tuple[str, str]],
@@ -494,36 +442,11 @@ def engine_setting_words(row: Any, results: pd.DataFrame | None, words: list[tup
             continue
         parts.append(template.format(readable(int(v)) if col.endswith("_ms") else v))
     parts.extend(extra)
-    text = head + (" with " + _join(parts) if parts else "")
+    text = head + (" with " + join_words(parts) if parts else "")
     window = row.get("window", None)
-    if window is not None and (_varying(results, "window") or str(window) != "tumbling:1s"):
+    if window is not None and (varying(results, "window") or str(window) != "tumbling:1s"):
         text += f" ({window} windows)"
     return text
-
-
-_KAFKA_EMIT_WORDS = {"update": "results on every update", "final": "final results on window close (onWindowClose)",
-                     "suppress": "final results through suppress(untilWindowCloses)"}
-
-
-def kafka_words(row: Any, results: pd.DataFrame | None) -> str:
-    """A Kafka Streams setting in words: ``Kafka Streams with a 2 s grace, final results through
-    suppress(untilWindowCloses) and 4 tasks (tumbling:10s windows)``."""
-    grace = row.get("grace_ms", 0)
-    grace = 0 if grace is None or pd.isna(grace) else int(grace)
-    parts = [f"a {readable(grace)} grace" if grace else "no grace"]
-    emit = str(row.get("emit", "update"))
-    parts.append(_KAFKA_EMIT_WORDS.get(emit, f"emit {emit}"))
-    tasks = row.get("tasks", None)
-    if tasks is not None and not pd.isna(tasks):
-        parts.append(f"{int(tasks)} task{'s' if int(tasks) != 1 else ''}")
-    if str(row.get("repartition", "true")) == "false":
-        parts.append("co-partitioned input (task = partition)")
-    retention = row.get("retention_ms", None)
-    if retention is not None and not pd.isna(retention):
-        parts.append(f"a {readable(int(retention))} window store retention")
-    window = row.get("window", None)
-    extra = f" ({window} windows)" if window is not None and (_varying(results, "window") or str(window) != "tumbling:1s") else ""
-    return "Kafka Streams with " + _join(parts) + extra
 
 
 def differences(row: Any, other: Any, results: pd.DataFrame | None = None) -> str:
@@ -553,7 +476,8 @@ def differences(row: Any, other: Any, results: pd.DataFrame | None = None) -> st
     return ", ".join(out)
 
 
-def _join(parts: list[str]) -> str:
+def join_words(parts: list[str]) -> str:
+    """``a, b and c``."""
     if len(parts) <= 1:
         return "".join(parts)
     return ", ".join(parts[:-1]) + " and " + parts[-1]

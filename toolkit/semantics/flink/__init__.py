@@ -76,7 +76,7 @@ class Flink(Semantics):
     # -- words ---------------------------------------------------------------------------------
 
     def setting_words(self, row: Any, results: Any = None) -> str:
-        from toolkit.sweeps.choose import flink_words
+        from toolkit.semantics.flink.words import flink_words
 
         return flink_words(row, results)
 

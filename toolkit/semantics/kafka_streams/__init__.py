@@ -202,7 +202,7 @@ class KafkaStreams(Semantics):
     # -- words ---------------------------------------------------------------------------------
 
     def setting_words(self, row: Any, results: Any = None) -> str:
-        from toolkit.sweeps.choose import kafka_words
+        from toolkit.semantics.kafka_streams.words import kafka_words
 
         return kafka_words(row, results)
 
