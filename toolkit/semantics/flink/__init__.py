@@ -69,7 +69,7 @@ class Flink(Semantics):
         return build_timelines(configs, sources)
 
     def evaluate(self, shard: Any, config: Any, path: str, timeline: Any) -> dict:
-        from toolkit.sweeps.evaluate import evaluate_config
+        from toolkit.semantics.flink.sweep import evaluate_config
 
         return evaluate_config(shard, config, path, timeline)
 

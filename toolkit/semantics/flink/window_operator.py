@@ -9,11 +9,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit.engine.flink.config import assigner_from_dict, evictor_from_dict, function_from_name, trigger_from_dict
+from toolkit.engine.flink.config import (
+    assigner_from_dict,
+    evictor_from_dict,
+    function_from_name,
+    trigger_from_dict,
+)
 from toolkit.engine.flink.jumps import window_timer_targets
 from toolkit.engine.flink.timeline import TimerTargets
-from toolkit.settings import (EVENT_TIME_WINDOWS, SESSION_WINDOWS, Custom, DynamicSession, Global, Session, Setting,
-                              Sliding, Stage, TriggerSpec, Tumbling, stagger_assigner)
+from toolkit.settings import (
+    EVENT_TIME_WINDOWS,
+    SESSION_WINDOWS,
+    Custom,
+    DynamicSession,
+    Global,
+    Session,
+    Setting,
+    Sliding,
+    Stage,
+    TriggerSpec,
+    Tumbling,
+    stagger_assigner,
+)
 
 _EVENT_TIME_TRIGGERS = ("default", "event_time")
 _STAGE_WINDOWS = (Tumbling, Sliding, Session)  # a next stage's event-time windows (no per-record gaps)
