@@ -38,6 +38,6 @@ def five_minute_log():
 #: name -> (log, replay setting): a window and delay that suit the span
 SPANS = {
     "5 minutes": (five_minute_log, dict(window="tumbling:10s", delay="500ms", lateness="2s")),
-    "1 day": (day_log, dict(window="tumbling:15min", delay="30s", lateness="1min")),
+    "1 day": (day_log, dict(window="tumbling:5min", delay="5s", lateness="0", partitions_as_sources=False)),
     "1 year": (year_log, dict(window="tumbling:1h", delay="10min", lateness="1h")),
 }

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import zlib
-from typing import Any
+from functools import partial
+from typing import Any, Callable
 
 import altair as alt
 import numpy as np
@@ -30,6 +31,7 @@ from toolkit.viz._common import (
     with_note,
 )
 from toolkit.viz._format import duration, number, share
+from toolkit.viz._time import extent
 
 
 def _arrival_x(table: pd.DataFrame, log: Any) -> tuple[np.ndarray, str]:
@@ -153,16 +155,23 @@ def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = 
     codes = fate_codes(result, table) if result is not None else np.full(len(table), -1, dtype=np.int64)
     data, idx, sample = _sampled_records(table, x, et, codes, partition, max_points)
     x_epoch = epoch and has_arrival
+    wm_t, wm_v = _watermark_extent(result, partition)
+    xch = partial(time_x, title=xtitle, epoch=x_epoch, extent=extent(data["arrival"], wm_t), size=width, padding=6)
+    if not has_arrival:  # record positions, not instants
+        xch = lambda field: alt.X(f"{field}:Q", title=xtitle, scale=alt.Scale(zero=False, nice=False, padding=6))  # noqa: E731
     if lag_mode:
         delay = (x[idx] - et[idx]).astype("float64")
         div, unit = duration_axis_scale(delay)
         data["delay"] = delay / div
         data["delay_text"] = [duration(v) for v in delay]
         y_enc = alt.Y("delay:Q", title=f"record delay: arrival - event time ({unit})")
+        ych = None
     else:
         div, unit = 1.0, "ms"
-        y_enc = time_y("event_time", "event time", epoch)
-    points = _record_points(data, y_enc, xtitle, epoch, x_epoch, has_arrival, lag_mode, result is not None)
+        ych = partial(time_y, title="event time", epoch=epoch, extent=extent(data["event_time"], wm_v), size=height,
+                      padding=6)
+        y_enc = ych("event_time")
+    points = _record_points(data, xch("arrival"), y_enc, epoch, x_epoch, has_arrival, lag_mode, result is not None)
     if interactive:
         # one name per chart (two charts side by side must not share their zoom): from the title, deterministic
         zoom = f"zoom_{zlib.crc32(f'{title}/{partition}'.encode()):08x}"
@@ -170,9 +179,10 @@ def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = 
     layers: list[alt.Chart] = [points]
     note = sample.note()
     if result is not None and getattr(result, "watermarks", None) is not None:
-        lines, note = _watermark_lines(result, partition, lag_mode, x, div, unit, epoch, x_epoch, xtitle,
+        lines, note = _watermark_lines(result, partition, lag_mode, x, div, unit, epoch, x_epoch, xch, ych,
                                        max_points, note)
-        layers += lines
+        # the lag's sawtooth is dense on a long log: the records are drawn over it, not hidden under it
+        layers = lines + layers if lag_mode else layers + lines
     chart = alt.layer(*layers).properties(width=width, height=height)
     if partition is not None:
         title = f"{title} — partition {partition}"
@@ -202,7 +212,21 @@ def _sampled_records(table: pd.DataFrame, x: np.ndarray, et: np.ndarray, codes: 
     return data, idx, sample
 
 
-def _record_points(data: pd.DataFrame, y_enc: Any, xtitle: str, epoch: bool, x_epoch: bool, has_arrival: bool,
+def _watermark_extent(result: Any, partition: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Times and values of the watermarks a scatter draws (no MIN/MAX markers), for its axes' extents."""
+    wm = getattr(result, "watermarks", None) if result is not None else None
+    if wm is None or not len(wm):
+        return np.zeros(0), np.zeros(0)
+    wm = wm[wm["level"].isin(("partition", "operator"))]
+    if partition is not None:
+        wm = wm[(wm["level"] != "partition") | (wm["id"].astype(str) == str(partition))]
+    w = num(wm["watermark"]).astype("float64")
+    t = num(wm["time"]).astype("float64")
+    keep = (w > WM_FLOOR) & (w < WM_CEIL) & np.isfinite(t)
+    return t[keep], w[keep]
+
+
+def _record_points(data: pd.DataFrame, x_enc: Any, y_enc: Any, epoch: bool, x_epoch: bool, has_arrival: bool,
                    lag_mode: bool, by_fate: bool) -> alt.Chart:
     """One circle per record at its arrival, coloured by fate (``by_fate``) or else by partition."""
     tooltip = ["row:Q", "key:N", "partition:Q", "fate:N", time_tooltip("event_time", "event time", epoch)]
@@ -216,12 +240,13 @@ def _record_points(data: pd.DataFrame, y_enc: Any, xtitle: str, epoch: bool, x_e
     else:
         color = alt.Color("partition:N", title="partition")
     return alt.Chart(data).mark_circle(size=30, opacity=0.75).encode(
-        x=time_x("arrival", xtitle, x_epoch), y=y_enc, color=color, tooltip=tooltip,
+        x=x_enc, y=y_enc, color=color, tooltip=tooltip,
     )
 
 
 def _watermark_lines(result: Any, partition: int | None, lag_mode: bool, x: np.ndarray, div: float, unit: str,
-                     epoch: bool, x_epoch: bool, xtitle: str, max_points: int, note: str) -> tuple[list, str]:
+                     epoch: bool, x_epoch: bool, xch: Callable[[str], alt.X], ych: Callable[[str], alt.Y] | None,
+                     max_points: int, note: str) -> tuple[list, str]:
     """The watermark lines (each partition's dashed, the operator's solid black; in lag mode the
     watermark lag, the operator's only unless ``partition``), and the note, which says when the
     lines were reduced and, in lag mode, how to read them."""
@@ -240,7 +265,7 @@ def _watermark_lines(result: Any, partition: int | None, lag_mode: bool, x: np.n
             wy = alt.Y("y:Q", title=f"record delay: arrival - event time ({unit})")
             what = alt.Tooltip("lag_text:N", title="watermark lag")
         else:
-            wy = time_y("watermark", "event time", epoch)
+            wy = ych("watermark")
             what = time_tooltip("watermark", "watermark", epoch)
         parts = wm[wm["level"] == "partition"]
         if lag_mode and partition is None:
@@ -250,13 +275,13 @@ def _watermark_lines(result: Any, partition: int | None, lag_mode: bool, x: np.n
         if len(parts):
             layers.append(alt.Chart(parts).mark_line(interpolate="linear" if lag_mode else "step-after",
                                                      strokeWidth=1.2, color="#555555").encode(
-                x=time_x("time", xtitle, x_epoch), y=wy,
+                x=xch("time"), y=wy,
                 strokeDash=alt.StrokeDash("series:N", title="watermark"), tooltip=wtip,
             ))
         if len(op):
             layers.append(alt.Chart(op).mark_line(interpolate="linear" if lag_mode else "step-after",
                                                   strokeWidth=1.2 if lag_mode else 2.5, color="black").encode(
-                x=time_x("time", xtitle, x_epoch), y=wy, tooltip=wtip,
+                x=xch("time"), y=wy, tooltip=wtip,
             ))
     if lag_mode:
         note = ("A record above the black line (the operator's watermark lag) at its arrival was behind the "
