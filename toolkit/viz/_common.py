@@ -100,22 +100,31 @@ def _titled(title: str, words: str) -> str:
     return f"{title} ({words})"
 
 
+def _padded(lo: float, hi: float, size: int, padding: float) -> list[float]:
+    """``[lo, hi]`` widened by ``padding`` pixels at each end of a ``size``-pixel axis."""
+    if padding <= 0 or size <= 2 * padding:
+        return [lo, hi]
+    extra = (hi - lo) * padding / (size - 2 * padding)
+    return [lo - extra, hi + extra]
+
+
 def _time_channel(channel: Any, field: str, title: str, epoch: bool, extent: tuple[float, float] | None,
                   size: int, orient: str, padding: float, **kwargs: Any) -> Any:
     """An x or y channel of instants over the data's ``extent`` (:mod:`toolkit.viz._time`): ticks,
-    format and title from the span, the domain the data's own, ``padding`` pixels inside each end
-    (so that a point at the first or last instant is not cut in half)."""
+    format and title from the span, the domain the data's own, widened by ``padding`` pixels at
+    each end (so that a point at the first or last instant is not cut in half)."""
     if extent is None:  # no data: an empty axis
         extent = (0.0, 1.0)
     if epoch:
         ticks = time_ticks(extent[0], extent[1], size, orient)
+        lo, hi = _padded(*ticks.domain, size, padding)
         return channel(f"{field}:T", title=_titled(title, ticks.words),
-                       scale=alt.Scale(type="utc", domain=list(ticks.domain), nice=False, padding=padding),
+                       scale=alt.Scale(type="utc", domain=[int(np.floor(lo)), int(np.ceil(hi))], nice=False),
                        axis=alt.Axis(values=ticks.values, format=ticks.format, labelOverlap=True,
                                      labelSeparation=4), **kwargs)
     plain = plain_ticks(extent[0], extent[1], size, orient)
     return channel(f"{field}:Q", title=_titled(title, f"t in {plain.unit}"),
-                   scale=alt.Scale(domain=list(plain.domain), nice=False, zero=False, padding=padding),
+                   scale=alt.Scale(domain=_padded(*plain.domain, size, padding), nice=False, zero=False),
                    axis=alt.Axis(values=plain.values, labelExpr=plain.label_expr(), labelOverlap=True,
                                  labelSeparation=4), **kwargs)
 

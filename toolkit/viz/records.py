@@ -280,7 +280,8 @@ def _watermark_lines(result: Any, partition: int | None, lag_mode: bool, x: np.n
             ))
         if len(op):
             layers.append(alt.Chart(op).mark_line(interpolate="linear" if lag_mode else "step-after",
-                                                  strokeWidth=1.2 if lag_mode else 2.5, color="black").encode(
+                                                  strokeWidth=1.0 if lag_mode else 2.5, color="black",
+                                                  opacity=0.6 if lag_mode else 1.0).encode(
                 x=xch("time"), y=wy, tooltip=wtip,
             ))
     if lag_mode:
@@ -401,7 +402,10 @@ def _fate_order_expr() -> str:
 
 def drops_by_key(log: Any, result: Any, *, top: int = 20, width: int = 480,
                  title: str = "Keys with the most dropped records") -> alt.Chart:
-    """Horizontal bars for the ``top`` keys by dropped records (all their fates shown).
+    """Horizontal bars for the ``top`` keys by dropped records: their dropped, never fired and late
+    but accepted records. On-time records are not drawn (a key's thousands of on-time records
+    would flatten its few drops to a sliver); each bar's tooltip gives the key's records in all
+    and the share of them in that fate.
 
     Keys are user strings: they are data, drawn as text by Vega (never as markup). When no
     record was dropped, the keys with the most late records are shown instead.
@@ -417,18 +421,22 @@ def drops_by_key(log: Any, result: Any, *, top: int = 20, width: int = 480,
     rank = dropped if n_keys_with_drops else wide["late_accepted"]
     chosen = rank[rank > 0].sort_values(ascending=False, kind="stable").head(top).index
     shown = counts[counts["key"].isin(chosen)].copy()
-    total = shown.groupby("key")["count"].transform("sum")
-    shown["share"] = shown["count"] / total
+    shown["records"] = shown.groupby("key")["count"].transform("sum")
+    shown["share"] = shown["count"] / shown["records"]
+    shown = shown[shown["fate"] != "on_time"]
     what = "dropped" if n_keys_with_drops else "late"
     n_rank = int((rank > 0).sum())
-    subtitle = (f"{len(chosen)} of {number(n_rank)} keys with {what} records (of {number(len(wide))} keys)"
-                if n_rank else "no record was late or dropped")
+    subtitle = (f"{len(chosen)} of {number(n_rank)} keys with {what} records (of {number(len(wide))} keys); "
+                "on-time records not drawn" if n_rank else "no record was late or dropped")
     order = list(chosen)
     chart = alt.Chart(shown).mark_bar().encode(
         y=alt.Y("key:N", title="key", sort=order),
-        x=alt.X("count:Q", title="records", stack=True),
-        color=alt.Color("fate:N", scale=fate_scale(), title="fate", legend=alt.Legend(labelExpr=_fate_label_expr())),
-        order=alt.Order("fate_order:Q"),
-        tooltip=["key:N", "fate:N", "count:Q", alt.Tooltip("share:Q", format=".2%")],
-    ).transform_calculate(fate_order=_fate_order_expr()).properties(width=width)
-    return chart.properties(title=alt.TitleParams(title, subtitle=[subtitle]))
+        x=alt.X("count:Q", title="late or dropped records", stack=True),
+        color=alt.Color("fate:N", scale=fate_scale(["dropped", "never_fired", "late_accepted", "invalid"]),
+                        title="fate", legend=alt.Legend(labelExpr=_fate_label_expr())),
+        order=alt.Order("fate_order:Q"),  # the drops first, from the axis: the bars' order is theirs
+        tooltip=["key:N", "fate:N", alt.Tooltip("count:Q", format=","),
+                 alt.Tooltip("records:Q", title="records of the key", format=","),
+                 alt.Tooltip("share:Q", title="share of the key's records", format=".2%")],
+    ).transform_calculate(fate_order="datum.fate == 'dropped' ? 0 : datum.fate == 'never_fired' ? 1 : 2")
+    return chart.properties(width=width, title=alt.TitleParams(title, subtitle=[subtitle]))

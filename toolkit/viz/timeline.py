@@ -132,6 +132,26 @@ def _sample_windows(em: pd.DataFrame, max_points: int) -> tuple[pd.DataFrame, st
     return em[np.isin(wid, sample.index)], sample.note("windows")
 
 
+SPREAD_PX = 9
+"""Horizontal distance between panes drawn side by side because they share a place."""
+
+
+def _spread(emit: np.ndarray, end: np.ndarray, width: int) -> np.ndarray:
+    """Where each pane is drawn along x: its emission time, except that panes of one window emitted
+    at the same instant (a count trigger's early panes, a late pane with the on-time one, the
+    panes fired at end of input) are set side by side ``SPREAD_PX`` apart around it, so that every
+    pane shows (the tooltip keeps the exact time)."""
+    if emit.size < 2:
+        return emit
+    span = float(np.nanmax(emit) - np.nanmin(emit))
+    per_px = span / max(width - 40, 1) if span > 0 else 1.0
+    frame = pd.DataFrame({"e": emit, "w": end})
+    group = frame.groupby(["e", "w"], sort=False, dropna=False)
+    rank = group.cumcount().to_numpy(dtype="float64")
+    size = group["e"].transform("size").to_numpy(dtype="float64")
+    return emit + (rank - (size - 1) / 2) * SPREAD_PX * per_px
+
+
 def _use_latency(y: str, window_end: np.ndarray, latency: np.ndarray) -> bool:
     """``y="auto"``: plot each pane's latency (emission - window end) when window ends span more than
     50 times the p99 latency (a diagonal would hide every pane), else the window's end."""
@@ -170,8 +190,10 @@ def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
     data["watermark_text"] = [_instant(w, epoch) for w in data["watermark"]] if "watermark" in data.columns else ""
     ends = data["window_end"].to_numpy(dtype="float64")
     latency_mode = _use_latency(y, ends, data["latency_ms"].to_numpy(dtype="float64"))
-    x_ext = extent(data["emit_time"]) if len(data) else None
-    x = time_x("emit_time", "emission (processing) time", epoch, x_ext, size=width, padding=8)
+    data["emit_x"] = _spread(data["emit_time"].to_numpy(dtype="float64"), data["window_end"].to_numpy(dtype="float64"),
+                             width)
+    x_ext = extent(data["emit_x"]) if len(data) else None
+    x = time_x("emit_x", "emission (processing) time", epoch, x_ext, size=width, padding=8)
     if latency_mode:
         div, unit = duration_axis_scale(data["latency_ms"].to_numpy(dtype="float64"))
         data["latency_value"] = data["latency_ms"] / div
@@ -195,7 +217,7 @@ def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
         lo = max(float(data["emit_time"].min()), float(ends.min()))
         hi = min(float(data["emit_time"].max()), float(ends.max()))
         if lo < hi:
-            diag = pd.DataFrame({"emit_time": [lo, hi], "window_end": [lo, hi]})
+            diag = pd.DataFrame({"emit_x": [lo, hi], "window_end": [lo, hi]})
             layers.insert(0, alt.Chart(diag).mark_line(strokeDash=[2, 3], color="#888888").encode(x=x, y=y_enc))
     chart = alt.layer(*layers).properties(width=width, height=height)
     return with_note(chart, title, note)
