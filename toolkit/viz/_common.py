@@ -109,38 +109,45 @@ def _padded(lo: float, hi: float, size: int, padding: float) -> list[float]:
 
 
 def _time_channel(channel: Any, field: str, title: str, epoch: bool, extent: tuple[float, float] | None,
-                  size: int, orient: str, padding: float, **kwargs: Any) -> Any:
+                  size: int, orient: str, padding: float, reach: tuple[float, float] | None = None,
+                  **kwargs: Any) -> Any:
     """An x or y channel of instants over the data's ``extent`` (:mod:`toolkit.viz._time`): ticks,
     format and title from the span, the domain the data's own, widened by ``padding`` pixels at
-    each end (so that a point at the first or last instant is not cut in half)."""
+    each end (so that a point at the first or last instant is not cut in half) and to ``reach``
+    (where marks set a few pixels aside from their instant are drawn)."""
     if extent is None:  # no data: an empty axis
         extent = (0.0, 1.0)
     if epoch:
         ticks = time_ticks(extent[0], extent[1], size, orient)
         lo, hi = _padded(*ticks.domain, size, padding)
+        if reach is not None:
+            lo, hi = min(lo, reach[0]), max(hi, reach[1])
         return channel(f"{field}:T", title=_titled(title, ticks.words),
                        scale=alt.Scale(type="utc", domain=[int(np.floor(lo)), int(np.ceil(hi))], nice=False),
                        axis=alt.Axis(values=ticks.values, format=ticks.format, labelOverlap=True,
                                      labelSeparation=4), **kwargs)
     plain = plain_ticks(extent[0], extent[1], size, orient)
+    lo, hi = _padded(*plain.domain, size, padding)
+    if reach is not None:
+        lo, hi = min(lo, reach[0]), max(hi, reach[1])
     return channel(f"{field}:Q", title=_titled(title, f"t in {plain.unit}"),
-                   scale=alt.Scale(domain=_padded(*plain.domain, size, padding), nice=False, zero=False),
+                   scale=alt.Scale(domain=[lo, hi], nice=False, zero=False),
                    axis=alt.Axis(values=plain.values, labelExpr=plain.label_expr(), labelOverlap=True,
                                  labelSeparation=4), **kwargs)
 
 
 def time_x(field: str, title: str, epoch: bool, extent: tuple[float, float] | None = None, *, size: int = 640,
-           padding: float = 0, **kwargs: Any) -> alt.X:
+           padding: float = 0, reach: tuple[float, float] | None = None, **kwargs: Any) -> alt.X:
     """An x channel of instants over ``extent`` (the data's (min, max), see :func:`toolkit.viz._time.extent`)
     on a ``size``-pixel axis: UTC timestamps whose ticks and title follow the span, or plain ms
     (worked examples) labelled ``t=1.5 s``."""
-    return _time_channel(alt.X, field, title, epoch, extent, size, "x", padding, **kwargs)
+    return _time_channel(alt.X, field, title, epoch, extent, size, "x", padding, reach, **kwargs)
 
 
 def time_y(field: str, title: str, epoch: bool, extent: tuple[float, float] | None = None, *, size: int = 360,
            padding: float = 0, **kwargs: Any) -> alt.Y:
     """A y channel of instants, as :func:`time_x`."""
-    return _time_channel(alt.Y, field, title, epoch, extent, size, "y", padding, **kwargs)
+    return _time_channel(alt.Y, field, title, epoch, extent, size, "y", padding, None, **kwargs)
 
 
 def time_tooltip(field: str, title: str, epoch: bool) -> alt.Tooltip:

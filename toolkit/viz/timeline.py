@@ -136,7 +136,7 @@ SPREAD_PX = 9
 """Horizontal distance between panes drawn side by side because they share a place."""
 
 
-def _spread(emit: np.ndarray, end: np.ndarray, width: int) -> np.ndarray:
+def _spread(emit: np.ndarray, window: np.ndarray, width: int) -> np.ndarray:
     """Where each pane is drawn along x: its emission time, except that panes of one window emitted
     at the same instant (a count trigger's early panes, a late pane with the on-time one, the
     panes fired at end of input) are set side by side ``SPREAD_PX`` apart around it, so that every
@@ -145,7 +145,7 @@ def _spread(emit: np.ndarray, end: np.ndarray, width: int) -> np.ndarray:
         return emit
     span = float(np.nanmax(emit) - np.nanmin(emit))
     per_px = span / max(width - 40, 1) if span > 0 else 1.0
-    frame = pd.DataFrame({"e": emit, "w": end})
+    frame = pd.DataFrame({"e": emit, "w": window})
     group = frame.groupby(["e", "w"], sort=False, dropna=False)
     rank = group.cumcount().to_numpy(dtype="float64")
     size = group["e"].transform("size").to_numpy(dtype="float64")
@@ -190,10 +190,10 @@ def firing_timeline(result: Any, *, max_points: int = MAX_POINTS, width: int = 6
     data["watermark_text"] = [_instant(w, epoch) for w in data["watermark"]] if "watermark" in data.columns else ""
     ends = data["window_end"].to_numpy(dtype="float64")
     latency_mode = _use_latency(y, ends, data["latency_ms"].to_numpy(dtype="float64"))
-    data["emit_x"] = _spread(data["emit_time"].to_numpy(dtype="float64"), data["window_end"].to_numpy(dtype="float64"),
-                             width)
-    x_ext = extent(data["emit_x"]) if len(data) else None
-    x = time_x("emit_x", "emission (processing) time", epoch, x_ext, size=width, padding=8)
+    data["emit_x"] = _spread(data["emit_time"].to_numpy(dtype="float64"), data["window"].to_numpy(), width)
+    x_ext = extent(data["emit_time"]) if len(data) else None
+    x = time_x("emit_x", "emission (processing) time", epoch, x_ext, size=width, padding=8,
+               reach=extent(data["emit_x"]) if len(data) else None)
     if latency_mode:
         div, unit = duration_axis_scale(data["latency_ms"].to_numpy(dtype="float64"))
         data["latency_value"] = data["latency_ms"] / div
