@@ -94,7 +94,7 @@ def test_scatter_one_partition(log, result):
 def test_scatter_without_result_colours_by_partition(log):
     spec = viz.event_time_scatter(log).to_dict()
     (points,) = find_layers(spec, "circle")
-    assert points["encoding"]["color"]["field"] == "partition"
+    assert points["encoding"]["color"]["field"] == "partition_name"  # the log's name of it (its number here)
     assert find_layers(spec, "line") == []
 
 

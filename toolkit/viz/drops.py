@@ -117,7 +117,8 @@ def idle_periods(result: Any, epoch: bool) -> pd.DataFrame:
     out = pd.DataFrame(rows, columns=cols[:3])
     if len(out):
         s, e = _clock(out["start"].to_numpy(), epoch), _clock(out["end"].to_numpy(), epoch)
-        out["label"] = [f"partition {p} idle from {a} to {b} ({duration(y - x)})"
+        name = getattr(result, "partition_label", str)
+        out["label"] = [f"partition {name(p)} idle from {a} to {b} ({duration(y - x)})"
                         for p, a, b, x, y in zip(out["partition"], s, e, out["start"], out["end"])]
     else:
         out["label"] = []

@@ -65,6 +65,7 @@ def watermark_frame(result: Any, levels: tuple[str, ...] = ("partition", "operat
     if partition is not None:
         wm = wm[(wm["level"] != "partition") | (wm["id"].astype(str) == str(partition))]
     groups = list(wm.groupby(["level", "id"], sort=True)) if len(wm) else []
+    name = getattr(result, "partition_label", str)
     frames = []
     reduced = False
     budget = max(50, max_points // max(1, len(groups)))
@@ -72,7 +73,7 @@ def watermark_frame(result: Any, levels: tuple[str, ...] = ("partition", "operat
         g = g.sort_values("time", kind="stable")
         t, v, r = reduce_series(g["time"].to_numpy(), g["watermark"].to_numpy(), budget)
         reduced |= r
-        series = "operator" if level == "operator" else f"{level} {ident}"
+        series = "operator" if level == "operator" else f"{level} {name(ident) if level == 'partition' else ident}"
         frames.append(pd.DataFrame({"level": level, "id": str(ident), "series": series, "time": t,
                                     "watermark": v}))
     if not frames:
@@ -153,7 +154,7 @@ def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = 
     if title is None:
         title = "Record delay over processing time" if lag_mode else "Event time vs processing time"
     codes = fate_codes(result, table) if result is not None else np.full(len(table), -1, dtype=np.int64)
-    data, idx, sample = _sampled_records(table, x, et, codes, partition, max_points)
+    data, idx, sample = _sampled_records(table, x, et, codes, partition, max_points, log)
     x_epoch = epoch and has_arrival
     wm_t, wm_v = _watermark_extent(result, partition)
     xch = partial(time_x, title=xtitle, epoch=x_epoch, extent=extent(data["arrival"], wm_t), size=width, padding=6)
@@ -185,12 +186,12 @@ def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = 
         layers = lines + layers if lag_mode else layers + lines
     chart = alt.layer(*layers).properties(width=width, height=height)
     if partition is not None:
-        title = f"{title} — partition {partition}"
+        title = f"{title} — partition {log.partition_name(partition) if hasattr(log, 'partition_name') else partition}"
     return with_note(chart, title, note, width=max(60, width // 6))
 
 
 def _sampled_records(table: pd.DataFrame, x: np.ndarray, et: np.ndarray, codes: np.ndarray, partition: int | None,
-                     max_points: int) -> tuple[pd.DataFrame, np.ndarray, Any]:
+                     max_points: int, log: Any = None) -> tuple[pd.DataFrame, np.ndarray, Any]:
     """The records drawn (of ``partition`` when given; above ``max_points``, a sample stratified
     by fate): their arrival, event time, fate, key, partition and row; their positions; the sample."""
     mask = None
@@ -209,6 +210,9 @@ def _sampled_records(table: pd.DataFrame, x: np.ndarray, et: np.ndarray, codes: 
         "partition": table["partition"].to_numpy()[idx],
         "row": table["row"].to_numpy()[idx],
     })
+    names = getattr(log, "partition_names", None) if log is not None else None
+    data["partition_name"] = (np.asarray(names, dtype=object)[data["partition"].to_numpy()] if names is not None
+                              else data["partition"].astype(str))
     return data, idx, sample
 
 
@@ -229,7 +233,8 @@ def _watermark_extent(result: Any, partition: int | None) -> tuple[np.ndarray, n
 def _record_points(data: pd.DataFrame, x_enc: Any, y_enc: Any, epoch: bool, x_epoch: bool, has_arrival: bool,
                    lag_mode: bool, by_fate: bool) -> alt.Chart:
     """One circle per record at its arrival, coloured by fate (``by_fate``) or else by partition."""
-    tooltip = ["row:Q", "key:N", "partition:Q", "fate:N", time_tooltip("event_time", "event time", epoch)]
+    tooltip = ["row:Q", "key:N", alt.Tooltip("partition_name:N", title="partition"), "fate:N",
+               time_tooltip("event_time", "event time", epoch)]
     tooltip.append(time_tooltip("arrival", "arrival", x_epoch) if (x_epoch or not epoch) and has_arrival
                    else alt.Tooltip("arrival:Q", title="arrival #"))
     if lag_mode:
@@ -238,7 +243,7 @@ def _record_points(data: pd.DataFrame, x_enc: Any, y_enc: Any, epoch: bool, x_ep
         color = alt.Color("fate:N", scale=fate_scale(), title="fate",
                           legend=alt.Legend(labelExpr=_fate_label_expr(), labelLimit=200))
     else:
-        color = alt.Color("partition:N", title="partition")
+        color = alt.Color("partition_name:N", title="partition")
     return alt.Chart(data).mark_circle(size=30, opacity=0.75).encode(
         x=x_enc, y=y_enc, color=color, tooltip=tooltip,
     )
