@@ -412,11 +412,6 @@ def _robust_compare(other: pd.Series, row: pd.Series, theirs: pd.DataFrame, metr
     return text + ".", labels
 
 
-def varying(results: pd.DataFrame | None, col: str) -> bool:
-    """Whether ``results`` swept column ``col`` (it holds more than one value): then words name it."""
-    return results is not None and col in results and results[col].astype(str).nunique() > 1
-
-
 def setting_words(row: Any, results: pd.DataFrame | None = None) -> str:
     """A setting (a results row or :class:`Setting`) in words: ``a 2 s bounded out-of-orderness
     delay with a 5 s allowed lateness and a 2 s idle timeout``. Settings at their default are left
@@ -424,29 +419,6 @@ def setting_words(row: Any, results: pd.DataFrame | None = None) -> str:
     if isinstance(row, Setting):
         row = pd.Series(row.row())
     return _engine_of(row).setting_words(row, results)
-
-
-def engine_setting_words(row: Any, results: pd.DataFrame | None, words: list[tuple[str, str]],
-                         extra: list[str] | tuple = ()) -> str:
-    """A setting of an engine with a watermark delay and settings of its own: the delay, then
-    each of ``words`` (column, template) that the row has, then ``extra`` phrases."""
-    delay = row.get("delay_ms", 0)
-    head = f"a {readable(delay)} watermark delay" if delay else "no watermark delay"
-    parts = []
-    for col, template in words:
-        v = row.get(col, None)
-        if v is None or (not isinstance(v, str) and pd.isna(v)) or str(v) == "none":
-            continue
-        if col == "lateness_ms" and int(v) == 0:
-            parts.append("no allowed lateness")
-            continue
-        parts.append(template.format(readable(int(v)) if col.endswith("_ms") else v))
-    parts.extend(extra)
-    text = head + (" with " + join_words(parts) if parts else "")
-    window = row.get("window", None)
-    if window is not None and (varying(results, "window") or str(window) != "tumbling:1s"):
-        text += f" ({window} windows)"
-    return text
 
 
 def differences(row: Any, other: Any, results: pd.DataFrame | None = None) -> str:
@@ -474,13 +446,6 @@ def differences(row: Any, other: Any, results: pd.DataFrame | None = None) -> st
         if col in row and col in other and str(row[col]) != str(other[col]):
             out.append(f"{col.replace('_', ' ')} {row[col]}")
     return ", ".join(out)
-
-
-def join_words(parts: list[str]) -> str:
-    """``a, b and c``."""
-    if len(parts) <= 1:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _describe(row: pd.Series) -> str:

@@ -126,7 +126,7 @@ class Beam(Semantics):
     # -- words ---------------------------------------------------------------------------------
 
     def setting_words(self, row: Any, results: Any = None) -> str:
-        from toolkit.sweeps.choose import engine_setting_words
+        from toolkit.semantics.words import engine_setting_words
 
         words = [("lateness_ms", "a {} allowed lateness"), ("beam_trigger", "the {} trigger"),
                  ("accumulation", "{} panes"), ("timestamp_combiner", "{} output timestamps")]

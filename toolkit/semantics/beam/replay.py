@@ -158,8 +158,6 @@ def replay_beam(event_time, arrival_time, keys, values, *, window: dict, trigger
     return BeamReplay(em, fates, step.stalled, wms)
 
 
-
-
 def beam_parts(log, s, a: dict) -> dict:
     """The fields of a ``ReplayResult`` for ``log`` under the Beam setting ``s`` (``a``: the log's
     columns in arrival order, ``toolkit.replays.run._log_arrays``). ``summary()`` is the sweep's

@@ -124,8 +124,6 @@ def oracle_lines(result: Any, stage: int = 1) -> list[dict]:
     return [d for _, d in items]
 
 
-
-
 def valve_lines(result: Any) -> list[str]:
     """What the first operator's ``StatusWatermarkValve`` received: every source subtask's
     watermark and status changes, in order, one channel per subtask (the valve-scenario

@@ -9,7 +9,7 @@ import pandas as pd
 
 from toolkit.durations import readable
 from toolkit.settings import parse_window
-from toolkit.sweeps.choose import join_words, varying
+from toolkit.semantics.words import join_words, varying
 
 
 def why_dropped(result: Any, rows: np.ndarray) -> tuple[list[str], list[Any]]:

@@ -150,7 +150,7 @@ class StructuredStreaming(Semantics):
     # -- words ---------------------------------------------------------------------------------
 
     def setting_words(self, row: Any, results: Any = None) -> str:
-        from toolkit.sweeps.choose import engine_setting_words
+        from toolkit.semantics.words import engine_setting_words
 
         words = [("trigger_interval_ms", "micro-batches every {}"), ("output_mode", "{} output mode"),
                  ("multiple_watermark_policy", "the {} watermark policy")]

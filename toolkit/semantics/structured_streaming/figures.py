@@ -5,7 +5,7 @@ code. The replay's tables are :mod:`toolkit.semantics.structured_streaming.repla
 settings on one prepared log, and key shards, are :mod:`toolkit.semantics.structured_streaming.sweep`'s."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import Protocol, Sequence
 
 import numpy as np
 import pandas as pd
@@ -27,13 +27,17 @@ from toolkit.semantics.structured_streaming.inputs import (
 )
 from toolkit.settings import Setting, SettingError
 
-if TYPE_CHECKING:
-    from toolkit.semantics.structured_streaming.sweep import SparkSweepLog
 
+class PreparedLog(Protocol):
+    """A log prepared once for many settings (``sweep.SparkSweepLog``): its engine log and the
+    session batch answers kept across settings."""
+
+    engine: MicroBatchLog
+    truths: dict
 
 
 def microbatch_summary(s: Setting, a: dict, *, invalid: int = 0, sources: Sequence[int] | None = None,
-                       gap: np.ndarray | None = None, prepared: SparkSweepLog | None = None) -> dict:
+                       gap: np.ndarray | None = None, prepared: PreparedLog | None = None) -> dict:
     """``microbatch_parts(...)["_summary"]`` without the replay's tables (a sweep's row): the same
     run, emission and state columns, and the same :func:`_summary`."""
     run = SettingRun(s, a, sources, gap, prepared)
@@ -44,7 +48,7 @@ class SettingRun:
     """One Spark setting run over ``a`` (see :func:`microbatch_parts` for the arguments), and the
     columns a replay and a sweep row are both made of."""
 
-    def __init__(self, s: Setting, a: dict, sources, gap, prepared: SparkSweepLog | None) -> None:
+    def __init__(self, s: Setting, a: dict, sources, gap, prepared: PreparedLog | None) -> None:
         if not a["has_arr"]:
             raise SettingError("semantics", "semantics='spark' replays micro-batches cut from arrival times, "
                                "but the log has no arrival times; load it with an arrival-time column")

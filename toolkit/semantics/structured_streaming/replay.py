@@ -27,18 +27,15 @@ in the same ``ReplayResult`` a Flink replay gives, with the same columns and mea
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
 from toolkit.engine.microbatch.run import DROPPED
 from toolkit.metrics.fates import FATE_NAMES
-from toolkit.semantics.structured_streaming.figures import SettingRun
+from toolkit.semantics.structured_streaming.figures import PreparedLog, SettingRun
 from toolkit.settings import Setting, describe_setting
-
-if TYPE_CHECKING:
-    from toolkit.semantics.structured_streaming.sweep import SparkSweepLog
 
 
 #: fate names by engine code; a row without a session (null/zero/negative per-record gap) is invalid
@@ -47,7 +44,7 @@ _FATES = np.append(FATE_NAMES, "invalid").astype(object)
 
 def microbatch_parts(log: Any, s: Setting, a: dict, *, invalid: int | None = None, fates: bool = True,
                      sources: Sequence[int] | None = None, gap: np.ndarray | None = None,
-                     prepared: SparkSweepLog | None = None) -> dict:
+                     prepared: PreparedLog | None = None) -> dict:
     """The fields of a ``ReplayResult`` for ``log`` under the Spark setting ``s``.
 
     ``a``: the log's columns in arrival order (``ts, arr, part, keys, vals, rows, has_arr``);
