@@ -4,7 +4,7 @@
 Usage::
 
     python oracles/flink_sql/flink_sql_oracle.py build
-    python oracles/flink_sql/flink_sql_oracle.py run OUT_DIR SCENARIO.jsonl...
+    python oracles/flink_sql/flink_sql_oracle.py run OUT_DIR SCENARIO.jsonl|DIR...
 
 The Flink jars come from the PyPI package ``apache-flink`` (2.3.0) installed once by the
 project's Flink oracle (``python3 ../shared/oracle/flink_oracle.py setup``, under
@@ -74,8 +74,20 @@ def needs_build() -> bool:
     return any(p.stat().st_mtime > stamp.stat().st_mtime for p in (HERE / "java").rglob("*") if p.is_file())
 
 
+def scenario_files(paths: list[str]) -> list[str]:
+    """The scenario files named or held by folders (``*.jsonl``, never ``*.out.jsonl``)."""
+    files: list[str] = []
+    for p in map(Path, paths):
+        found = sorted(p.glob("*.jsonl")) if p.is_dir() else [p]
+        files += [str(f) for f in found if not f.name.endswith(".out.jsonl")]
+    return files
+
+
 def run(out_dir: str, scenarios: list[str]) -> int:
     """Run the scenarios in one JVM (one MiniCluster); NAME.out.jsonl per scenario in out_dir."""
+    scenarios = scenario_files(scenarios)
+    if not scenarios:
+        sys.exit("flink_sql_oracle: no scenario files (NAME.jsonl) given")
     if needs_build():
         build()
     cmd = [os.environ.get("JAVA", "java")] + JVM_OPTS + ["-cp", classpath(), "sqloracle.SqlOracle", out_dir]

@@ -79,7 +79,9 @@ public final class SqlOracle {
         Table q = t.sqlQuery(sc.head.get("query").asText());
         ObjectNode plan = Json.obj();
         plan.put("kind", "plan");
-        plan.put("text", q.explain());
+        String text = q.explain();
+        int at = text.indexOf("== Optimized Execution Plan ==");
+        plan.put("text", at < 0 ? text : text.substring(at + "== Optimized Execution Plan ==".length()).trim());
         out.add(plan);
         DataStream<Row> rows = t.toChangelogStream(q);
         rows.transform("sink-recorder", Types.STRING, new SinkRecorder())
@@ -132,7 +134,7 @@ public final class SqlOracle {
                 next = stepOf(o.get("ts").asLong());
                 o.set("step", next);
             } else if (o.get("kind").asText().equals("row")) {
-                o.set("step", next);
+                o.set("next_watermark_step", next);
             }
         }
         out.addAll(sink);
