@@ -1,0 +1,147 @@
+"""A Flink SQL windowed query over one scenario, step by step, as real Flink SQL runs it.
+
+The scenario (``tests/fixtures/flink_sql``, format in ``oracles/flink_sql/README.md``) lists
+the steps a source performs: records (from a partition) and periodic ticks. The pipeline:
+
+- **Source.** ``WATERMARK FOR ts AS ts - INTERVAL d``: per partition (split), the running max
+  of ``ts - d`` (no ``- 1`` as the DataStream API's bounded out-of-orderness has), asked only
+  at ticks; ``table.exec.source.idle-timeout`` wraps it in Flink's ``WatermarksWithIdleness``;
+  the splits are combined by Flink's ``WatermarkOutputMultiplexer``. Both come from
+  :mod:`toolkit.engine.flink` (the same Flink classes run underneath Flink SQL). The end of
+  the bounded input sends ``MAX`` (no status change), **unless every split is idle** then:
+  Flink's chained outputs drop watermarks while the announced status is idle, so the final
+  watermark never arrives and the windows still open never fire.
+- **Mini-batch** (``table.exec.mini-batch.enabled`` with ``allow-latency`` I): the row-time
+  ``MiniBatchAssigner`` forwards a watermark W only if ``W >= next``, then ``next`` is the
+  last millisecond of the next mini-batch (``(W + 1) - (W + 1) mod I + I - 1``: after 1999
+  with I = 1 s, 2999); records pass unchanged.
+- **Window aggregation**: :class:`toolkit.engine.flink_sql.operator.WindowAggregate`; with the
+  two-phase plan (TUMBLE, HOP, CUMULATE) a :class:`~toolkit.engine.flink_sql.operator.LocalBuffer`
+  gives the global operator's late-record counter.
+
+:func:`run` returns what the oracle writes: ``source_watermark`` / ``source_status`` lines,
+then the sink's ``row`` / ``watermark`` / ``status`` lines in order, then ``metrics``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from toolkit.engine.flink.sources import SourceSubtask
+from toolkit.engine.flink.watermarks import MAX_WATERMARK, MIN_WATERMARK, BoundedOutOfOrderness
+from toolkit.engine.flink_sql.operator import LocalBuffer, WindowAggregate
+from toolkit.engine.flink_sql.windows import window_spec
+
+TWO_PHASE = ("tumble", "hop", "cumulate")
+
+
+def duration_ms(text: str, option: str) -> int:
+    """A Flink duration option value written ``"<n> ms"`` or ``"<n> s"`` as integer ms."""
+    parts = str(text).split()
+    units = {"ms": 1, "s": 1000}
+    if len(parts) != 2 or not parts[0].isdigit() or parts[1] not in units:
+        raise ValueError(f"{option} must be written '<n> ms' or '<n> s', got {text!r}")
+    return int(parts[0]) * units[parts[1]]
+
+
+class MiniBatchAssigner:
+    """The row-time ``MiniBatchAssigner``: which watermarks it lets through (module doc)."""
+
+    def __init__(self, interval: int) -> None:
+        if interval <= 0:
+            raise ValueError(f"table.exec.mini-batch.allow-latency must be positive, got {interval} ms")
+        self.interval = interval
+        self.next = MIN_WATERMARK
+
+    def passes(self, watermark: int) -> bool:
+        if watermark == MAX_WATERMARK:
+            return True
+        if watermark < self.next:
+            return False
+        after = watermark + 1
+        self.next = after - after % self.interval + self.interval - 1
+        return True
+
+
+class Sink:
+    """The window task: mini-batch filter, local buffer, window operator; writes the lines."""
+
+    def __init__(self, case: dict, options: dict) -> None:
+        self.spec = window_spec(case["window"])
+        self.operator = WindowAggregate(self.spec)
+        two_phase = not self.spec.legacy and self.spec.kind in TWO_PHASE
+        self.local = LocalBuffer(self.spec) if two_phase else None
+        self.dropped = 0
+        self.mini_batch = None
+        if str(options.get("table.exec.mini-batch.enabled", "false")).lower() == "true":
+            latency = options.get("table.exec.mini-batch.allow-latency")
+            if latency is None:
+                raise ValueError("table.exec.mini-batch.enabled needs table.exec.mini-batch.allow-latency")
+            self.mini_batch = MiniBatchAssigner(duration_ms(latency, "table.exec.mini-batch.allow-latency"))
+        self.lines: list[dict[str, Any]] = []
+
+    def record(self, key: str, ts: int, value: int, index: int) -> None:
+        kept = self.operator.process(key, ts, value, index)
+        if self.local is not None:
+            self.local.add(key, ts, not kept)
+        elif not kept:
+            self.dropped += 1
+
+    def watermark(self, ts: int, step: int) -> None:
+        if self.mini_batch is not None and not self.mini_batch.passes(ts):
+            return
+        if self.local is not None:
+            self.local.on_watermark(ts)
+        for r in self.operator.advance(ts):
+            row = {"kind": "row", "op": "+I", "k": r.key, "window_start": r.start, "window_end": r.end,
+                   "cnt": r.count, "total": r.total, "next_watermark_step": step}
+            if self.spec.legacy:  # the legacy queries add MAX(idx) AS last_idx
+                row["last_idx"] = r.indices[-1]
+            self.lines.append(row)
+        self.lines.append({"kind": "watermark", "ts": ts, "step": step})
+
+    def metrics(self) -> dict[str, Any]:
+        if self.local is not None:
+            name, count = "GlobalWindowAggregate", self.local.dropped
+        else:
+            name = "GroupWindowAggregate" if self.spec.legacy else "WindowAggregate"
+            count = self.dropped
+        return {"kind": "metrics", "late": {name + ".numLateRecordsDropped": count}}
+
+
+def run(head: dict, steps: list[dict]) -> list[dict[str, Any]]:
+    """The oracle's output lines (without the plan) for one scenario."""
+    case, options = head["case"], head.get("options", {})
+    if case.get("window", {}).get("kind", "").startswith("legacy_") and any(
+            k.startswith("table.exec.emit.") for k in options):
+        raise ValueError("table.exec.emit.* (legacy early/late firing) is not simulated yet")
+    strategy = BoundedOutOfOrderness(case["delay"], legacy=True)
+    idle = options.get("table.exec.source.idle-timeout")
+    if idle is not None:
+        strategy = strategy.with_idleness(duration_ms(idle, "table.exec.source.idle-timeout"))
+    sink = Sink(case, options)
+    source_lines: list[dict[str, Any]] = []
+    at = [0]
+
+    def downstream(kind: str, value: object) -> None:
+        if kind == "watermark":
+            source_lines.append({"kind": "source_watermark", "ts": value, "step": at[0]})
+            sink.watermark(int(value), at[0])  # type: ignore[call-overload]
+        else:
+            source_lines.append({"kind": "source_status", "status": value, "step": at[0]})
+            sink.lines.append({"kind": "status", "status": value})
+
+    source = SourceSubtask(0, list(head["partitions"]), strategy, downstream)
+    index = 0
+    for at[0], s in enumerate(steps):
+        if "tick" in s:
+            source.on_periodic_emit(int(s["tick"]))
+            continue
+        r = s["record"]
+        source.on_event(int(r["p"]), int(r["t"]), int(r.get("arrival", 0)))
+        sink.record(str(r["k"]), int(r["t"]), int(r["v"]), index)
+        index += 1
+    at[0] = len(steps)
+    if not source.emitter.idle:  # an idle output drops watermarks, the final MAX too
+        source_lines.append({"kind": "source_watermark", "ts": MAX_WATERMARK, "step": at[0]})
+        sink.watermark(MAX_WATERMARK, at[0])
+    return source_lines + sink.lines + [sink.metrics()]
