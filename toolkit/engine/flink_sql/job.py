@@ -15,7 +15,8 @@ the steps a source performs: records (from a partition) and periodic ticks. The 
   ``MiniBatchAssigner`` forwards a watermark W only if ``W >= next``, then ``next`` is the
   last millisecond of the next mini-batch (``(W + 1) - (W + 1) mod I + I - 1``: after 1999
   with I = 1 s, 2999); records pass unchanged.
-- **Window aggregation**: :class:`toolkit.engine.flink_sql.operator.WindowAggregate`; with the
+- **Window aggregation**: :class:`toolkit.engine.flink_sql.operator.WindowAggregate` (the
+  legacy group window with ``table.exec.emit.*``: :mod:`toolkit.engine.flink_sql.legacy`); with the
   two-phase plan (TUMBLE, HOP, CUMULATE) a :class:`~toolkit.engine.flink_sql.operator.LocalBuffer`
   gives the global operator's late-record counter.
 
@@ -28,19 +29,12 @@ from typing import Any
 
 from toolkit.engine.flink.sources import SourceSubtask
 from toolkit.engine.flink.watermarks import MAX_WATERMARK, MIN_WATERMARK, BoundedOutOfOrderness
-from toolkit.engine.flink_sql.operator import LocalBuffer, WindowAggregate
+from toolkit.engine.flink_sql.legacy import EmittingWindowAggregate
+from toolkit.engine.flink_sql.operator import LocalBuffer, Row, WindowAggregate
+from toolkit.engine.flink_sql.options import duration_ms, emit_options, flag
 from toolkit.engine.flink_sql.windows import window_spec
 
 TWO_PHASE = ("tumble", "hop", "cumulate")
-
-
-def duration_ms(text: str, option: str) -> int:
-    """A Flink duration option value written ``"<n> ms"`` or ``"<n> s"`` as integer ms."""
-    parts = str(text).split()
-    units = {"ms": 1, "s": 1000}
-    if len(parts) != 2 or not parts[0].isdigit() or parts[1] not in units:
-        raise ValueError(f"{option} must be written '<n> ms' or '<n> s', got {text!r}")
-    return int(parts[0]) * units[parts[1]]
 
 
 class MiniBatchAssigner:
@@ -67,20 +61,36 @@ class Sink:
 
     def __init__(self, case: dict, options: dict) -> None:
         self.spec = window_spec(case["window"])
-        self.operator = WindowAggregate(self.spec)
+        emit = emit_options(options)
+        if emit.any and not self.spec.legacy:
+            raise ValueError("table.exec.emit.* applies to the legacy group window (GROUP BY TUMBLE(...)) only")
+        self.operator: WindowAggregate | EmittingWindowAggregate = (
+            EmittingWindowAggregate(self.spec, emit) if emit.any else WindowAggregate(self.spec))
         two_phase = not self.spec.legacy and self.spec.kind in TWO_PHASE
         self.local = LocalBuffer(self.spec) if two_phase else None
         self.dropped = 0
         self.mini_batch = None
-        if str(options.get("table.exec.mini-batch.enabled", "false")).lower() == "true":
+        if flag(options, "table.exec.mini-batch.enabled"):
             latency = options.get("table.exec.mini-batch.allow-latency")
             if latency is None:
                 raise ValueError("table.exec.mini-batch.enabled needs table.exec.mini-batch.allow-latency")
             self.mini_batch = MiniBatchAssigner(duration_ms(latency, "table.exec.mini-batch.allow-latency"))
         self.lines: list[dict[str, Any]] = []
+        self.waiting: list[dict[str, Any]] = []  # rows emitted before the next watermark
+
+    def _rows(self, rows: list[Row]) -> None:
+        for r in rows:
+            row = {"kind": "row", "op": r.op, "k": r.key, "window_start": r.start, "window_end": r.end,
+                   "cnt": r.count, "total": r.total, "next_watermark_step": None}
+            if self.spec.legacy:  # the legacy queries add MAX(idx) AS last_idx
+                row["last_idx"] = r.indices[-1]
+            self.lines.append(row)
+            self.waiting.append(row)
 
     def record(self, key: str, ts: int, value: int, index: int) -> None:
         kept = self.operator.process(key, ts, value, index)
+        self._rows(self.operator.pending)
+        self.operator.pending = []
         if self.local is not None:
             self.local.add(key, ts, not kept)
         elif not kept:
@@ -91,12 +101,10 @@ class Sink:
             return
         if self.local is not None:
             self.local.on_watermark(ts)
-        for r in self.operator.advance(ts):
-            row = {"kind": "row", "op": "+I", "k": r.key, "window_start": r.start, "window_end": r.end,
-                   "cnt": r.count, "total": r.total, "next_watermark_step": step}
-            if self.spec.legacy:  # the legacy queries add MAX(idx) AS last_idx
-                row["last_idx"] = r.indices[-1]
-            self.lines.append(row)
+        self._rows(self.operator.advance(ts))
+        for row in self.waiting:
+            row["next_watermark_step"] = step
+        self.waiting = []
         self.lines.append({"kind": "watermark", "ts": ts, "step": step})
 
     def metrics(self) -> dict[str, Any]:
@@ -111,9 +119,6 @@ class Sink:
 def run(head: dict, steps: list[dict]) -> list[dict[str, Any]]:
     """The oracle's output lines (without the plan) for one scenario."""
     case, options = head["case"], head.get("options", {})
-    if case.get("window", {}).get("kind", "").startswith("legacy_") and any(
-            k.startswith("table.exec.emit.") for k in options):
-        raise ValueError("table.exec.emit.* (legacy early/late firing) is not simulated yet")
     strategy = BoundedOutOfOrderness(case["delay"], legacy=True)
     idle = options.get("table.exec.source.idle-timeout")
     if idle is not None:

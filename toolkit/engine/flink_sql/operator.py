@@ -27,7 +27,7 @@ from toolkit.engine.flink_sql.windows import WindowSpec
 
 @dataclass
 class Row:
-    """One emitted result row."""
+    """One emitted result row (``op``: ``+I``, or ``-U`` / ``+U`` for an update)."""
 
     key: str
     start: int
@@ -35,6 +35,7 @@ class Row:
     count: int
     total: int
     indices: list[int] = field(default_factory=list)
+    op: str = "+I"
 
 
 class WindowAggregate:
@@ -45,6 +46,8 @@ class WindowAggregate:
         self.spec = spec
         self.watermark = MIN_WATERMARK
         self.open: dict[str, dict[tuple[int, int], list]] = {}
+        #: rows emitted while processing records (none here; see legacy.py)
+        self.pending: list[Row] = []
 
     def process(self, key: str, ts: int, value: int, index: int) -> bool:
         """Add one record; False if it is dropped as late."""
