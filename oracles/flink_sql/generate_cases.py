@@ -202,6 +202,20 @@ HAND: dict[str, tuple[dict, list[tuple]]] = {
         "table.exec.mini-batch.size": "2"}), [
         (1000, 1000, "a", 0), (5000, 1000, "a", 0), (11500, 1300, "a", 0), (9000, 1500, "a", 0),
         (3000, 1500, "b", 0), (12000, 1700, "a", 0)]),
+    "l08_legacy_hop_early_late": (case({"kind": "legacy_hop", "size": 10_000, "slide": 5_000}, 1000,
+                                       options={**EARLY0, **LATE0, "table.exec.emit.allow-lateness": "3 s"}), [
+        (1000, 1000, "a", 0), (6000, 1100, "a", 0), (12500, 1300, "a", 0), (7000, 1500, "a", 0),
+        (14000, 1700, "a", 0), (4000, 1900, "a", 0), (16500, 2100, "a", 0), (9000, 2300, "a", 0),
+        (30000, 2500, "a", 0)]),
+    # the emit options given to a window TVF query (are they refused, ignored or used?)
+    "t01_tvf_with_emit_options": (case(TUMBLE10, 1000, options={
+        **EARLY0, **LATE0, "table.exec.emit.allow-lateness": "5 s"}), [
+        (1000, 1000, "a", 0), (5000, 1000, "a", 0), (11500, 1300, "a", 0), (9000, 1500, "a", 0),
+        (3000, 1500, "b", 0), (12000, 1700, "a", 0)]),
+    # every partition idle, then records again: active, the watermark goes on from where it was
+    "h17_all_idle_then_active": (case(TUMBLE10, 0, partitions=[0, 1], idle_timeout=300), [
+        (1000, 1000, "a", 0), (2000, 1050, "a", 1), (9000, 2500, "a", 0), (8000, 2600, "b", 0),
+        (12000, 2700, "a", 1), (15000, 3000, "a", 0), (11000, 3100, "a", 1)]),
     # mini-batch on a window TVF: the MiniBatchAssigner (row-time mode) between source and window
     "m02_minibatch_small_steps": (case({"kind": "tumble", "size": 2_000}, 0, options={
         "table.exec.mini-batch.enabled": "true", "table.exec.mini-batch.allow-latency": "1 s",
@@ -237,12 +251,18 @@ def random_case(seed: int) -> tuple[dict, list[tuple]]:
             p = (p + 1) % parts
         lag = rnd.choice([0, 100, 300, 600, 1500, 3000]) if rnd.random() < 0.8 else rnd.randint(0, 6000)
         out.append((arrival * 4 - lag, arrival, rnd.choice(keys), p))
-    window = KINDS[seed % len(KINDS)]
+    window = dict(KINDS[seed % len(KINDS)])
     c = case(window, rnd.choice([0, 200, 500, 1000]), rnd.choice([100, 200, 300]), partitions=list(range(parts)))
     if parts > 1 and rnd.random() < 0.6:
         c["idle_timeout"] = rnd.choice([200, 400, 1000])
     if rnd.random() < 0.3:
         c["end"] = arrival + rnd.choice([500, 1500])
+    if seed >= 40:  # the second family: legacy group windows and mini-batch too
+        if window["kind"] != "cumulate" and not window.get("offset") and rnd.random() < 0.3:
+            window["kind"] = "legacy_" + window["kind"]
+        elif rnd.random() < 0.3:
+            c["options"] = {"table.exec.mini-batch.enabled": "true", "table.exec.mini-batch.size": "1000",
+                            "table.exec.mini-batch.allow-latency": "%d ms" % rnd.choice([300, 1000, 2000])}
     return c, out
 
 
@@ -252,8 +272,9 @@ def main(argv: list[str]) -> int:
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
     cases = dict(HAND)
-    for seed in range(40):
-        cases["g%02d_%s" % (seed, KINDS[seed % len(KINDS)]["kind"])] = random_case(seed)
+    for seed in range(100):
+        c, records = random_case(seed)
+        cases["g%02d_%s" % (seed, c["window"]["kind"])] = (c, records)
     for name, (c, records) in cases.items():
         lines = scenario(name, c, records)
         (out / (name + ".jsonl")).write_text("".join(json.dumps(x) + "\n" for x in lines))

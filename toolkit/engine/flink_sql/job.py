@@ -12,8 +12,8 @@ the steps a source performs: records (from a partition) and periodic ticks. The 
   Flink's chained outputs drop watermarks while the announced status is idle, so the final
   watermark never arrives and the windows still open never fire.
 - **Mini-batch** (``table.exec.mini-batch.enabled`` with ``allow-latency`` I): the row-time
-  ``MiniBatchAssigner`` forwards a watermark W only if ``W >= next``, then ``next`` is the
-  last millisecond of the next mini-batch (``(W + 1) - (W + 1) mod I + I - 1``: after 1999
+  ``MiniBatchAssigner`` forwards a watermark W only if ``W >= next`` (at first ``I - 1``),
+  then ``next`` is the last millisecond of the next mini-batch (``(W + 1) - (W + 1) mod I + I - 1``: after 1999
   with I = 1 s, 2999); records pass unchanged.
 - **Window aggregation**: :class:`toolkit.engine.flink_sql.operator.WindowAggregate` (the
   legacy group window with ``table.exec.emit.*``: :mod:`toolkit.engine.flink_sql.legacy`); with the
@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolkit.engine.flink.sources import SourceSubtask
-from toolkit.engine.flink.watermarks import MAX_WATERMARK, MIN_WATERMARK, BoundedOutOfOrderness
+from toolkit.engine.flink.watermarks import MAX_WATERMARK, BoundedOutOfOrderness
 from toolkit.engine.flink_sql.legacy import EmittingWindowAggregate
 from toolkit.engine.flink_sql.operator import LocalBuffer, Row, WindowAggregate
 from toolkit.engine.flink_sql.options import duration_ms, emit_options, flag
@@ -44,7 +44,7 @@ class MiniBatchAssigner:
         if interval <= 0:
             raise ValueError(f"table.exec.mini-batch.allow-latency must be positive, got {interval} ms")
         self.interval = interval
-        self.next = MIN_WATERMARK
+        self.next = interval - 1  # the first mini-batch ends at I - 1 (g40: 540 is held, I = 1 s)
 
     def passes(self, watermark: int) -> bool:
         if watermark == MAX_WATERMARK:
