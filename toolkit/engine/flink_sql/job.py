@@ -62,8 +62,13 @@ class Sink:
     def __init__(self, case: dict, options: dict) -> None:
         self.spec = window_spec(case["window"])
         emit = emit_options(options)
-        if emit.any and not self.spec.legacy:
-            raise ValueError("table.exec.emit.* applies to the legacy group window (GROUP BY TUMBLE(...)) only")
+        if (emit.early or emit.late) and not self.spec.legacy:  # Flink 2.3's own refusal (t01)
+            raise ValueError("a window TVF aggregation does not support table.exec.emit.early-fire.enabled "
+                             "and table.exec.emit.late-fire.enabled: use the legacy group window "
+                             "(GROUP BY TUMBLE(ts, ...))")
+        if emit.lateness and not self.spec.legacy:
+            raise ValueError("table.exec.emit.allow-lateness with a window TVF was not checked against "
+                             "real Flink; it applies to the legacy group window")
         self.operator: WindowAggregate | EmittingWindowAggregate = (
             EmittingWindowAggregate(self.spec, emit) if emit.any else WindowAggregate(self.spec))
         two_phase = not self.spec.legacy and self.spec.kind in TWO_PHASE
