@@ -11,11 +11,12 @@ the window (``tumble``, ``hop``, ``cumulate``, ``session``, or the legacy group 
 ``legacy_tumble`` / ``legacy_hop`` / ``legacy_session``), the watermark delay of
 ``WATERMARK FOR ts AS ts - INTERVAL ...``, the periodic interval (``pipeline.auto-watermark-interval``),
 the idle timeout (``table.exec.source.idle-timeout``) and other table options. It becomes the
-steps the source performs: records in arrival order (ties: log order) and, between them, a
-periodic tick at every ``first arrival + k * interval`` (k >= 1) up to ``end`` (default: the
-last arrival); records arriving at or before a tick come before it. The header keeps the case
-(``case``) beside what Flink runs (``watermark``, ``options``, ``query``). Only the standard
-library.
+steps the source performs (``toolkit.engine.flink_sql.steps.source_steps``, the replay's own
+rule): records in arrival order (ties: log order) and, between them, a periodic tick at every
+``first arrival + k * interval`` (k >= 1) up to ``end`` (default: the last arrival); records
+arriving at or before a tick come before it. The header keeps the case (``case``) beside what
+Flink runs (``watermark``, ``options``, ``query``). The standard library and the project's
+``toolkit`` (imported from this checkout).
 """
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ import json
 import random
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the project's root: toolkit
+from toolkit.engine.flink_sql.steps import source_steps  # noqa: E402  (the replay's own step rule)
 
 AGG = "COUNT(*) AS cnt, SUM(v) AS total"
 
@@ -67,25 +71,6 @@ def query(window: dict) -> str:
             "MAX(idx) AS last_idx FROM events GROUP BY k, {f}(ts, {a})").format(f=fn, a=args, agg=AGG)
 
 
-def steps(records: list[dict], every: int, end: int | None) -> list[dict]:
-    """Records in arrival order with the periodic ticks between them."""
-    order = sorted(range(len(records)), key=lambda i: (records[i]["arrival"], i))
-    first = records[order[0]]["arrival"]
-    last = max(end if end is not None else first, records[order[-1]]["arrival"])
-    out: list[dict] = []
-    tick = first + every
-    for i in order:
-        r = records[i]
-        while tick < r["arrival"]:
-            out.append({"tick": tick})
-            tick += every
-        out.append({"record": r})
-    while tick <= last:
-        out.append({"tick": tick})
-        tick += every
-    return out
-
-
 def scenario(name: str, case: dict, records: list[tuple]) -> list[dict]:
     """Header and steps of one case; ``records`` are (t, arrival, k, p) in log order."""
     recs = [{"t": t, "arrival": a, "k": k, "p": p, "v": 1 << i} for i, (t, a, k, p) in enumerate(records)]
@@ -98,7 +83,7 @@ def scenario(name: str, case: dict, records: list[tuple]) -> list[dict]:
     head = {"name": name, "case": case, "partitions": case.get("partitions", [0]),
             "watermark": "ts" if delay == 0 else "ts - " + interval(delay),
             "options": options, "query": query(case["window"])}
-    return [head] + steps(recs, case["interval"], case.get("end"))
+    return [head] + source_steps(recs, case["interval"], case.get("end"))
 
 
 def case(window: dict, delay: int, every: int = 200, **extra) -> dict:
@@ -210,6 +195,9 @@ HAND: dict[str, tuple[dict, list[tuple]]] = {
     # the emit options given to a window TVF query (are they refused, ignored or used?)
     "t01_tvf_with_emit_options": (case(TUMBLE10, 1000, options={
         **EARLY0, **LATE0, "table.exec.emit.allow-lateness": "5 s"}), [
+        (1000, 1000, "a", 0), (5000, 1000, "a", 0), (11500, 1300, "a", 0), (9000, 1500, "a", 0),
+        (3000, 1500, "b", 0), (12000, 1700, "a", 0)]),
+    "t02_tvf_with_allow_lateness": (case(TUMBLE10, 1000, options={"table.exec.emit.allow-lateness": "5 s"}), [
         (1000, 1000, "a", 0), (5000, 1000, "a", 0), (11500, 1300, "a", 0), (9000, 1500, "a", 0),
         (3000, 1500, "b", 0), (12000, 1700, "a", 0)]),
     # every partition idle, then records again: active, the watermark goes on from where it was

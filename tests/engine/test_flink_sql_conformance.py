@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.engine.flink_sql import WindowAggregate, run, window_spec
+from toolkit.engine.flink_sql import WindowAggregate, run, simulate, source_steps, window_spec
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "flink_sql"
 CASES = sorted(p.name[: -len(".jsonl")] for p in FIX.glob("*.jsonl") if not p.name.endswith(".out.jsonl"))
@@ -52,6 +52,33 @@ def test_flink_sql_matches_real_flink(case):
     assert _normal(run(head, steps)) == _normal(want)
 
 
+@pytest.mark.parametrize("case", [c for c in CASES if not c.startswith("t0")])
+def test_record_fates_match_what_flink_counted(case):
+    """Values are 2**index: the records real Flink counted in some row (the bits of the totals)
+    are exactly the ones the simulator keeps, except those still in windows that never fired
+    (an idle source at the end: no final watermark)."""
+    head, *steps = _lines(FIX / f"{case}.jsonl")
+    want = _lines(FIX / f"{case}.out.jsonl")
+    counted = 0
+    for line in want:
+        if line["kind"] == "row" and line["op"] != "-U":
+            counted |= line["total"]
+    sim = simulate(head, steps)
+    kept = {f["index"] for f in sim.fates if f["fate"] == "kept"}
+    in_rows = {i for i in range(len(sim.fates)) if counted >> i & 1}
+    assert in_rows <= kept
+    never_fired = kept - in_rows
+    assert not never_fired or not any(x.get("ts") == MAX for x in want if x["kind"] == "watermark")
+
+
+def test_steps_are_the_corpus_steps():
+    """source_steps (the replay's rule) rebuilds every committed scenario's steps from its records."""
+    for case in CASES:
+        head, *steps = _lines(FIX / f"{case}.jsonl")
+        records = [s["record"] for s in steps if "record" in s]
+        assert source_steps(records, head["case"]["interval"], head["case"].get("end")) == steps, case
+
+
 def test_late_record_rules_by_hand():
     """HOP 10 s / 5 s at watermark 9999: a record at 7 s misses the fired [0, 10) but counts in
     [5, 15); at watermark 14999 a record at 7 s has no open window and is dropped."""
@@ -90,6 +117,11 @@ def test_bad_options_name_the_option():
     head["options"]["table.exec.emit.early-fire.delay"] = "0 ms"
     with pytest.raises(ValueError, match="legacy group window"):
         run(head, steps)
+
+
+def test_bad_steps_name_the_setting():
+    with pytest.raises(ValueError, match="pipeline.auto-watermark-interval"):
+        source_steps([{"arrival": 1}], 0)
 
 
 def test_bad_window_names_the_field():

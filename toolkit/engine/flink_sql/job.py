@@ -25,6 +25,7 @@ then the sink's ``row`` / ``watermark`` / ``status`` lines in order, then ``metr
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from toolkit.engine.flink.sources import SourceSubtask
@@ -66,11 +67,10 @@ class Sink:
             raise ValueError("a window TVF aggregation does not support table.exec.emit.early-fire.enabled "
                              "and table.exec.emit.late-fire.enabled: use the legacy group window "
                              "(GROUP BY TUMBLE(ts, ...))")
-        if emit.lateness and not self.spec.legacy:
-            raise ValueError("table.exec.emit.allow-lateness with a window TVF was not checked against "
-                             "real Flink; it applies to the legacy group window")
+        # table.exec.emit.allow-lateness alone is accepted and ignored by a window TVF (t02)
         self.operator: WindowAggregate | EmittingWindowAggregate = (
-            EmittingWindowAggregate(self.spec, emit) if emit.any else WindowAggregate(self.spec))
+            EmittingWindowAggregate(self.spec, emit) if emit.any and self.spec.legacy
+            else WindowAggregate(self.spec))
         two_phase = not self.spec.legacy and self.spec.kind in TWO_PHASE
         self.local = LocalBuffer(self.spec) if two_phase else None
         self.dropped = 0
@@ -82,6 +82,7 @@ class Sink:
             self.mini_batch = MiniBatchAssigner(duration_ms(latency, "table.exec.mini-batch.allow-latency"))
         self.lines: list[dict[str, Any]] = []
         self.waiting: list[dict[str, Any]] = []  # rows emitted before the next watermark
+        self.fates: list[dict[str, Any]] = []
 
     def _rows(self, rows: list[Row]) -> None:
         for r in rows:
@@ -92,8 +93,11 @@ class Sink:
             self.lines.append(row)
             self.waiting.append(row)
 
-    def record(self, key: str, ts: int, value: int, index: int) -> None:
+    def record(self, key: str, ts: int, value: int, index: int, step: int) -> None:
+        watermark = self.operator.watermark
         kept = self.operator.process(key, ts, value, index)
+        self.fates.append({"index": index, "step": step, "fate": "kept" if kept else "dropped",
+                           "watermark": watermark})
         self._rows(self.operator.pending)
         self.operator.pending = []
         if self.local is not None:
@@ -121,8 +125,23 @@ class Sink:
         return {"kind": "metrics", "late": {name + ".numLateRecordsDropped": count}}
 
 
+@dataclass
+class Simulation:
+    """One scenario replayed: the oracle's lines (without the plan) and, per record (log order
+    of the steps), its fate (``kept`` / ``dropped``), its step and the window operator's
+    watermark when it arrived."""
+
+    lines: list[dict[str, Any]]
+    fates: list[dict[str, Any]]
+
+
 def run(head: dict, steps: list[dict]) -> list[dict[str, Any]]:
     """The oracle's output lines (without the plan) for one scenario."""
+    return simulate(head, steps).lines
+
+
+def simulate(head: dict, steps: list[dict]) -> Simulation:
+    """Replay one scenario (see the module doc)."""
     case, options = head["case"], head.get("options", {})
     strategy = BoundedOutOfOrderness(case["delay"], legacy=True)
     idle = options.get("table.exec.source.idle-timeout")
@@ -148,10 +167,10 @@ def run(head: dict, steps: list[dict]) -> list[dict[str, Any]]:
             continue
         r = s["record"]
         source.on_event(int(r["p"]), int(r["t"]), int(r.get("arrival", 0)))
-        sink.record(str(r["k"]), int(r["t"]), int(r["v"]), index)
+        sink.record(str(r["k"]), int(r["t"]), int(r["v"]), index, at[0])
         index += 1
     at[0] = len(steps)
     if not source.emitter.idle:  # an idle output drops watermarks, the final MAX too
         source_lines.append({"kind": "source_watermark", "ts": MAX_WATERMARK, "step": at[0]})
         sink.watermark(MAX_WATERMARK, at[0])
-    return source_lines + sink.lines + [sink.metrics()]
+    return Simulation(source_lines + sink.lines + [sink.metrics()], sink.fates)
