@@ -11,10 +11,8 @@ the steps a source performs: records (from a partition) and periodic ticks. The 
   the bounded input sends ``MAX`` (no status change), **unless every split is idle** then:
   Flink's chained outputs drop watermarks while the announced status is idle, so the final
   watermark never arrives and the windows still open never fire.
-- **Mini-batch** (``table.exec.mini-batch.enabled`` with ``allow-latency`` I): the row-time
-  ``MiniBatchAssigner`` forwards a watermark W only if ``W >= next`` (at first ``I - 1``),
-  then ``next`` is the last millisecond of the next mini-batch (``(W + 1) - (W + 1) mod I + I - 1``: after 1999
-  with I = 1 s, 2999); records pass unchanged.
+- **Mini-batch** (``table.exec.mini-batch.enabled``): :mod:`toolkit.engine.flink_sql.minibatch`
+  holds some watermarks back; records pass unchanged.
 - **Window aggregation**: :class:`toolkit.engine.flink_sql.operator.WindowAggregate` (the
   legacy group window with ``table.exec.emit.*``: :mod:`toolkit.engine.flink_sql.legacy`); with the
   two-phase plan (TUMBLE, HOP, CUMULATE) a :class:`~toolkit.engine.flink_sql.operator.LocalBuffer`
@@ -31,30 +29,12 @@ from typing import Any
 from toolkit.engine.flink.sources import SourceSubtask
 from toolkit.engine.flink.watermarks import MAX_WATERMARK, BoundedOutOfOrderness
 from toolkit.engine.flink_sql.legacy import EmittingWindowAggregate
+from toolkit.engine.flink_sql.minibatch import MiniBatchAssigner
 from toolkit.engine.flink_sql.operator import LocalBuffer, Row, WindowAggregate
 from toolkit.engine.flink_sql.options import duration_ms, emit_options, flag
 from toolkit.engine.flink_sql.windows import window_spec
 
 TWO_PHASE = ("tumble", "hop", "cumulate")
-
-
-class MiniBatchAssigner:
-    """The row-time ``MiniBatchAssigner``: which watermarks it lets through (module doc)."""
-
-    def __init__(self, interval: int) -> None:
-        if interval <= 0:
-            raise ValueError(f"table.exec.mini-batch.allow-latency must be positive, got {interval} ms")
-        self.interval = interval
-        self.next = interval - 1  # the first mini-batch ends at I - 1 (g40: 540 is held, I = 1 s)
-
-    def passes(self, watermark: int) -> bool:
-        if watermark == MAX_WATERMARK:
-            return True
-        if watermark < self.next:
-            return False
-        after = watermark + 1
-        self.next = after - after % self.interval + self.interval - 1
-        return True
 
 
 class Sink:
