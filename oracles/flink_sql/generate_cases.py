@@ -223,8 +223,43 @@ KINDS = [{"kind": "tumble", "size": 2_000}, {"kind": "tumble", "size": 3_000, "o
          {"kind": "session", "gap": 700}, {"kind": "session", "gap": 1_500}]
 
 
+def third_family(seed: int) -> tuple[dict, list[tuple]]:
+    """Seeds 100+: longer logs (20-60 records), 1-4 partitions with their own event-time skew,
+    bursts and silences, larger delays, and the legacy group window with early/late firing.
+    Event times stay >= 0 (before 1970 Flink's local window aggregation misbehaves:
+    the ``neg_*`` scenarios, kept from an earlier run of this family)."""
+    rnd = random.Random(seed)
+    parts = rnd.randint(1, 4)
+    skew = [rnd.choice([0, 0, 300, 1500]) for _ in range(parts)]
+    keys = ["a", "b", "c", "d"][: rnd.randint(1, 4)]
+    arrival, out = 1000, []
+    for _ in range(rnd.randint(20, 60)):
+        arrival += rnd.choice([0, 0, 20, 100, 250, 700])
+        p = rnd.randrange(parts)
+        lag = skew[p] + (rnd.choice([0, 50, 400, 900]) if rnd.random() < 0.85 else rnd.randint(1000, 8000))
+        out.append((arrival * 3 - lag + 10_000, arrival, rnd.choice(keys), p))  # event times >= 0
+    window = dict(KINDS[seed % len(KINDS)])
+    c = case(window, rnd.choice([0, 100, 700, 2000]), rnd.choice([50, 200, 500]), partitions=list(range(parts)))
+    if parts > 1 and rnd.random() < 0.5:
+        c["idle_timeout"] = rnd.choice([100, 300, 800])
+    if rnd.random() < 0.3:
+        c["end"] = arrival + rnd.choice([300, 2000])
+    if window["kind"] in ("tumble", "hop") and not window.get("offset") and rnd.random() < 0.4:
+        window["kind"] = "legacy_" + window["kind"]
+        opts = {}
+        if rnd.random() < 0.5:
+            opts.update(EARLY0)
+        if rnd.random() < 0.6:
+            opts.update(LATE0)
+            opts["table.exec.emit.allow-lateness"] = "%d ms" % rnd.choice([500, 2000, 6000])
+        c["options"] = opts
+    return c, out
+
+
 def random_case(seed: int) -> tuple[dict, list[tuple]]:
     """A seeded log: 1-3 partitions (one may fall silent), 1-3 keys, out-of-order and late records."""
+    if seed >= 100:
+        return third_family(seed)
     rnd = random.Random(seed)
     parts = rnd.randint(1, 3)
     keys = ["a", "b", "c"][: rnd.randint(1, 3)]
@@ -260,7 +295,7 @@ def main(argv: list[str]) -> int:
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
     cases = dict(HAND)
-    for seed in range(100):
+    for seed in range(200):
         c, records = random_case(seed)
         cases["g%02d_%s" % (seed, c["window"]["kind"])] = (c, records)
     for name, (c, records) in cases.items():

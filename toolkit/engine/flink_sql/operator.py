@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from toolkit.engine.flink.watermarks import MAX_WATERMARK, MIN_WATERMARK
-from toolkit.engine.flink_sql.windows import WindowSpec
+from toolkit.engine.flink_sql.windows import WindowSpec, window_start
 
 
 @dataclass
@@ -94,18 +94,6 @@ class WindowAggregate:
         return rows
 
 
-def slice_interval(spec: WindowSpec) -> int:
-    """The slice length of a slicing window (TUMBLE: size, HOP: gcd(size, slide), CUMULATE: step)."""
-    if spec.kind == "tumble":
-        return spec.size
-    if spec.kind == "hop":
-        a, b = spec.size, spec.slide
-        while b:
-            a, b = b, a % b
-        return a
-    return spec.step
-
-
 class LocalBuffer:
     """``LocalWindowAggregate``'s buffer, as far as the global operator's late-record counter
     sees it: records are combined per (key, slice end) and sent on when a watermark reaches the
@@ -114,17 +102,19 @@ class LocalBuffer:
     The global operator drops a combined row when its record was late, counting one."""
 
     def __init__(self, spec: WindowSpec) -> None:
-        self.interval = slice_interval(spec)
+        self.spec = spec
+        self.interval = spec.slice
         self.offset = spec.offset
-        self.current = MIN_WATERMARK
-        self.next_trigger = MIN_WATERMARK
-        self.slices: dict[tuple[str, int], bool] = {}
+        # Flink leaves both fields at Java's default 0 (LocalSlicingWindowAggOperator in 2.3.0):
+        # watermarks <= 0 never flush the buffer
+        self.current = 0
+        self.next_trigger = 0
+        self.slices: dict[tuple[int, str], bool] = {}
         self.dropped = 0
 
     def add(self, key: str, ts: int, late: bool) -> None:
         """Buffer one record (``late``: the global operator will drop it)."""
-        end = ts - (ts - self.offset) % self.interval + self.interval
-        self.slices[(key, end)] = late
+        self.slices[(self.spec.slice_end(ts), key)] = late
 
     def on_watermark(self, watermark: int) -> None:
         """A watermark reaches the local operator (before it goes on to the global one)."""
@@ -133,12 +123,11 @@ class LocalBuffer:
         self.current = watermark
         if watermark < self.next_trigger:
             return
-        if self.slices and min(end for _, end in self.slices) - 1 <= watermark:
+        if self.slices and min(end for end, _ in self.slices) - 1 <= watermark:
             self.dropped += sum(self.slices.values())
             self.slices.clear()
         if watermark == MAX_WATERMARK:
             self.next_trigger = watermark
             return
-        start = watermark - (watermark - self.offset) % self.interval
-        trigger = start + self.interval - 1
+        trigger = window_start(watermark, self.offset, self.interval) + self.interval - 1
         self.next_trigger = trigger if trigger > watermark else trigger + self.interval

@@ -4,10 +4,16 @@ Times are integer milliseconds; a window is ``[start, end)`` and fires when the 
 reaches ``end - 1``. Which windows a record belongs to (real Flink 2.3 agrees on every
 fixture in ``tests/fixtures/flink_sql``):
 
-- ``TUMBLE(size, offset)``: the one window with ``start = ts - (ts - offset) mod size``.
-- ``HOP(slide, size)``: every ``[s, s + size)`` with ``s = offset + k * slide`` containing ts.
-- ``CUMULATE(step, size)``: within the fixed window ``[w, w + size)`` holding ts, every
-  ``[w, w + j * step)`` (j >= 1) whose end is after ts; each step is a window of its own.
+- ``start(ts, offset, size) = ts - (ts - offset) mod size`` (floor modulo) aligns windows
+  and slices.
+- ``TUMBLE(size, offset)``: the one window starting at ``start(ts, offset, size)``.
+- ``HOP(slide, size)`` (size a multiple of slide; slicing: slices of one slide): the record's
+  slice ends at ``e = start(ts, offset, slide) + slide``; its windows end at ``e``,
+  ``e + slide``, ... below ``e + size``: every ``[s, s + size)`` with ``s = offset + k * slide``
+  holding ts.
+- ``CUMULATE(step, size)``: the fixed window starts at ``w = start(ts, offset, size)``, the
+  record's step slice ends at ``e = start(ts, offset, step) + step``; its windows are
+  ``[w, e)``, ``[w, e + step)``, ... up to ``[w, w + size)``; each step is a window of its own.
 - ``SESSION(gap)`` (``PARTITION BY`` the key): ``[ts, ts + gap)``, merged with the key's open
   sessions it overlaps or touches (:mod:`toolkit.engine.flink_sql.operator`).
 
@@ -21,6 +27,17 @@ from dataclasses import dataclass
 #: scenario window kinds (``case.window.kind``) -> the assigner kind they use
 KINDS = {"tumble": "tumble", "hop": "hop", "cumulate": "cumulate", "session": "session",
          "legacy_tumble": "tumble", "legacy_hop": "hop", "legacy_session": "session"}
+
+
+def window_start(ts: int, offset: int, size: int) -> int:
+    """The start of the ``size`` window (aligned on ``offset``) holding ``ts``."""
+    return ts - (ts - offset) % size
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return a
 
 
 def _positive(value: object, name: str) -> int:
@@ -46,19 +63,28 @@ class WindowSpec:
         """True for sessions (windows merge per key)."""
         return self.kind == "session"
 
+    @property
+    def slice(self) -> int:
+        """The slice length of a slicing window TVF (TUMBLE: size, HOP: gcd, CUMULATE: step)."""
+        if self.kind == "hop":
+            return _gcd(self.size, self.slide)
+        return self.step if self.kind == "cumulate" else self.size
+
+    def slice_end(self, ts: int) -> int:
+        """The end of the slice Flink puts ``ts`` in."""
+        return window_start(ts, self.offset, self.slice) + self.slice
+
     def windows(self, ts: int) -> list[tuple[int, int]]:
-        """The windows ``[start, end)`` holding ``ts``, by increasing end (sessions: its own)."""
+        """The windows ``[start, end)`` Flink assigns ``ts`` to, by increasing end (sessions: its own)."""
         if self.kind == "tumble":
-            start = ts - (ts - self.offset) % self.size
+            start = window_start(ts, self.offset, self.size)
             return [(start, start + self.size)]
         if self.kind == "hop":
-            last = ts - (ts - self.offset) % self.slide
-            starts = range(last - ((self.size - 1) // self.slide) * self.slide, last + 1, self.slide)
-            return [(s, s + self.size) for s in starts if s + self.size > ts]
+            end = self.slice_end(ts)
+            return [(e - self.size, e) for e in range(end, end + self.size, self.slice)]
         if self.kind == "cumulate":
-            start = ts - (ts - self.offset) % self.size
-            first = start + ((ts - start) // self.step + 1) * self.step
-            return [(start, e) for e in range(first, start + self.size + 1, self.step)]
+            start = window_start(ts, self.offset, self.size)
+            return [(start, e) for e in range(self.slice_end(ts), start + self.size + 1, self.step)]
         return [(ts, ts + self.gap)]
 
 
