@@ -192,6 +192,14 @@ HAND: dict[str, tuple[dict, list[tuple]]] = {
         (1000, 1000, "a", 0), (6000, 1100, "a", 0), (12500, 1300, "a", 0), (7000, 1500, "a", 0),
         (14000, 1700, "a", 0), (4000, 1900, "a", 0), (16500, 2100, "a", 0), (9000, 2300, "a", 0),
         (30000, 2500, "a", 0)]),
+    "l09_legacy_session_early_late": (case({"kind": "legacy_session", "gap": 3_000}, 1000,
+                                           options={**EARLY0, **LATE0, "table.exec.emit.allow-lateness": "5 s"}), [
+        (1000, 1000, "a", 0), (2000, 1100, "a", 0), (8000, 1300, "a", 0), (4500, 1500, "a", 0),
+        (5000, 1600, "a", 0), (20000, 1700, "a", 0), (3000, 1900, "a", 0), (14000, 2100, "a", 0)]),
+    "l10_legacy_session_late_only": (case({"kind": "legacy_session", "gap": 3_000}, 1000,
+                                          options={**LATE0, "table.exec.emit.allow-lateness": "5 s"}), [
+        (1000, 1000, "a", 0), (2000, 1100, "a", 0), (8000, 1300, "a", 0), (4500, 1500, "a", 0),
+        (5000, 1600, "a", 0), (20000, 1700, "a", 0), (3000, 1900, "a", 0), (14000, 2100, "a", 0)]),
     # the emit options given to a window TVF query (are they refused, ignored or used?)
     "t01_tvf_with_emit_options": (case(TUMBLE10, 1000, options={
         **EARLY0, **LATE0, "table.exec.emit.allow-lateness": "5 s"}), [

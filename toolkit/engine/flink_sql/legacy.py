@@ -12,7 +12,8 @@ tests/fixtures/flink_sql; docs/flink_sql_semantics.md, rule 7).
 - A firing emits ``+I`` the first time, then ``-U`` (the previous row) and ``+U`` (the new
   one), and nothing when the window is unchanged since its last row.
 
-Delays above 0 (processing-time firing) are refused: they depend on the wall clock.
+Delays above 0 (processing-time firing) are refused: they depend on the wall clock. Flink
+itself refuses emit options on a legacy SESSION window, and so does this module.
 """
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ class EmittingWindowAggregate:
 
     def __init__(self, spec: WindowSpec, emit: EmitOptions) -> None:
         if spec.merging:
-            raise ValueError("table.exec.emit.* with a legacy SESSION window is not simulated yet")
+            raise ValueError("Flink SQL refuses table.exec.emit.* on a legacy SESSION window: "
+                             "\"Session window doesn't support EMIT strategy currently\" (l09, l10)")
         self.spec = spec
         self.early = emit.early
         self.late = emit.late

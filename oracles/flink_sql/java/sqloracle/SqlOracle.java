@@ -54,6 +54,7 @@ public final class SqlOracle {
         conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
         conf.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, REAL_INTERVAL);
         conf.setString("metrics.reporter.capture.factory.class", MetricCapture.class.getName());
+        conf.setString("rest.bind-port", "0");  // any free port: other Flink clusters may run beside it
         return conf;
     }
 
