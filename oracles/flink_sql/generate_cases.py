@@ -77,12 +77,16 @@ def scenario(name: str, case: dict, records: list[tuple]) -> list[dict]:
     if len(recs) > 62:
         raise ValueError("%s: at most 62 records (values are powers of two)" % name)
     options = dict(case.get("options", {}))
+    if case["interval"] == 0:  # periodic emission off, for real (the scenario has no ticks)
+        options["pipeline.auto-watermark-interval"] = "0 ms"
     if case.get("idle_timeout") is not None:
         options["table.exec.source.idle-timeout"] = "%d ms" % case["idle_timeout"]
     delay = case["delay"]
     head = {"name": name, "case": case, "partitions": case.get("partitions", [0]),
             "watermark": "ts" if delay == 0 else "ts - " + interval(delay),
             "options": options, "query": query(case["window"])}
+    if case.get("with"):  # options of the table (its WITH clause), e.g. the watermark emit strategy
+        head["with"] = dict(case["with"])
     return [head] + source_steps(recs, case["interval"], case.get("end"))
 
 
@@ -208,6 +212,14 @@ HAND: dict[str, tuple[dict, list[tuple]]] = {
     "t02_tvf_with_allow_lateness": (case(TUMBLE10, 1000, options={"table.exec.emit.allow-lateness": "5 s"}), [
         (1000, 1000, "a", 0), (5000, 1000, "a", 0), (11500, 1300, "a", 0), (9000, 1500, "a", 0),
         (3000, 1500, "b", 0), (12000, 1700, "a", 0)]),
+    # pipeline.auto-watermark-interval 0: no periodic emission at all
+    "t03_interval_zero": (case(TUMBLE10, 1000, every=0), [
+        (1000, 1000, "a", 0), (12000, 1100, "a", 0), (5000, 1200, "a", 0), (25000, 1300, "a", 0),
+        (13000, 1400, "a", 0)]),
+    # 'scan.watermark.emit.strategy' = 'on-event': a watermark after every record
+    "t04_on_event": (case(TUMBLE10, 1000, partitions=[0, 1], **{"with": {"scan.watermark.emit.strategy": "on-event"}}), [
+        (1000, 1000, "a", 0), (12000, 1100, "a", 1), (5000, 1150, "a", 0), (25000, 1300, "a", 0),
+        (13000, 1350, "a", 1), (9000, 1380, "a", 1), (14000, 1500, "a", 1)]),
     # every partition idle, then records again: active, the watermark goes on from where it was
     "h17_all_idle_then_active": (case(TUMBLE10, 0, partitions=[0, 1], idle_timeout=300), [
         (1000, 1000, "a", 0), (2000, 1050, "a", 1), (9000, 2500, "a", 0), (8000, 2600, "b", 0),

@@ -134,7 +134,7 @@ def test_bad_options_name_the_option():
 
 def test_bad_steps_name_the_setting():
     with pytest.raises(ValueError, match="pipeline.auto-watermark-interval"):
-        source_steps([{"arrival": 1}], 0)
+        source_steps([{"arrival": 1}], -5)
 
 
 def test_bad_window_names_the_field():

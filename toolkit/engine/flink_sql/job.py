@@ -5,7 +5,8 @@ the steps a source performs: records (from a partition) and periodic ticks. The 
 
 - **Source.** ``WATERMARK FOR ts AS ts - INTERVAL d``: per partition (split), the running max
   of ``ts - d`` (no ``- 1`` as the DataStream API's bounded out-of-orderness has), asked only
-  at ticks; ``table.exec.source.idle-timeout`` wraps it in Flink's ``WatermarksWithIdleness``;
+  at ticks, or after every record (:mod:`toolkit.engine.flink_sql.watermarks`);
+  ``table.exec.source.idle-timeout`` wraps it in Flink's ``WatermarksWithIdleness``;
   the splits are combined by Flink's ``WatermarkOutputMultiplexer``. Both come from
   :mod:`toolkit.engine.flink` (the same Flink classes run underneath Flink SQL). The end of
   the bounded input sends ``MAX`` (no status change), **unless every split is idle** then:
@@ -27,11 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolkit.engine.flink.sources import SourceSubtask
-from toolkit.engine.flink.watermarks import MAX_WATERMARK, BoundedOutOfOrderness
+from toolkit.engine.flink.watermarks import MAX_WATERMARK
 from toolkit.engine.flink_sql.legacy import EmittingWindowAggregate
 from toolkit.engine.flink_sql.minibatch import MiniBatchAssigner
 from toolkit.engine.flink_sql.operator import LocalBuffer, Row, WindowAggregate
 from toolkit.engine.flink_sql.options import duration_ms, emit_options, flag
+from toolkit.engine.flink_sql.watermarks import sql_watermark_strategy
 from toolkit.engine.flink_sql.windows import window_spec
 
 TWO_PHASE = ("tumble", "hop", "cumulate")
@@ -135,7 +137,8 @@ def simulate(head: dict, steps: list[dict]) -> Simulation:
     """Replay one scenario (see the module doc)."""
     check_event_times(steps)
     case, options = head["case"], head.get("options", {})
-    strategy = BoundedOutOfOrderness(case["delay"], legacy=True)
+    strategy = sql_watermark_strategy(case["delay"], head.get("with", {}).get("scan.watermark.emit.strategy",
+                                                                             "on-periodic"))
     idle = options.get("table.exec.source.idle-timeout")
     if idle is not None:
         strategy = strategy.with_idleness(duration_ms(idle, "table.exec.source.idle-timeout"))

@@ -71,12 +71,25 @@ public final class SqlOracle {
             for (Iterator<Map.Entry<String, JsonNode>> it = opts.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 t.getConfig().set(e.getKey(), e.getValue().asText());
+                if (e.getKey().equals("pipeline.auto-watermark-interval")) {
+                    // the user's interval runs for real (0: no periodic emission; the scenario has no ticks)
+                    env.getConfig().setAutoWatermarkInterval(
+                            org.apache.flink.util.TimeUtils.parseDuration(e.getValue().asText()).toMillis());
+                }
+            }
+        }
+        StringBuilder with = new StringBuilder("'connector' = 'scenario'");
+        JsonNode tableOptions = sc.head.get("with");
+        if (tableOptions != null) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = tableOptions.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                with.append(", '").append(e.getKey()).append("' = '").append(e.getValue().asText()).append("'");
             }
         }
         String wm = sc.head.get("watermark").asText();
         t.executeSql("CREATE TABLE events (k STRING, v BIGINT, ts TIMESTAMP(3), p INT, idx INT"
                 + (wm.isEmpty() ? "" : ", WATERMARK FOR ts AS " + wm)
-                + ") WITH ('connector' = 'scenario')");
+                + ") WITH (" + with + ")");
         Table q = t.sqlQuery(sc.head.get("query").asText());
         ObjectNode plan = Json.obj();
         plan.put("kind", "plan");
