@@ -84,6 +84,27 @@ def test_record_fates_match_what_flink_counted(case):
     assert not never_fired or not any(x.get("ts") == MAX for x in want if x["kind"] == "watermark")
 
 
+def test_emitted_rows_say_when_and_why():
+    """l02 (legacy TUMBLE 10 s, early and late firing on every record, lateness 5 s): the first
+    row is fired by record 0 at its arrival; [0, 10000) reaches the watermark unchanged and
+    emits nothing then; the late record 3 (9000) re-fires it at its arrival; the last row is
+    record 7's early firing, so the end of input, finding nothing changed, emits nothing.
+    h13 (HOP at the end of input): the final watermark's rows have no time."""
+    head, *steps = _lines(FIX / "l02_legacy_early_late.jsonl")
+    sim = simulate(head, steps)
+    assert [r["op"] for r in sim.emitted if r["end"] == 10_000 and r["key"] == "a"] == ["+I", "-U", "+U", "-U", "+U"]
+    first = sim.emitted[0]
+    assert (first["cause"], first["time"], first["indices"]) == ("record", 1000, [0])
+    late = [r for r in sim.emitted if r["op"] == "+U" and 3 in r["indices"] and r["end"] == 10_000][0]
+    assert (late["cause"], late["time"]) == ("record", 1500)
+    assert (sim.emitted[-1]["cause"], sim.emitted[-1]["time"], max(sim.emitted[-1]["indices"])) == ("record", 2100, 7)
+    assert not [r for r in sim.emitted if r["cause"] == "end_of_input"]
+    assert [r["total"] for r in sim.emitted] == [x["total"] for x in sim.lines if x["kind"] == "row"]
+    head, *steps = _lines(FIX / "h13_end_of_input.jsonl")
+    causes = [(r["cause"], r["time"]) for r in simulate(head, steps).emitted]
+    assert causes[0] == ("watermark", 1400) and causes[-1] == ("end_of_input", None)
+
+
 def test_steps_are_the_corpus_steps():
     """source_steps (the replay's rule) rebuilds every committed scenario's steps from its records."""
     for case in CASES:

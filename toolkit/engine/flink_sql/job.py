@@ -65,9 +65,12 @@ class Sink:
         self.lines: list[dict[str, Any]] = []
         self.waiting: list[dict[str, Any]] = []  # rows emitted before the next watermark
         self.fates: list[dict[str, Any]] = []
+        self.emitted: list[dict[str, Any]] = []
 
-    def _rows(self, rows: list[Row]) -> None:
+    def _rows(self, rows: list[Row], cause: str, step: int) -> None:
         for r in rows:
+            self.emitted.append({"key": r.key, "start": r.start, "end": r.end, "op": r.op, "count": r.count,
+                                 "total": r.total, "indices": list(r.indices), "cause": cause, "step": step})
             row = {"kind": "row", "op": r.op, "k": r.key, "window_start": r.start, "window_end": r.end,
                    "cnt": r.count, "total": r.total, "next_watermark_step": None}
             if self.spec.legacy:  # the legacy queries add MAX(idx) AS last_idx
@@ -80,7 +83,7 @@ class Sink:
         kept = self.operator.process(key, ts, value, index)
         self.fates.append({"index": index, "step": step, "fate": "kept" if kept else "dropped",
                            "watermark": watermark})
-        self._rows(self.operator.pending)
+        self._rows(self.operator.pending, "record", step)
         self.operator.pending = []
         if self.local is not None:
             self.local.add(key, ts, not kept)
@@ -92,7 +95,7 @@ class Sink:
             return
         if self.local is not None:
             self.local.on_watermark(ts)
-        self._rows(self.operator.advance(ts))
+        self._rows(self.operator.advance(ts), "end_of_input" if ts == MAX_WATERMARK else "watermark", step)
         for row in self.waiting:
             row["next_watermark_step"] = step
         self.waiting = []
@@ -109,12 +112,20 @@ class Sink:
 
 @dataclass
 class Simulation:
-    """One scenario replayed: the oracle's lines (without the plan) and, per record (log order
-    of the steps), its fate (``kept`` / ``dropped``), its step and the window operator's
-    watermark when it arrived."""
+    """One scenario replayed.
+
+    - ``lines``: the oracle's lines (without the plan);
+    - ``fates``: per record (in step order) its fate (``kept`` / ``dropped``), its step and the
+      window operator's watermark when it arrived;
+    - ``emitted``: every row in emission order with its records (``indices``), what caused it
+      (``watermark``, ``record`` for a legacy early/late firing, ``end_of_input``), the step
+      that caused it and ``time``: that step's processing time (a tick's time, a record's
+      arrival; None at the end of input).
+    """
 
     lines: list[dict[str, Any]]
     fates: list[dict[str, Any]]
+    emitted: list[dict[str, Any]]
 
 
 def run(head: dict, steps: list[dict]) -> list[dict[str, Any]]:
@@ -168,4 +179,7 @@ def simulate(head: dict, steps: list[dict]) -> Simulation:
     if not source.emitter.idle:  # an idle output drops watermarks, the final MAX too
         source_lines.append({"kind": "source_watermark", "ts": MAX_WATERMARK, "step": at[0]})
         sink.watermark(MAX_WATERMARK, at[0])
-    return Simulation(source_lines + sink.lines + [sink.metrics()], sink.fates)
+    for row in sink.emitted:
+        s = steps[row["step"]] if row["step"] < len(steps) else None
+        row["time"] = None if s is None else s["tick"] if "tick" in s else s["record"].get("arrival")
+    return Simulation(source_lines + sink.lines + [sink.metrics()], sink.fates, sink.emitted)
