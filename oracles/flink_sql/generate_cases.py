@@ -276,8 +276,29 @@ def third_family(seed: int) -> tuple[dict, list[tuple]]:
     return c, out
 
 
+def fourth_family(seed: int) -> tuple[dict, list[tuple]]:
+    """Seeds 200+: the third family's logs with the emit strategy ``on-event``, periodic
+    emission switched off (interval 0), mini-batch, and idle timeouts around the silences."""
+    c, out = third_family(seed)
+    rnd = random.Random(seed * 7 + 1)
+    roll = rnd.random()
+    if roll < 0.35:
+        c["with"] = {"scan.watermark.emit.strategy": "on-event"}
+    elif roll < 0.45:
+        c["interval"] = 0
+        c.pop("end", None)
+    if not c["window"]["kind"].startswith("legacy_") and rnd.random() < 0.3:
+        c["options"] = {"table.exec.mini-batch.enabled": "true", "table.exec.mini-batch.size": "1000",
+                        "table.exec.mini-batch.allow-latency": "%d ms" % rnd.choice([500, 1000, 3000])}
+    if len(c["partitions"]) > 1 and rnd.random() < 0.5:
+        c["idle_timeout"] = rnd.choice([150, 400, 1200])
+    return c, out
+
+
 def random_case(seed: int) -> tuple[dict, list[tuple]]:
     """A seeded log: 1-3 partitions (one may fall silent), 1-3 keys, out-of-order and late records."""
+    if seed >= 200:
+        return fourth_family(seed)
     if seed >= 100:
         return third_family(seed)
     rnd = random.Random(seed)
@@ -315,7 +336,7 @@ def main(argv: list[str]) -> int:
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
     cases = dict(HAND)
-    for seed in range(200):
+    for seed in range(280):
         c, records = random_case(seed)
         cases["g%02d_%s" % (seed, c["window"]["kind"])] = (c, records)
     for name, (c, records) in cases.items():

@@ -35,7 +35,7 @@ def _normal(lines: list[dict]) -> list:
 
 
 def test_the_corpus_is_there():
-    assert len(CASES) >= 120
+    assert len(CASES) >= 300
     assert all((FIX / f"{c}.out.jsonl").exists() for c in CASES)
 
 
@@ -45,6 +45,10 @@ def test_flink_sql_matches_real_flink(case):
     want = [x for x in _lines(FIX / f"{case}.out.jsonl") if x["kind"] != "plan"]
     if any("record" in s and s["record"]["t"] < 0 for s in steps):  # before 1970: refused, see job.py
         with pytest.raises(ValueError, match="before 1970"):
+            run(head, steps)
+        return
+    if _on_event(case):  # refused until its idleness is understood (toolkit/engine/flink_sql/watermarks.py)
+        with pytest.raises(ValueError, match="scan.watermark.emit.strategy"):
             run(head, steps)
         return
     if want[0]["kind"] == "error":  # Flink refused the query: so must the simulator, for the same option
@@ -61,11 +65,15 @@ def _negative(case: str) -> bool:
     return '"t": -' in (FIX / f"{case}.jsonl").read_text(encoding="utf-8")
 
 
+def _on_event(case: str) -> bool:
+    return "on-event" in (FIX / f"{case}.jsonl").read_text(encoding="utf-8").splitlines()[0]
+
+
 def _refused(case: str) -> bool:
     return _lines(FIX / f"{case}.out.jsonl")[0]["kind"] == "error"
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if not _refused(c) and not _negative(c)])
+@pytest.mark.parametrize("case", [c for c in CASES if not _refused(c) and not _negative(c) and not _on_event(c)])
 def test_record_fates_match_what_flink_counted(case):
     """Values are 2**index: the records real Flink counted in some row (the bits of the totals)
     are exactly the ones the simulator keeps, except those still in windows that never fired
