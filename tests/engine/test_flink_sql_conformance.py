@@ -47,10 +47,6 @@ def test_flink_sql_matches_real_flink(case):
         with pytest.raises(ValueError, match="before 1970"):
             run(head, steps)
         return
-    if _on_event(case):  # refused until its idleness is understood (toolkit/engine/flink_sql/watermarks.py)
-        with pytest.raises(ValueError, match="scan.watermark.emit.strategy"):
-            run(head, steps)
-        return
     if want[0]["kind"] == "error":  # Flink refused the query: so must the simulator, for the same option
         with pytest.raises(ValueError) as refused:
             run(head, steps)
@@ -65,15 +61,11 @@ def _negative(case: str) -> bool:
     return '"t": -' in (FIX / f"{case}.jsonl").read_text(encoding="utf-8")
 
 
-def _on_event(case: str) -> bool:
-    return "on-event" in (FIX / f"{case}.jsonl").read_text(encoding="utf-8").splitlines()[0]
-
-
 def _refused(case: str) -> bool:
     return _lines(FIX / f"{case}.out.jsonl")[0]["kind"] == "error"
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if not _refused(c) and not _negative(c) and not _on_event(c)])
+@pytest.mark.parametrize("case", [c for c in CASES if not _refused(c) and not _negative(c)])
 def test_record_fates_match_what_flink_counted(case):
     """Values are 2**index: the records real Flink counted in some row (the bits of the totals)
     are exactly the ones the simulator keeps, except those still in windows that never fired

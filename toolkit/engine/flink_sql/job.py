@@ -172,8 +172,9 @@ def simulate(head: dict, steps: list[dict]) -> Simulation:
             source.on_periodic_emit(int(s["tick"]))
             continue
         r = s["record"]
-        source.on_event(int(r["p"]), int(r["t"]), int(r.get("arrival", 0)))
+        # Flink's SourceOutputWithWatermarks sends the record on first, then asks the generator
         sink.record(str(r["k"]), int(r["t"]), int(r["v"]), index, at[0])
+        source.on_event(int(r["p"]), int(r["t"]), int(r.get("arrival", 0)))
         index += 1
     at[0] = len(steps)
     if not source.emitter.idle:  # an idle output drops watermarks, the final MAX too
