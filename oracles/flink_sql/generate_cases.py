@@ -246,8 +246,8 @@ KINDS = [{"kind": "tumble", "size": 2_000}, {"kind": "tumble", "size": 3_000, "o
 def third_family(seed: int) -> tuple[dict, list[tuple]]:
     """Seeds 100+: longer logs (20-60 records), 1-4 partitions with their own event-time skew,
     bursts and silences, larger delays, and the legacy group window with early/late firing.
-    Event times stay >= 0 (before 1970 Flink's local window aggregation misbehaves:
-    the ``neg_*`` scenarios, kept from an earlier run of this family)."""
+    Event times stay >= 0 (negative ones behave differently: the ``neg_*`` scenarios, kept
+    from an earlier run of this family)."""
     rnd = random.Random(seed)
     parts = rnd.randint(1, 4)
     skew = [rnd.choice([0, 0, 300, 1500]) for _ in range(parts)]

@@ -43,10 +43,6 @@ def test_the_corpus_is_there():
 def test_flink_sql_matches_real_flink(case):
     head, *steps = _lines(FIX / f"{case}.jsonl")
     want = [x for x in _lines(FIX / f"{case}.out.jsonl") if x["kind"] != "plan"]
-    if any("record" in s and s["record"]["t"] < 0 for s in steps):  # before 1970: refused, see job.py
-        with pytest.raises(ValueError, match="before 1970"):
-            run(head, steps)
-        return
     if want[0]["kind"] == "error":  # Flink refused the query: so must the simulator, for the same option
         with pytest.raises(ValueError) as refused:
             run(head, steps)
@@ -57,15 +53,11 @@ def test_flink_sql_matches_real_flink(case):
     assert _normal(run(head, steps)) == _normal(want)
 
 
-def _negative(case: str) -> bool:
-    return '"t": -' in (FIX / f"{case}.jsonl").read_text(encoding="utf-8")
-
-
 def _refused(case: str) -> bool:
     return _lines(FIX / f"{case}.out.jsonl")[0]["kind"] == "error"
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if not _refused(c) and not _negative(c)])
+@pytest.mark.parametrize("case", [c for c in CASES if not _refused(c)])
 def test_record_fates_match_what_flink_counted(case):
     """Values are 2**index: the records real Flink counted in some row (the bits of the totals)
     are exactly the ones the simulator keeps, except those still in windows that never fired

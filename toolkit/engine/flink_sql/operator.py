@@ -95,39 +95,39 @@ class WindowAggregate:
 
 
 class LocalBuffer:
-    """``LocalWindowAggregate``'s buffer, as far as the global operator's late-record counter
-    sees it: records are combined per (key, slice end) and sent on when a watermark reaches the
-    next slice boundary (``start + interval - 1``, with the window offset) while the earliest
-    buffered slice has ended (``min slice end - 1 <= watermark``), and at the end of input.
-    The global operator drops a combined row when its record was late, counting one."""
+    """The two-phase plan's ``LocalWindowAggregate`` (TUMBLE, HOP, CUMULATE): it holds the records
+    and sends them on to the global window operator only when a watermark reaches the next
+    slice boundary (``start + interval - 1``, with the window offset) while the earliest held
+    slice has ended (``min slice end - 1 <= watermark``), and at the end of input; the
+    watermark goes on after them. The global operator then judges them against the watermark
+    it has, and counts one dropped row per (key, slice) of a sending. Flink starts the local
+    watermark at 0 (the field's Java default in 2.3.0), so watermarks <= 0 send nothing."""
 
     def __init__(self, spec: WindowSpec) -> None:
         self.spec = spec
         self.interval = spec.slice
         self.offset = spec.offset
-        # Flink leaves both fields at Java's default 0 (LocalSlicingWindowAggOperator in 2.3.0):
-        # watermarks <= 0 never flush the buffer
         self.current = 0
         self.next_trigger = 0
-        self.slices: dict[tuple[int, str], bool] = {}
-        self.dropped = 0
+        self.held: list[tuple] = []
 
-    def add(self, key: str, ts: int, late: bool) -> None:
-        """Buffer one record (``late``: the global operator will drop it)."""
-        self.slices[(self.spec.slice_end(ts), key)] = late
+    def add(self, record: tuple) -> None:
+        """Hold one record ``(key, ts, value, index, step)``."""
+        self.held.append(record)
 
-    def on_watermark(self, watermark: int) -> None:
-        """A watermark reaches the local operator (before it goes on to the global one)."""
+    def on_watermark(self, watermark: int) -> list[tuple]:
+        """A watermark reaches the local operator: the records it sends on now (maybe none)."""
         if watermark <= self.current:
-            return
+            return []
         self.current = watermark
         if watermark < self.next_trigger:
-            return
-        if self.slices and min(end for end, _ in self.slices) - 1 <= watermark:
-            self.dropped += sum(self.slices.values())
-            self.slices.clear()
+            return []
+        out: list[tuple] = []
+        if self.held and min(self.spec.slice_end(r[1]) for r in self.held) - 1 <= watermark:
+            out, self.held = self.held, []
         if watermark == MAX_WATERMARK:
             self.next_trigger = watermark
-            return
-        trigger = window_start(watermark, self.offset, self.interval) + self.interval - 1
-        self.next_trigger = trigger if trigger > watermark else trigger + self.interval
+        else:
+            trigger = window_start(watermark, self.offset, self.interval) + self.interval - 1
+            self.next_trigger = trigger if trigger > watermark else trigger + self.interval
+        return out
