@@ -54,4 +54,6 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         sources = getattr(log, "declared_partitions", None) if s.partitions_as_sources else None
         result = engine.replay(log, s, limits=limits, sources=sources, explicit=explicit)
     result.engine = engine
+    logs = log if isinstance(log, (list, tuple)) else [log]
+    result.invalid = sum(int(getattr(one, "n_invalid", 0) or 0) for one in logs)
     return result
