@@ -104,7 +104,10 @@ def get_int(d: dict[str, Any], key: str, default: Any = None, *, required: bool 
         if required:
             raise ValueError(f"missing {key!r} in {dumps(d)}")
         return default
-    return as_int(v, f"{key!r} in {dumps(d)}")
+    try:
+        return as_int(v, key)
+    except ValueError as exc:   # the oracle's words, then why
+        raise ValueError(f"field {key!r} must be an integer: {dumps(d)} ({str(exc).split(': ', 1)[1]})") from None
 
 
 def key_text(k: Any) -> str:
