@@ -293,6 +293,16 @@ def test_aggregating_state_add_get_clear():
         KeyedStateStore(table, ("k",)).get_aggregating_state("bad", lambda a, b: a)
 
 
+def test_reducing_state_add_null_clears_as_flink_heap_state_does():
+    table = {}
+    r = KeyedStateStore(table, ("k",)).get_reducing_state("sum", lambda a, b: a + b)
+    r.add(2)
+    r.add(3)
+    assert r.get() == 5
+    r.add(None)
+    assert r.get() is None and table == {}
+
+
 def test_aggregating_state_per_window_and_per_key_in_a_running_operator():
     """Window aggregating state lives per window until the function clears it at cleanup;
     global aggregating state spans the key's windows."""

@@ -144,7 +144,8 @@ class MapState(_State):
 
 
 class ReducingState(_State):
-    """``add(v)`` folds ``v`` into the value with ``fn(current, v)``; ``get()`` (``None`` when unset)."""
+    """``add(v)`` folds ``v`` into the value with ``fn(current, v)``; ``add(None)`` clears, as
+    Flink's heap state does; ``get()`` (``None`` when unset)."""
 
     __slots__ = ("_fn",)
 
@@ -158,6 +159,9 @@ class ReducingState(_State):
         return self._get()
 
     def add(self, value) -> None:
+        if value is None:
+            self.clear()
+            return
         cur = self._get()
         self._set(value if cur is None else self._fn(cur, value))
 
