@@ -147,7 +147,8 @@ def test_a_log_with_one_sentinel_timestamp_replays_like_flink(case: str) -> None
     import warnings
 
     from toolkit.log import load_log
-    from toolkit.replays import oracle_lines, replay
+    from toolkit.replays import replay
+    from toolkit.semantics.flink.export import oracle_lines
 
     settings = json.loads((SENT / f"{case}.settings.json").read_text())
     with warnings.catch_warnings():

@@ -26,6 +26,7 @@ from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.replays.frames import emissions_frame
 from toolkit.semantics.flink import replay as flink_replay
 from toolkit.settings import Setting, SettingError
+from toolkit.semantics.flink.window_operator import closed_form
 
 REPLAY_MODULE = Path(__file__).resolve().parents[2] / "toolkit" / "semantics" / "flink" / "replay.py"
 
@@ -89,7 +90,7 @@ def _same_figures(summary: dict, row: pd.Series) -> None:
 @pytest.mark.parametrize("name", OFF_CLOSED_FORM)
 def test_the_engine_runs_once_off_the_closed_form(log, monkeypatch, name):
     kw = OFF_CLOSED_FORM[name]
-    assert not Setting.parse(**kw).closed_form
+    assert not closed_form(Setting.parse(**kw))
     counts = _Counts(monkeypatch)
     r = toolkit.replay(log, **kw)
     assert (counts.runs, counts.builds) == (1, len(r.pipeline))  # the replay's one run, one operator per stage
@@ -100,7 +101,7 @@ def test_the_engine_runs_once_off_the_closed_form(log, monkeypatch, name):
 
 def test_the_closed_form_asks_the_evaluator_and_runs_no_engine_again(log, monkeypatch):
     kw = dict(window="sliding:2s/1s", delay="300ms", lateness="1s", idleness="2s")
-    assert Setting.parse(**kw).closed_form
+    assert closed_form(Setting.parse(**kw))
     counts = _Counts(monkeypatch)
     s = toolkit.replay(log, **kw).summary()
     assert (counts.runs, counts.builds) == (1, 1)
@@ -210,7 +211,7 @@ def test_property_the_replays_summary_is_the_sweep_row(table, kw):
         s = Setting.parse(**kw)
     except SettingError:
         reject()  # a combination Flink refuses (e.g. an evictor with retracting mode)
-    assert not s.closed_form
+    assert not closed_form(s)
     log = toolkit.load_log(table, keep=["gap_ms"])
     summary = toolkit.replay(log, s).summary()
     _same_figures(summary, toolkit.sweep(log, [s], execution="local", progress=False).iloc[0])

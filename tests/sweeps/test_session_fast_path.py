@@ -33,7 +33,7 @@ from toolkit.fast import sessions
 from toolkit.metrics.summary import check_summary
 from toolkit.settings import SettingError
 from toolkit.sweeps.single import evaluate
-from toolkit.sweeps.sweep import choose_paths
+from toolkit.semantics.flink.paths import choose_paths
 from toolkit.settings import Setting
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "window"

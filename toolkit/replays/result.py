@@ -71,9 +71,20 @@ class ReplayResult:
     _records: dict | None = field(default=None, repr=False)  # the replayed arrays, arrival order
     #: the engine that replayed it (``toolkit.semantics.base.Semantics``), set by ``toolkit.replay``
     engine: Any = field(default=None, repr=False)
+    #: the log's names of its partitions (``EventLog.partition_names``), set by ``toolkit.replay``
+    partition_names: list[str] | None = field(default=None, repr=False)
     #: quarantined rows of the replayed log(s), set by ``toolkit.replay``: ``summary()`` counts
     #: them in ``records`` and ``invalid`` whatever the log and engine, as a sweep row does
     invalid: int = 0
+
+    def partition_label(self, code: Any) -> str:
+        """The name the log gives partition ``code`` (``EWR``), or the number when partitions are numbers:
+        what charts, legends, drop causes and explanations call it."""
+        names = self.partition_names
+        try:
+            return str(names[int(code)]) if names is not None else str(code)
+        except (IndexError, TypeError, ValueError):
+            return str(code)
 
     def __post_init__(self) -> None:
         if "reason" not in self.fates.columns:  # Spark's late filter and Kafka Streams' closed windows

@@ -27,9 +27,13 @@ class Flink(Semantics):
     shards_in_process = True
     multi_input = True
     exports_scenarios = True
-    lists_timers = True
     deploy_targets = {"flink": ("Flink DataStream API (Java)", "java"),
                       "flink-sql": ("Flink SQL (window table-valued functions)", "sql")}
+
+    def timer_targets(self, setting: Any, event_time: Any, gaps: Any = None) -> Any:
+        from toolkit.semantics.flink.window_operator import timer_targets
+
+        return timer_targets(setting, event_time, gaps)
 
     def check(self, s: Any) -> None:
         if isinstance(s.window, KafkaSliding):
@@ -54,8 +58,8 @@ class Flink(Semantics):
     # -- sweep ---------------------------------------------------------------------------------
 
     def sweep_paths(self, configs: list, path: str, *, event_range: Any, gap_max: dict) -> list[str]:
-        """The closed form (``fast``) where it applies, else the engine (``toolkit.sweeps.engine_path``)."""
-        from toolkit.sweeps.sweep import choose_paths
+        """The closed form (``fast``) where it applies, else the engine (``toolkit.semantics.flink.engine_path``)."""
+        from toolkit.semantics.flink.paths import choose_paths
 
         return choose_paths(configs, path, event_range=event_range(), gap_max=gap_max)
 
@@ -65,14 +69,14 @@ class Flink(Semantics):
         return build_timelines(configs, sources)
 
     def evaluate(self, shard: Any, config: Any, path: str, timeline: Any) -> dict:
-        from toolkit.sweeps.evaluate import evaluate_config
+        from toolkit.semantics.flink.sweep import evaluate_config
 
         return evaluate_config(shard, config, path, timeline)
 
     # -- words ---------------------------------------------------------------------------------
 
     def setting_words(self, row: Any, results: Any = None) -> str:
-        from toolkit.sweeps.choose import flink_words
+        from toolkit.semantics.flink.words import flink_words
 
         return flink_words(row, results)
 
