@@ -4,7 +4,6 @@ section."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import toolkit
 from toolkit.log import EventLog

@@ -13,7 +13,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolkit
-from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.settings import DynamicSession, Setting, SettingError, Tumbling, grid, staggered_offset
 from toolkit.sweeps.single import evaluate
 from toolkit.sweeps.sweep import choose_paths

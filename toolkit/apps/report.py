@@ -321,7 +321,6 @@ def engines_section(log: Any, sweep: pd.DataFrame, per_engine: dict, engines: li
     """The side-by-side section of a multi-engine sweep: figures against the delay, the first
     engine's recommended setting in every engine (figures, kept/dropped, examples, what did not
     translate) and each engine's own recommendation with its deploy code."""
-    import toolkit
 
     charts = []
     if "delay_ms" in sweep and sweep["delay_ms"].nunique() > 1:

@@ -14,7 +14,7 @@ extension; ``delay`` is its initial delay).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from toolkit.durations import parse_duration
 from toolkit.settings.durations import _bool, _choice, _int, _opt_duration, duration

@@ -463,7 +463,6 @@ def beam_parts(log, s, a: dict) -> dict:
     from types import SimpleNamespace
 
     from toolkit.fast.evaluate import Shard
-    from toolkit.metrics.fates import FATE_NAMES
     from toolkit.metrics.summary import merge_config, partial_rows
     from toolkit.replays.frames import fates_frame, watermarks_frame
     from toolkit.settings import SettingError, describe_setting

@@ -49,7 +49,7 @@ def render(s: Setting) -> Deployment:
              "",
              "StreamsBuilder builder = new StreamsBuilder();",
              'KStream<String, Event> events = builder.stream("events", Consumed.with(Serdes.String(), eventSerde));',
-             f"KTable<Windowed<String>, CountAndSum> results = events"]
+             "KTable<Windowed<String>, CountAndSum> results = events"]
     if s.repartition:
         if s.tasks is not None:
             lines.append(f"        // {s.tasks} stream tasks: key -> partition by the default partitioner (murmur2 of "

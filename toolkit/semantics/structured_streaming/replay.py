@@ -38,7 +38,7 @@ from toolkit.engine.microbatch.run import DROPPED, LATE_ACCEPTED, NO_SESSION, ON
 from toolkit.metrics.fates import FATE_NAMES
 from toolkit.metrics.summary import nearest_rank
 from toolkit.metrics.truth import sessionize
-from toolkit.settings import DynamicSession, Session, Setting, SettingError, Sliding, Tumbling, describe_setting
+from toolkit.settings import Session, Setting, SettingError, Sliding, Tumbling, describe_setting
 
 
 #: fate names by engine code; a row without a session (null/zero/negative per-record gap) is invalid
