@@ -8,7 +8,7 @@ import numpy as np
 import toolkit
 from toolkit.log import EventLog
 from toolkit.replays.translate import translatable, translate
-from toolkit.settings import semantics_names, Setting
+from toolkit.settings import Setting, semantics_names
 
 T0 = 1_700_000_000_000
 

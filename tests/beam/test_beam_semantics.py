@@ -17,9 +17,9 @@ import pytest
 import toolkit
 from toolkit.log import EventLog
 from toolkit.metrics.summary import SUMMARY_COLUMNS, check_summary
-from toolkit.semantics.beam.replay import replay_beam, shardable, window_spec
-from toolkit.settings import semantics_names, Setting, SettingError
 from toolkit.semantics import names as registered
+from toolkit.semantics.beam.replay import replay_beam, shardable, window_spec
+from toolkit.settings import Setting, SettingError, semantics_names
 
 REPO = Path(__file__).resolve().parents[2]
 

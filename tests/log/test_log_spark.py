@@ -10,11 +10,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _log_frames import source_frame
 
 import toolkit
 from toolkit import synth
-
-from _log_frames import source_frame
 from toolkit.log import InvalidRecordsError, LogReadError, MixedUnitsError
 
 pytestmark = pytest.mark.spark

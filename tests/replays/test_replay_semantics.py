@@ -6,7 +6,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from toolkit.settings import Setting
 from toolkit.engine.flink.pipeline import (
     tick_schedule,
     watermark_timeline,
@@ -24,6 +23,7 @@ from toolkit.engine.flink.watermarks import (
 )
 from toolkit.log import EventLog
 from toolkit.replays import replay
+from toolkit.settings import Setting
 
 
 def _changes(tl):

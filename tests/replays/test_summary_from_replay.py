@@ -16,12 +16,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, reject, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, reject, settings, strategies as st
 
 import toolkit
-from toolkit.engine.flink import config as flink_config
-from toolkit.engine.flink import pipeline as flink_pipeline
+from toolkit.engine.flink import config as flink_config, pipeline as flink_pipeline
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.replays.frames import emissions_frame
 from toolkit.semantics.flink import replay as flink_replay

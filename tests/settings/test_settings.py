@@ -2,12 +2,23 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from toolkit.settings import (
-    CONFIG_COLUMNS, EvictorSpec, Global, Session, Setting, SettingError, Sliding, TriggerSpec, Tumbling,
-    format_duration, grid, parse_evictor, parse_trigger, parse_window,
+    CONFIG_COLUMNS,
+    EvictorSpec,
+    Global,
+    Session,
+    Setting,
+    SettingError,
+    Sliding,
+    TriggerSpec,
+    Tumbling,
+    format_duration,
+    grid,
+    parse_evictor,
+    parse_trigger,
+    parse_window,
 )
 
 

@@ -18,8 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import toolkit
 from toolkit.engine.flink.assigners import DynamicEventTimeSessionWindows, EventTimeSessionWindows
@@ -30,10 +29,9 @@ from toolkit.engine.flink.scenarios import jsonl
 from toolkit.engine.flink.scenarios.window import parse
 from toolkit.fast import sessions
 from toolkit.metrics.summary import check_summary
-from toolkit.settings import SettingError
+from toolkit.settings import Setting, SettingError
 from toolkit.sweeps.single import evaluate
 from toolkit.sweeps.sweep import choose_paths
-from toolkit.settings import Setting
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "window"
 

@@ -131,7 +131,6 @@ def _computed(log: Any, replay: Any, sweep: pd.DataFrame | None, settings: Any, 
     recommendation (the first engine's) and the replay of the setting (else of the recommended
     one; none for a Spark-backed log)."""
     import toolkit
-
     from toolkit.settings import Setting
 
     setting = Setting.parse(settings) if settings is not None else None

@@ -43,9 +43,8 @@ def _step(message: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     import toolkit
-    from toolkit.spark import require_java
-
     from toolkit.commands.report import set_spark_log_level
+    from toolkit.spark import require_java
 
     set_spark_log_level(getattr(args, "spark_log_level", None))
     if not getattr(args, "no_spark", False):

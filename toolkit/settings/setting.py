@@ -18,8 +18,18 @@ from toolkit.settings.names import ALIASES, SettingError
 from toolkit.settings.options import COMMON_OPTIONS, MORE_OPTIONS, SPLIT_DISCOVERIES, STRATEGIES, Option
 from toolkit.settings.stages import Stage
 from toolkit.settings.triggers import ACCUMULATIONS, EvictorSpec, TriggerSpec
-from toolkit.settings.windows import (EVENT_TIME_WINDOWS, STAGGERS, Custom, DynamicSession, Global, Session, Sliding,
-                                      Tumbling, WindowSpec, stagger_assigner)
+from toolkit.settings.windows import (
+    EVENT_TIME_WINDOWS,
+    STAGGERS,
+    Custom,
+    DynamicSession,
+    Global,
+    Session,
+    Sliding,
+    Tumbling,
+    WindowSpec,
+    stagger_assigner,
+)
 
 
 @dataclass(frozen=True)
@@ -219,7 +229,12 @@ class Setting:
 
     def operator_kwargs(self, *, stage: int = 1) -> dict:
         """Keyword arguments of the window operator of ``stage`` (engine objects)."""
-        from toolkit.engine.flink.config import assigner_from_dict, evictor_from_dict, function_from_name, trigger_from_dict
+        from toolkit.engine.flink.config import (
+            assigner_from_dict,
+            evictor_from_dict,
+            function_from_name,
+            trigger_from_dict,
+        )
 
         if stage == 2:
             if self.second_window is None:

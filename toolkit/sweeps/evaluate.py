@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from toolkit.engine.flink.timeline import WatermarkTimeline
 from toolkit.fast import sessions as fast_sessions
 from toolkit.fast.evaluate import FixedWindows, Shard, partial
-from toolkit.engine.flink.timeline import WatermarkTimeline
 from toolkit.metrics.summary import merge_config
 from toolkit.settings import SESSION_WINDOWS, Setting
 from toolkit.sweeps.engine_path import engine_partial

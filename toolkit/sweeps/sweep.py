@@ -52,12 +52,21 @@ import numpy as np
 import pandas as pd
 
 from toolkit.fast.evaluate import Shard
-from toolkit.fast.sessions import gap_array, gap_column
-from toolkit.fast.sessions import in_range as fast_sessions_in_range
+from toolkit.fast.sessions import gap_array, gap_column, in_range as fast_sessions_in_range
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.semantics import get
-from toolkit.settings import (CONFIG_COLUMNS, SESSION_WINDOWS, DynamicSession, Limits, Setting, SettingError, Tumbling,
-                              TriggerSpec, grid, staggered_offset)
+from toolkit.settings import (
+    CONFIG_COLUMNS,
+    SESSION_WINDOWS,
+    DynamicSession,
+    Limits,
+    Setting,
+    SettingError,
+    TriggerSpec,
+    Tumbling,
+    grid,
+    staggered_offset,
+)
 from toolkit.sweeps.evaluate import merge_all
 from toolkit.sweeps.semantics import all_timelines, evaluate_shard, split_ids, split_unit
 from toolkit.sweeps.timelines import local_sources

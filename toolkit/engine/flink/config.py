@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
+from toolkit.engine.flink.scenarios.jsonl import as_bool, as_int
+
 from .assigners import (
     DynamicEventTimeSessionWindows,
     EventTimeSessionWindows,
@@ -53,7 +55,6 @@ from .functions import (
 )
 from .operator import WindowOperator, check_config
 from .operator_fast import SessionEventTimeOperator, TimeWindowEventTimeOperator
-from toolkit.engine.flink.scenarios.jsonl import as_bool, as_int
 from .triggers import (
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,

@@ -49,8 +49,15 @@ from toolkit.replays.frames import emissions_frame, fates_frame, fill_late_ids, 
 from toolkit.replays.result import ReplayResult, StageResult
 from toolkit.replays.union import TWO_INPUT_MODES, UnionInputs, union_logs
 from toolkit.semantics.flink.figures import has_figures, positions_of, run_partial
-from toolkit.settings import (Setting, SettingError, Sliding, Tumbling, describe_setting, format_setting_value,
-                              staggered_offset)
+from toolkit.settings import (
+    Setting,
+    SettingError,
+    Sliding,
+    Tumbling,
+    describe_setting,
+    format_setting_value,
+    staggered_offset,
+)
 
 
 def replay_inputs(logs: list, s: Setting, two_input: Any, *, limits: Any, explicit: Callable[[str], bool]) -> ReplayResult:

@@ -2,9 +2,8 @@
 the engine cannot express is said in the deployment's notes, never written as other code."""
 from __future__ import annotations
 
-
 from toolkit.deployment import Deployment, java_duration
-from toolkit.settings import (Session, Setting, SettingError, Sliding, Tumbling)
+from toolkit.settings import Session, Setting, SettingError, Sliding, Tumbling
 
 
 # ------------------------------------------------------------------------------- Kafka Streams

@@ -77,7 +77,16 @@ from toolkit.engine.kafka_streams.time_window_columnar import task_stream_time
 from toolkit.errors import UserError
 from toolkit.metrics.fates import DROPPED, FATE_NAMES, LATE_ACCEPTED, ON_TIME
 from toolkit.metrics.summary import nearest_rank
-from toolkit.settings import KafkaSliding, Session, Setting, SettingError, Sliding, Tumbling, describe_setting, result_notes
+from toolkit.settings import (
+    KafkaSliding,
+    Session,
+    Setting,
+    SettingError,
+    Sliding,
+    Tumbling,
+    describe_setting,
+    result_notes,
+)
 
 #: the engine's emit strategy of each ``emit=`` value
 ENGINE_EMIT = {"update": "on_window_update", "final": "on_window_close", "suppress": "suppress"}

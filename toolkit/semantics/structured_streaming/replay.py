@@ -40,7 +40,6 @@ from toolkit.metrics.summary import nearest_rank
 from toolkit.metrics.truth import sessionize
 from toolkit.settings import Session, Setting, SettingError, Sliding, Tumbling, describe_setting
 
-
 #: fate names by engine code; a row without a session (null/zero/negative per-record gap) is invalid
 _FATES = np.append(FATE_NAMES, "invalid").astype(object)
 

@@ -16,8 +16,8 @@ positions). ``merge_config`` then gives exactly ``replay(log, setting).summary()
 from __future__ import annotations
 
 import weakref
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,7 +32,6 @@ from toolkit.fast.evaluate import SCALARS, Shard
 from toolkit.metrics.truth import sessionize
 from toolkit.settings import Setting, SettingError
 from toolkit.sweeps.batches import tick_of
-
 
 
 @dataclass(frozen=True)
@@ -222,8 +221,9 @@ def microbatch_partial(shard: Shard, config: Setting, tl: BatchTimeline) -> dict
 
 def check_gaps_in_spark(spark_df: Any, col: str) -> None:
     """Spark's gap rule checked in Spark: one aggregate; the first bad row collected to name it."""
-    from toolkit.semantics.structured_streaming.replay import spark_gap_array, spark_gap_column
     from pyspark.sql import functions as F
+
+    from toolkit.semantics.structured_streaming.replay import spark_gap_array, spark_gap_column
 
     if col not in spark_df.columns:
         spark_gap_column(pd.DataFrame({"row": []}), col)  # the missing-column error
