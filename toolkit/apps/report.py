@@ -39,7 +39,7 @@ def vega_bundle() -> str:
     """Vega, Vega-Lite and Vega-Embed as one script (from vl-convert, no network), safe inside ``<script>``."""
     import vl_convert
 
-    js = vl_convert.javascript_bundle()
+    js = vl_convert.javascript_bundle(snippet=None)  # the default; vl-convert's stub marks it required
     return js.replace("</script", "<\\/script").replace("</SCRIPT", "<\\/SCRIPT")
 
 

@@ -185,6 +185,8 @@ def _float_fraction(x, unit: str):
 class _TimeExpr:
     """Spark expressions for one time column: ms, fault reason, magnitude (for the unit check), raw."""
 
+    role: str  # the role it is loaded as (event_time, arrival_time), set by the caller
+
     def __init__(self, df, column: str, unit: str):
         from pyspark.sql import functions as F, types as T
 
@@ -620,7 +622,7 @@ def _fault_groups(counts: list[dict], fault_rows) -> list[tuple[str, list, list]
     by_col: dict[str, list] = {}
     for r in sorted(counts, key=lambda r: r["first"]):
         by_col.setdefault(r["_wl_column"], []).append((r["_wl_reason"], int(r["n"])))
-    firsts = {}
+    firsts: dict = {}
     for r in counts:
         firsts[r["_wl_column"]] = min(firsts.get(r["_wl_column"], r["first"]), r["first"])
     ranked = fault_rows.withColumn(

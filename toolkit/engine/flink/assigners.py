@@ -182,7 +182,7 @@ class SlidingEventTimeWindows(WindowAssigner):
 
     def _windows_wrapping(self, t: int, start: int, lower: int) -> list:
         size, slide = self.size, self.slide
-        out = []
+        out: list = []
         limit = size // slide + 2
         while start > lower:
             if len(out) > limit:

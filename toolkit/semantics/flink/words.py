@@ -11,7 +11,8 @@ from toolkit.durations import readable
 
 def why_dropped(result: Any, rows: np.ndarray) -> tuple[list[str], list[Any]]:
     d = result.drops(fates=("dropped",)).set_index("row")
-    texts, keep = [], []
+    texts: list[str] = []
+    keep: list[Any] = []
     lateness = int(result.setting.lateness)
     for r in rows.tolist():
         x = d.loc[r]
