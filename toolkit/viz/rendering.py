@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import importlib.util
 import os
 from pathlib import Path
 from typing import Any
 
 import altair as alt
+
+from toolkit.errors import MissingExtraError
 
 RENDERER = "jupyter"
 """The Altair renderer toolkit enables in notebooks (with ``offline=True``)."""
@@ -81,6 +84,10 @@ def enable_offline_charts(force: bool = False) -> bool:
     """
     if not force and not (in_kernel() and alt.renderers.active == "default"):
         return uses_widgets()
+    if importlib.util.find_spec("anywidget") is None:  # no notebook extra: Altair's own renderer stays
+        if force:
+            raise MissingExtraError("offline interactive charts", "notebook", "anywidget")
+        return False
     _offline_widget_script()
     alt.renderers.enable(RENDERER, offline=True)
     return True
