@@ -5,8 +5,8 @@ the engine takes plain integers.
 """
 from __future__ import annotations
 
-import numbers
 import math
+import numbers
 
 import pandas as pd
 
