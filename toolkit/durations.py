@@ -53,7 +53,7 @@ def parse_duration_list(text: str, *, name: str = "duration") -> list[int]:
     items = [t for t in (s.strip() for s in str(text).split(",")) if t]
     if not items:
         raise ValueError(f"{name}: empty list")
-    return [parse_duration(t, name=name, allow_negativ=False) for t in items]
+    return [parse_duration(t, name=name) for t in items]
 
 
 def _significant(x: float, digits: int = 4) -> str:
