@@ -31,20 +31,23 @@ SPARK_IN_NOTEBOOK = re.compile(
 
 # The representative part of the suite that .ci/run's second environment runs (``-m compat``)
 # against the installed package with the lowest supported numpy, pandas, pyarrow and PySpark
-# (requirements/lowest.txt) and no notebook extra: loading every file format (pyarrow) and a
-# Spark DataFrame, replay in each engine, sweeps in-process (the demo) and on Spark, the report
-# from the command line, the version and the one-line message of a missing extra.
+# (requirements/lowest.txt) and no notebook extra: loading every file format (pyarrow) and
+# files and a DataFrame on Spark, replay in each engine, the demo (sweeps in-process and the
+# report), a sweep on Spark equal to in-process, the report command, the version and the
+# one-line message of a missing extra. A test file, or one test of it ("file::name").
 COMPAT = frozenset({
     "tests/foundation/test_demo.py",
     "tests/foundation/test_environment.py",
     "tests/foundation/test_metadata.py",
     "tests/log/test_log_formats.py",
-    "tests/log/test_log_spark.py",
+    "tests/log/test_log_spark.py::test_spark_reads_files_and_folders_like_pandas",
+    "tests/log/test_log_spark.py::test_spark_dataframe_source_and_describe",
     "tests/replays/test_replay_semantics.py",
-    "tests/sweeps/test_sweep_spark.py",
+    "tests/sweeps/test_sweep_spark.py::test_spark_equals_in_process",
     "tests/apps/test_report_cli.py",
     "tests/apps/test_notebook_extra.py",
 })
+COMPAT_FILES = frozenset(entry.split("::")[0] for entry in COMPAT)
 
 # Spark's Python workers must run this interpreter (same pandas, pyarrow and toolkit)
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -80,7 +83,7 @@ def pytest_ignore_collect(collection_path, config):
         return None
     if not collection_path.name.startswith("test_") or not collection_path.is_relative_to(ROOT):
         return None
-    return collection_path.relative_to(ROOT).as_posix() not in COMPAT
+    return collection_path.relative_to(ROOT).as_posix() not in COMPAT_FILES
 
 
 def pytest_collection_modifyitems(config, items):
@@ -96,8 +99,10 @@ def pytest_collection_modifyitems(config, items):
     skip = not java_available() and not spark_required()
     for item in items:
         path = Path(str(getattr(item, "path", "")))
-        if path.is_relative_to(ROOT) and path.relative_to(ROOT).as_posix() in COMPAT:
-            item.add_marker(pytest.mark.compat)
+        if path.is_relative_to(ROOT):
+            file = path.relative_to(ROOT).as_posix()
+            if file in COMPAT or f"{file}::{getattr(item, 'originalname', item.name)}" in COMPAT:
+                item.add_marker(pytest.mark.compat)
         if path.suffix == ".ipynb":
             if _notebook_starts_spark(path):
                 item.add_marker(pytest.mark.spark)
