@@ -292,7 +292,7 @@ def probe_executors(sc: Any) -> list[dict]:
                 out["libraries"][name] = None
                 out["errors"][name] = f"{type(exc).__name__}: {exc}"
         try:
-            importlib.import_module("toolkit.sweeps.evaluate")
+            importlib.import_module("toolkit.semantics.flink.sweep")
             shipped = importlib.import_module("toolkit")
             out["toolkit"], out["toolkit_file"] = shipped.__version__, shipped.__file__
         except Exception as exc:  # noqa: BLE001

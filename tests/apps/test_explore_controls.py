@@ -85,8 +85,9 @@ def test_the_engine_control_lists_the_registry_and_each_engine_shows_what_it_dec
     for engine in engines.all_semantics():
         app.controls["semantics"].value = engine.name
         declared = (set(engine.shared) | set(engine.option_names())) - {"window"}
+        for_strategy = {n for n in declared if app.options[n].read_when}  # hidden: strategy bounded
         settings = _shown(app) & set(app.options)
-        assert settings == declared, engine.name  # a tumbling window: stagger applies
+        assert settings == declared - for_strategy, engine.name  # a tumbling window: stagger applies
         assert {p for p, name in app.pickers.items() if name in declared} <= _shown(app)
         assert app.error is None, (engine.name, app.error)
     assert "delay" not in ctl.reads(engines.get("kafka_streams"), app.options)  # Kafka Streams has no delay
@@ -138,6 +139,27 @@ def test_flink_shows_its_window_operator_and_watermark_strategy(log):
     assert app.result.summary() == want.summary() and app.error is None
     app.controls["partitions_as_sources"].value = False
     assert app.result.setting.partitions_as_sources is False and app.error is None
+
+
+def test_a_strategy_shows_its_own_parameters_and_they_reach_the_replay(log):
+    app = toolkit.explore(log, debounce_ms=0, renderer="svg", delay="200ms")
+    params = {"step", "marker", "quantile", "quantile_window", "min_delay", "max_delay"}
+    assert not params & _shown(app)  # bounded: none of them
+    app.controls["strategy"].value = "adaptive"
+    assert _shown(app) & params == {"quantile", "quantile_window", "min_delay", "max_delay"}
+    app.controls["quantile"].value = "0.9"
+    app.controls["max_delay"].value = "1s"
+    s = app.result.setting
+    assert (s.strategy, s.quantile, s.max_delay) == ("adaptive", 0.9, 1000) and app.error is None
+    want = toolkit.replay(log, window="tumbling:1s", delay="200ms", strategy="adaptive", quantile=0.9, max_delay="1s")
+    assert app.result.summary() == want.summary()
+    assert app.settings()["quantile"] == "0.9" and "step" not in app.settings()
+    app.controls["quantile"].value = "2"  # out of range: the setting's error, naming quantile
+    assert "quantile" in str(app.error) and app.result.setting.quantile == 0.9
+    app.controls["strategy"].value = "idle_advance"
+    assert _shown(app) & params == {"step"} and "quantile" not in app.settings()
+    app.controls["step"].value = "500ms"
+    assert app.result.setting.step == 500 and app.error is None
 
 
 def test_a_bad_starting_setting_or_an_unknown_one_is_refused_naming_it(log):

@@ -28,8 +28,9 @@ def _shown(app):
 
 
 def _reads(app, name):
-    """The settings engine ``name`` declares that the explorer has a control for."""
-    return set(ctl.reads(engines.get(name), app.options))
+    """The settings engine ``name`` declares that the explorer has a control for (a strategy's
+    own parameters aside: shown with their strategy only)."""
+    return {n for n in ctl.reads(engines.get(name), app.options) if not app.options[n].read_when}
 
 
 def test_flipping_the_engine_replays_with_its_rules_and_its_controls(log):

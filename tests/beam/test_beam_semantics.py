@@ -18,7 +18,9 @@ import toolkit
 from toolkit.log import EventLog
 from toolkit.metrics.summary import SUMMARY_COLUMNS, check_summary
 from toolkit.semantics import names as registered
-from toolkit.semantics.beam.replay import replay_beam, shardable, window_spec
+from toolkit.semantics.beam.replay import replay_beam
+from toolkit.semantics.beam.sweep import shardable
+from toolkit.semantics.beam.windowing import window_spec
 from toolkit.settings import Setting, SettingError, semantics_names
 
 REPO = Path(__file__).resolve().parents[2]
@@ -137,7 +139,7 @@ def test_the_key_independence_guard_catches_a_session_whose_hold_lags(log):
     """Why sessions are evaluated in one piece: a merged session's hold lags the input watermark
     (the guard ``drive(check_independent=True)`` raises on this log)."""
     from toolkit.fast.evaluate import Shard
-    from toolkit.semantics.beam.replay import drive
+    from toolkit.semantics.beam.figures import drive
     from toolkit.sweeps.timelines import build_timelines, local_sources
 
     s = Setting.parse(semantics="beam", window="session:400ms", beam_trigger="after_watermark(late=count:1)",

@@ -104,6 +104,7 @@ from toolkit.engine.flink.jumps import window_timer_targets  # noqa: E402
 from toolkit.engine.flink.pipeline import run_pipeline  # noqa: E402
 from toolkit.engine.flink.timeline import TimerTargets  # noqa: E402
 from toolkit.engine.flink.watermarks import IdleAdvance, TimeLag  # noqa: E402
+from toolkit.semantics.flink.window_operator import operator_kwargs  # noqa: E402
 from toolkit.settings import Setting  # noqa: E402
 
 
@@ -129,7 +130,7 @@ def _pt_cases(draw):
 
 
 def _run(tl, keys, ts, arr, setting):
-    kw = setting.operator_kwargs()
+    kw = operator_kwargs(setting)
     n = len(ts)
     r = run_pipeline(tl, keys, ts, arr, np.ones(n, np.int64), np.arange(n),
                      [lambda: build_operator(**kw, track_records=True)])

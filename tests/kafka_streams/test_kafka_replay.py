@@ -16,15 +16,15 @@ import toolkit
 from toolkit.cli import main
 from toolkit.engine.kafka_streams import Emit, run_windowed_aggregation, tasks_for_keys
 from toolkit.metrics.summary import SUMMARY_COLUMNS
-from toolkit.semantics.kafka_streams.replay import (
+from toolkit.semantics.kafka_streams.figures import (
     ENGINE_EMIT,
     combine,
     evaluate_task,
     kafka_windows,
     shard_key,
-    sweep_figures,
     table_arrays,
 )
+from toolkit.semantics.kafka_streams.sweep import sweep_figures
 from toolkit.settings import KafkaSliding, Setting, SettingError, grid
 
 BASE = 1_700_000_000_000

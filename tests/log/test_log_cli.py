@@ -44,6 +44,11 @@ def test_generate_set_parameters_and_formats(tmp_path, capsys):
                  "--set", "silent_partition=1", "--set", "silent_for=10s", "--set", "bursts=1s,100ms,5"]) == 0
     t = pd.read_parquet(out)
     assert len(t) == 100 and set(t["partition"]) <= {0, 1, 2}
+    assert main(["generate", "year", "-n", "300", "--out", str(out), "--set", "nightly=22h,8h",
+                 "--set", "partition_names=a,b,c"]) == 0
+    t = pd.read_parquet(out)
+    assert set(t["partition"]) == {"a", "b", "c"}
+    assert not pd.to_datetime(t["event_time"], unit="ms", utc=True).dt.hour.isin([22, 23, 0, 5]).any()
     assert main(["generate", "steady", "--out", str(out), "--set", "colour=red"]) == 2
     assert "--set 'colour=red': expected NAME=VALUE" in capsys.readouterr().err
 

@@ -114,3 +114,36 @@ def test_iso_time_format_round_trips(tmp_path):
     synth.write(log, path, time_format="iso")
     assert path.read_text().splitlines()[0].startswith('{"event_time":"2023-11-14T22:13:20.')
     pd.testing.assert_frame_equal(toolkit.load_log(path).table, log.table)
+
+
+def test_year_model_fills_a_year_with_named_airports_and_silent_nights(tmp_path):
+    from helpers.spans import year_log
+
+    log = year_log()
+    t = log.table
+    event = pd.to_datetime(t["event_time"], unit="ms", utc=True)
+    assert event.min() < pd.Timestamp("2023-01-02", tz="UTC") and event.max() > pd.Timestamp("2023-12-20", tz="UTC")
+    assert not event.dt.hour.isin([23, 0, 1, 2, 3, 4]).any()  # no departure from 23:00 to 05:00
+    assert event.dt.hour.isin([5, 22]).sum() > 2 * 40_000 / 18 * 0.8  # the active hours are all used
+    assert log.partition_names == ["EWR", "JFK", "LGA"]
+    described = log.describe(silence="4h")
+    assert [p.silences for p in described.partitions] == pytest.approx([364] * 3, abs=15)  # one a night
+    path = tmp_path / "year.csv"
+    synth.write(log, path)
+    assert pd.read_csv(path, nrows=5)["partition"].isin(["EWR", "JFK", "LGA"]).all()
+    loaded = toolkit.load_log(path)
+    assert loaded.partition_names == ["EWR", "JFK", "LGA"]
+    pd.testing.assert_frame_equal(loaded.table, t)
+
+
+def test_nightly_silence_wraps_midnight_and_is_checked():
+    t = synth.generate("steady", 20_000, seed=3, rate=0.2, nightly=("22h", "8h")).table  # 22:00 to 06:00
+    hours = pd.to_datetime(t["event_time"], unit="ms", utc=True).dt.hour
+    assert not hours.isin([22, 23, 0, 1, 2, 3, 4, 5]).any()
+    assert hours.nunique() == 16
+    day = synth.generate("steady", 20_000, seed=3, rate=0.2, nightly=("1h", "2h")).table  # 01:00 to 03:00
+    assert not pd.to_datetime(day["event_time"], unit="ms", utc=True).dt.hour.isin([1, 2]).any()
+    with pytest.raises(ValueError, match="nightly=.from, duration. needs"):
+        synth.generate("steady", 10, nightly=("1h", "25h"))
+    with pytest.raises(ValueError, match="partition_names must be 2 distinct names in sorted order"):
+        synth.generate("steady", 10, partitions=2, partition_names=("b", "a"))

@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from toolkit.engine.flink.scenarios.window import run as run_window_scenario
 from toolkit.log import EventLog
-from toolkit.replays import oracle_lines, replay
+from toolkit.replays import replay
+from toolkit.semantics.flink.export import oracle_lines
 from toolkit.settings import Setting, SettingError, Stage, Tumbling
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from toolkit.log import load_log
-from toolkit.replays import oracle_lines, replay
+from toolkit.replays import replay
+from toolkit.semantics.flink.export import oracle_lines
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "replay"
 CASES = sorted(p.stem for p in FIX.glob("log*.csv"))

@@ -23,7 +23,6 @@ from toolkit.engine.flink.watermarks import (
 )
 from toolkit.log import EventLog
 from toolkit.replays import replay
-from toolkit.settings import Setting
 
 
 def _changes(tl):
@@ -238,6 +237,8 @@ def test_emission_times_fates_and_at_end() -> None:
 
 
 def test_fates_closed_form_equal_tracked_records(monkeypatch) -> None:
+    from toolkit.semantics.flink import replay as flink_replay
+
     rng = np.random.default_rng(11)
     for trial in range(12):
         n = int(rng.integers(5, 150))
@@ -247,7 +248,7 @@ def test_fates_closed_form_equal_tracked_records(monkeypatch) -> None:
                   lateness=[0, 800][trial % 2], interval=[0, 150][trial % 2], parallelism=1 + trial % 3, idleness=500)
         fast = replay(log, **kw)
         with monkeypatch.context() as m:
-            m.setattr(Setting, "fates_closed_form", property(lambda s: False))
+            m.setattr(flink_replay, "fates_closed_form", lambda s: False)
             slow = replay(log, **kw)
         pd.testing.assert_frame_equal(fast.fates, slow.fates)
         pd.testing.assert_frame_equal(fast.late, slow.late)

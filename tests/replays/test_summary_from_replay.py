@@ -23,6 +23,7 @@ from toolkit.engine.flink import config as flink_config, pipeline as flink_pipel
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.replays.frames import emissions_frame
 from toolkit.semantics.flink import replay as flink_replay
+from toolkit.semantics.flink.window_operator import closed_form
 from toolkit.settings import Setting, SettingError
 
 REPLAY_MODULE = Path(__file__).resolve().parents[2] / "toolkit" / "semantics" / "flink" / "replay.py"
@@ -87,7 +88,7 @@ def _same_figures(summary: dict, row: pd.Series) -> None:
 @pytest.mark.parametrize("name", OFF_CLOSED_FORM)
 def test_the_engine_runs_once_off_the_closed_form(log, monkeypatch, name):
     kw = OFF_CLOSED_FORM[name]
-    assert not Setting.parse(**kw).closed_form
+    assert not closed_form(Setting.parse(**kw))
     counts = _Counts(monkeypatch)
     r = toolkit.replay(log, **kw)
     assert (counts.runs, counts.builds) == (1, len(r.pipeline))  # the replay's one run, one operator per stage
@@ -98,7 +99,7 @@ def test_the_engine_runs_once_off_the_closed_form(log, monkeypatch, name):
 
 def test_the_closed_form_asks_the_evaluator_and_runs_no_engine_again(log, monkeypatch):
     kw = dict(window="sliding:2s/1s", delay="300ms", lateness="1s", idleness="2s")
-    assert Setting.parse(**kw).closed_form
+    assert closed_form(Setting.parse(**kw))
     counts = _Counts(monkeypatch)
     s = toolkit.replay(log, **kw).summary()
     assert (counts.runs, counts.builds) == (1, 1)
@@ -208,7 +209,7 @@ def test_property_the_replays_summary_is_the_sweep_row(table, kw):
         s = Setting.parse(**kw)
     except SettingError:
         reject()  # a combination Flink refuses (e.g. an evictor with retracting mode)
-    assert not s.closed_form
+    assert not closed_form(s)
     log = toolkit.load_log(table, keep=["gap_ms"])
     summary = toolkit.replay(log, s).summary()
     _same_figures(summary, toolkit.sweep(log, [s], execution="local", progress=False).iloc[0])
@@ -229,20 +230,19 @@ TICK_SETTING = dict(window="session:20ms", trigger="processing_time", evictor="c
 
 
 def test_processing_time_triggers_follow_the_replays_own_emissions():
-    """The figures are read off the replay's run, so they agree with its emissions: the replay
-    moves the operator's processing time at each state-table tick too (here 200), which fires
-    the timer there."""
+    """The figures are read off the replay's run, so they agree with its emissions; the operator's
+    clock passes the timer's own time (101) as a running job's does, so it fires there, before
+    the periodic tick at 200 and the record at 201: latency 101 - 102."""
     r = toolkit.replay(_tick_log(), **TICK_SETTING)
     em = r.emissions[r.emissions["kind"] == "fire"]
     first = em.groupby("window_start").first()
     latency = (first["emit_time"] - first["window_end"]).astype("int64")
-    assert r.summary()["latency_max_ms"] == float(latency.max()) == 98.0
+    assert r.summary()["latency_max_ms"] == float(latency.max()) == -1.0
 
 
-@pytest.mark.xfail(strict=True, reason="known: the replay's state-table ticks (at most run_pipeline's state_samples of "
-                   "them) move the operator's clock and fire processing-time timers there; the sweep's run has no such "
-                   "ticks (here it fires at the next record, 201). The replay's emissions are kept as they are.")
 def test_processing_time_triggers_equal_the_sweep_row():
+    """The replay samples its state at periodic ticks, the sweep does not: each timer fires at
+    its own time in both, so the figures agree."""
     log = toolkit.load_log(_tick_log().table.drop(columns=["row"]))
     _same_figures(toolkit.replay(log, **TICK_SETTING).summary(),
                   toolkit.sweep(log, execution="local", progress=False, **TICK_SETTING).iloc[0])

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from toolkit.semantics.flink.window_operator import closed_form, operator_kwargs, scenario_config
 from toolkit.settings import (
     CONFIG_COLUMNS,
     EvictorSpec,
@@ -137,10 +138,10 @@ def test_rows_and_scenario_configs():
     assert list(row) == CONFIG_COLUMNS
     assert (row["window"], row["evictor"], row["lateness_ms"], row["delay_ms"], row["idleness_ms"]) == (
         "tumbling:1s", "count:2", 2000, 1000, 3000)
-    assert s.scenario_config() == {"assigner": {"type": "tumbling", "size": 1000, "offset": 0}, "trigger": None,
+    assert scenario_config(s) == {"assigner": {"type": "tumbling", "size": 1000, "offset": 0}, "trigger": None,
                                    "evictor": {"type": "count", "max": 2, "after": False}, "allowed_lateness": 2000,
                                    "side_output_late": True, "function": "aggregate"}
-    assert not s.closed_form and Setting().closed_form
+    assert not closed_form(s) and closed_form(Setting())
 
 
 def test_engine_objects_pass_through():
@@ -149,5 +150,5 @@ def test_engine_objects_pass_through():
     t = CountTrigger(3)
     s = Setting.parse(window=TumblingEventTimeWindows(1000, 0), trigger=t)
     assert s.window == Tumbling(1000)  # a built-in assigner becomes its value
-    assert s.operator_kwargs()["trigger"] is t  # a trigger object is kept as it is
+    assert operator_kwargs(s)["trigger"] is t  # a trigger object is kept as it is
     assert s == Setting.parse(window="tumbling:1s", trigger=t) != Setting.parse(window="tumbling:1s", trigger=CountTrigger(3))

@@ -12,9 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import toolkit
+from toolkit.semantics.flink.paths import choose_paths
+from toolkit.semantics.flink.window_operator import operator_kwargs
 from toolkit.settings import DynamicSession, Setting, SettingError, Tumbling, grid, staggered_offset
 from toolkit.sweeps.single import evaluate
-from toolkit.sweeps.sweep import choose_paths
 
 
 @st.composite
@@ -84,11 +85,11 @@ def test_flinks_natural_stagger_numbers():
     """WindowStaggerTest / TumblingEventTimeWindowsTest#testWindowAssignmentWithStagger: NATURAL
     with size 5 s and the first element at processing time 150 gives windows [150, 5150)."""
     assert staggered_offset(Tumbling(5000), "natural", 5500) == 500
-    a = Setting.parse(window="tumbling:5s", stagger="natural").operator_kwargs()["assigner"]
+    a = operator_kwargs(Setting.parse(window="tumbling:5s", stagger="natural"))["assigner"]
     assert [(w.start, w.end) for w in a.assign_windows(1, 150, 150)] == [(150, 5150)]
     assert [(w.start, w.end) for w in a.assign_windows(1, 5300, 9999)] == [(5150, 10150)]
-    r1 = Setting.parse(window="tumbling:5s", stagger="random:3").operator_kwargs()["assigner"]
-    r2 = Setting.parse(window="tumbling:5s", stagger="random:3").operator_kwargs()["assigner"]
+    r1 = operator_kwargs(Setting.parse(window="tumbling:5s", stagger="random:3"))["assigner"]
+    r2 = operator_kwargs(Setting.parse(window="tumbling:5s", stagger="random:3"))["assigner"]
     assert r1.assign_windows(1, 0, 0) == r2.assign_windows(1, 0, 0)  # seeded: reproducible
     assert 0 <= staggered_offset(Tumbling(5000), "random:3", 0) < 5000
 

@@ -29,9 +29,9 @@ from toolkit.engine.flink.scenarios import jsonl
 from toolkit.engine.flink.scenarios.window import parse
 from toolkit.fast import sessions
 from toolkit.metrics.summary import check_summary
+from toolkit.semantics.flink.paths import choose_paths
 from toolkit.settings import Setting, SettingError
 from toolkit.sweeps.single import evaluate
-from toolkit.sweeps.sweep import choose_paths
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "window"
 

@@ -11,6 +11,7 @@ from toolkit.cli import main
 from toolkit.fast.evaluate import FixedWindows
 from toolkit.log import EventLog
 from toolkit.metrics.summary import check_summary
+from toolkit.semantics.flink.window_operator import closed_form
 from toolkit.settings import Session, Sliding, Tumbling, grid, parse_window
 
 
@@ -34,9 +35,9 @@ def test_grid_is_the_product_without_duplicates():
     g = grid(window=["tumbling:1s", "tumbling:1000ms"], delay=[0, "250ms", 250], lateness=["0", "10s"], interval="200ms")
     assert len(g) == 1 * 2 * 2
     assert {(c.delay, c.lateness) for c in g} == {(0, 0), (0, 10000), (250, 0), (250, 10000)}
-    assert all(c.interval == 200 and str(c.window) == "tumbling:1s" and c.closed_form for c in g)
-    assert not grid(window="session:1s")[0].closed_form
-    assert not grid(window="tumbling:1s", accumulation="discarding")[0].closed_form
+    assert all(c.interval == 200 and str(c.window) == "tumbling:1s" and closed_form(c) for c in g)
+    assert not closed_form(grid(window="session:1s")[0])
+    assert not closed_form(grid(window="tumbling:1s", accumulation="discarding")[0])
     with pytest.raises(ValueError, match="delay must not be negative"):
         grid(window="tumbling:1s", delay=[-5])
     with pytest.raises(ValueError, match="strategy"):

@@ -9,9 +9,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import toolkit
 import toolkit.sweeps
 from toolkit.metrics.summary import check_summary
+from toolkit.semantics.flink.paths import choose_paths
 from toolkit.settings import Setting, grid
 from toolkit.sweeps.single import evaluate
-from toolkit.sweeps.sweep import choose_paths, run_local
+from toolkit.sweeps.sweep import run_local
 
 SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -107,7 +108,7 @@ def test_driver_and_timeline_match_replay_pipeline(table, s):
     replay pipeline emits for the same log and settings."""
     from toolkit.engine.flink.pipeline import run_pipeline, watermark_timeline
     from toolkit.fast.evaluate import Shard
-    from toolkit.sweeps.engine_path import drive, make_operator
+    from toolkit.semantics.flink.engine_path import drive, make_operator
     from toolkit.sweeps.timelines import build_timelines, local_sources
 
     if not len(table):

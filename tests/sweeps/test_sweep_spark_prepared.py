@@ -1,4 +1,4 @@
-"""A sweep's Spark-semantics rows share one prepared log (``toolkit.semantics.structured_streaming.replay.sweep_rows``:
+"""A sweep's Spark-semantics rows share one prepared log (``toolkit.semantics.structured_streaming.sweep.sweep_rows``:
 key codes, data batches, window groups, session answers computed once; in key shards each
 shard's, ``toolkit.semantics.structured_streaming.sweep``): every row still equals
 ``toolkit.replay(log, setting).summary()`` of its setting run alone, whatever settings share

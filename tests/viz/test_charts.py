@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import toolkit
 import toolkit.viz as viz
 from toolkit.viz._common import reduce_series
 
@@ -93,7 +94,7 @@ def test_scatter_one_partition(log, result):
 def test_scatter_without_result_colours_by_partition(log):
     spec = viz.event_time_scatter(log).to_dict()
     (points,) = find_layers(spec, "circle")
-    assert points["encoding"]["color"]["field"] == "partition"
+    assert points["encoding"]["color"]["field"] == "partition_name"  # the log's name of it (its number here)
     assert find_layers(spec, "line") == []
 
 
@@ -232,7 +233,8 @@ def test_drops_by_key_ranks_keys_and_keeps_names_as_data(log, result):
     spec = viz.drops_by_key(log, result).to_dict()
     rows = datasets(spec)[spec["data"]["name"]]
     assert {r["key"] for r in rows} == {"a"}
-    assert spec["title"]["subtitle"] == ["1 of 1 keys with dropped records (of 3 keys)"]
+    assert spec["title"]["subtitle"] == ["1 of 1 keys with dropped records (of 3 keys); on-time records not drawn"]
+    assert {r["fate"] for r in rows} == {"dropped"}  # on time records are not drawn: they would hide the drops
     counts = viz.fate_counts_by(log, result, "key")
     xss = counts[counts["key"] == "<script>alert(1)</script>"]
     assert xss["count"].sum() == 4
@@ -480,3 +482,24 @@ def test_drops_over_time_says_how_many_dropped_were_never_emitted():
     assert int(data["count"].sum()) == 5
     with pytest.raises(ValueError, match="fate: 'gone' is not a fate; choose one of dropped, late_accepted"):
         viz.drops.drops_frame(log, r, fate="gone")
+
+
+def test_firing_timeline_shows_every_pane_and_keeps_to_its_data():
+    """Issue 30, item 9: panes fired at one instant for one window (a continuous trigger's on-time and
+    late pane, three panes at end of input) were drawn on top of each other; the diagonal stretched
+    the y axis of notebook 03's session example to the emission times."""
+    event = [1000, 1200, 1500, 4000, 4100, 1700, 9000, 4300, 9500, 12000, 3000]
+    arrival = [1000, 1300, 1600, 4100, 4200, 4300, 9100, 9200, 9600, 12100, 12200]
+    clicks = toolkit.EventLog.from_arrays(event, arrival, key="user")
+    r = toolkit.replay(clicks, window="tumbling:5s", trigger="continuous:1s", delay="200ms", interval="100ms")
+    spec = viz.firing_timeline(r).to_dict()
+    (points,) = find_layers(spec, "point")
+    rows = layer_rows(spec, points)
+    assert len(rows) == len(r.emissions) == 8
+    assert len({(p["emit_x"], p["window_end"]) for p in rows}) == 8  # no pane hides another
+    assert sorted(p["emit_time"] for p in rows) == sorted(r.emissions["emit_time"])  # the tooltip's time is exact
+    assert max(abs(p["emit_x"] - p["emit_time"]) for p in rows) < 200  # side by side, a few pixels apart
+    sessions = toolkit.EventLog.from_arrays([1, 9, 5], [100, 200, 300], key="a")
+    spec = viz.firing_timeline(toolkit.replay(sessions, window="session:5ms", lateness="10ms", interval=0)).to_dict()
+    lo, hi = find_layers(spec, "point")[0]["encoding"]["y"]["scale"]["domain"]
+    assert 5 < lo < 6 and 14 < hi < 15  # window ends 6 and 14 ms, a few pixels of margin: not 300 ms

@@ -23,7 +23,7 @@ except ModuleNotFoundError as exc:
     raise MissingExtraError("toolkit.explore's controls", "notebook", exc.name) from None
 
 from toolkit.durations import parse_duration
-from toolkit.settings import COMMON_OPTIONS, Option, format_duration
+from toolkit.settings import COMMON_OPTIONS, MORE_OPTIONS, Option, format_duration
 
 DELAYS = ["0ms", "50ms", "100ms", "200ms", "500ms", "1s", "2s", "5s", "10s"]
 LATENESS = ["0ms", "100ms", "500ms", "1s", "2s", "5s", "10s", "30s"]
@@ -87,6 +87,12 @@ LOOKS: dict[str, Look] = {
     "tasks": Look(unset="as partitions"),
     "trigger": Look("trigger spec", hint="e.g. count:10", picker=WINDOW_TRIGGERS, picker_label="trigger"),
     "evictor": Look(hint="e.g. count:10 or time:5s"),
+    "step": Look("idle step", presets=tuple(DELAYS[1:])),
+    "marker": Look(hint="column marking watermark records", unset="marker"),
+    "quantile": Look(hint="e.g. 0.99"),
+    "quantile_window": Look("quantile over"),
+    "min_delay": Look("min delay", presets=tuple(DELAYS)),
+    "max_delay": Look("max delay", presets=tuple(DELAYS[1:]) + ("30s", "1min")),
     "beam_trigger": Look("trigger spec", hint=BEAM_TRIGGER_HINT, rows=3, picker=BEAM_TRIGGERS,
                          picker_label="beam trigger"),
 }
@@ -105,10 +111,10 @@ def label(name: str) -> str:
 
 def declared(engines: Any) -> dict[str, Option]:
     """Every setting a registered engine reads, by name: the common ones in :data:`COMMON_OPTIONS`'
-    order (the window excepted: the explorer draws it from several controls), then each engine's
+    and :data:`MORE_OPTIONS`' order (the window excepted: the explorer draws it from several controls), then each engine's
     own in the registry's order."""
     read = {n for e in engines for n in e.shared}
-    out = {o.name: o for o in COMMON_OPTIONS if o.name in read and o.name != "window"}
+    out = {o.name: o for o in COMMON_OPTIONS + MORE_OPTIONS if o.name in read and o.name != "window"}
     for e in engines:
         for o in e.options:
             out.setdefault(o.name, o)

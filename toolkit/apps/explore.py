@@ -132,6 +132,8 @@ class Explorer(_App):
         self._start(log, debounce_ms, renderer, max_points, replay_fn)
         self.options: dict[str, Option] = ctl.declared(engines.all_semantics())
         """Every setting a registered engine reads, by name: one control each."""
+        self._read_with = {o.read_when[0] for o in self.options.values() if o.read_when}
+        """the settings whose value shows or hides others (``Option.read_when``)"""
         values = self._starting_values(log, settings)
         self.controls: dict[str, w.ValueWidget] = {"semantics": self._engine_control(semantics)}
         self.controls.update(self._window_controls(log, window))
@@ -270,8 +272,13 @@ class Explorer(_App):
         return engines.get(self.controls["semantics"].value)
 
     def _applies(self, name: str) -> bool:
-        """Whether setting ``name`` applies to the chosen window kind (``stagger``: tumbling only)."""
+        """Whether setting ``name`` applies to the chosen window kind (``stagger``: tumbling only)
+        and to the values of the setting it is read with (``Option.read_when``: a strategy's own
+        parameters)."""
         kinds = ctl.look(name).windows
+        when = self.options[name].read_when if name in self.options else None
+        if when is not None and when[0] in self.controls and self.controls[when[0]].value not in when[1]:
+            return False
         return not kinds or self.controls["window"].value in kinds
 
     def _show_controls(self) -> None:
@@ -326,7 +333,7 @@ class Explorer(_App):
             return
         if name in self.errors:
             self._check_text(name)
-        if name in ("window", "semantics"):
+        if name in ("window", "semantics") or name in self._read_with:
             self._show_controls()
         self.schedule()
 

@@ -92,7 +92,7 @@ def scenario(log: Any, setting: Any) -> dict:
     strategy, delay, interval and partitions, as Beam's ``W + 1 ms``), and, when the trigger has
     a processing-time part, processing time advanced to each arrival (it starts at 0)."""
     from toolkit.engine.flink.pipeline import watermark_timeline
-    from toolkit.semantics.beam.replay import window_spec
+    from toolkit.semantics.beam.windowing import window_spec
 
     t = log.table
     order = np.argsort(t["arrival_time"].to_numpy(np.int64), kind="stable")

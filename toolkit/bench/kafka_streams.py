@@ -1,5 +1,5 @@
 """``python -m toolkit bench kafka_streams``: a ``semantics="kafka_streams"`` sweep row (the
-engine, the batch answer and the figures: ``toolkit.semantics.kafka_streams.replay.sweep_figures``).
+engine, the batch answer and the figures: ``toolkit.semantics.kafka_streams.sweep.sweep_figures``).
 
 Sub-cases (``--only``): ``update``, ``suppress``, ``final`` (tumbling 1 s, grace 200 ms: the
 columnar TimeWindows path), ``hopping`` (10 s / 5 s, update), ``session`` (30 s gap, grace 1 s,
@@ -26,7 +26,7 @@ CASES = {
 
 
 def run(args) -> int:
-    from toolkit.semantics.kafka_streams.replay import sweep_figures
+    from toolkit.semantics.kafka_streams.sweep import sweep_figures
     from toolkit.settings import Setting
 
     n, keys = int(args.records), int(args.keys)

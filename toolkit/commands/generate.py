@@ -34,7 +34,8 @@ def register(subparsers) -> None:
     p.add_argument("--delay-shape", type=float, help="lognormal sigma or Pareto tail index")
     p.add_argument("--no-arrival", action="store_true", help="leave out the arrival_time column")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                   help="any other model parameter, e.g. --set silent_for=30s --set lagging_partition=1")
+                   help="any other model parameter, e.g. --set silent_for=30s --set lagging_partition=1 "
+                   "--set nightly=23h,6h --set partition_names=EWR,JFK,LGA")
     p.set_defaults(func=run)
 
 
@@ -57,6 +58,13 @@ def _parse_set(items: list[str]) -> dict:
             if len(parts) != 3:
                 raise UserError(f"--set bursts={text!r}: write EVERY,DURATION,FACTOR e.g. 10s,1s,10")
             out[name] = (parts[0], parts[1], float(parts[2]))
+        elif name == "nightly" and text.lower() not in ("none", ""):
+            parts = [t.strip() for t in text.split(",")]
+            if len(parts) != 2:
+                raise UserError(f"--set nightly={text!r}: write FROM,DURATION (time of day UTC), e.g. 23h,6h")
+            out[name] = (parts[0], parts[1])
+        elif name == "partition_names" and text.lower() not in ("none", ""):
+            out[name] = tuple(t.strip() for t in text.split(","))
         elif text.lower() in ("none", ""):
             out[name] = None
         elif "bool" in kind:

@@ -25,6 +25,15 @@ def register(subparsers) -> None:
                    "cluster; also $WATERMARK_LAB_EXECUTOR_PYTHON)")
     x.add_argument("--shards", type=int, default=None, help="key shards on Spark (default: spark.sql.shuffle.partitions)")
     x.add_argument("--no-progress", action="store_true", help="no progress bar")
+    i = p.add_argument_group("incidents (docs/incidents.md)")
+    i.add_argument("--incident", action="append", default=None, metavar="SPEC",
+                   help="also sweep the log of a bad day: an incident such as "
+                   "stall:partition=2,at=1min,duration=2min,drain=500/s or "
+                   "restart:at=3min,downtime=30s,replay_from=1min,source_rate=1000/s (join several with +); repeat "
+                   "for several variants. The recorded log is swept first; every row names its incident")
+    i.add_argument("--robust", type=float, default=None, metavar="SHARE",
+                   help="with --recommend and --incident: recommend the cheapest setting that meets TARGET on the "
+                   "recorded log and on at least SHARE (0..1) of the incident variants")
     o = p.add_argument_group("output")
     o.add_argument("--out", default=None, metavar="FILE", help="write the results (.csv, .parquet or .json); default: print")
     o.add_argument("--recommend", type=float, default=None, metavar="TARGET",
@@ -50,6 +59,13 @@ def run(args) -> int:
         raise UserError(f"--shards must be >= 1, got {args.shards}")
     if args.recommend is not None and not 0.0 <= args.recommend <= 1.0:
         raise UserError(f"--recommend must be between 0 and 1, got {args.recommend}")
+    incidents = given_incidents(args.incident)
+    if args.robust is not None:
+        if not 0.0 <= args.robust <= 1.0:
+            raise UserError(f"--robust must be a share between 0 and 1, got {args.robust}")
+        if args.recommend is None or not incidents:
+            raise UserError("--robust needs --recommend TARGET and at least one --incident SPEC (the variants the "
+                            "recommendation must hold up on)")
     spark = None
     if args.master or args.spark or args.executor_python or os.environ.get("SPARK_MASTER"):
         from toolkit.spark import spark_session
@@ -66,6 +82,7 @@ def run(args) -> int:
         spark=spark,
         shards=args.shards,
         progress=False if args.no_progress else None,
+        incidents=[None] + incidents if incidents else None,
         **limits,
     )
     if args.out:
@@ -75,9 +92,27 @@ def run(args) -> int:
         print(results_text(results))
         print("(every column, in raw ms and fractions: --out FILE, .csv, .parquet or .json)")
     if args.recommend is not None:
-        rec = toolkit.recommend(results, completeness=args.recommend)
+        rec = toolkit.recommend(results, completeness=args.recommend, robust=args.robust)
         print(("recommended: " if rec["config"] is not None else "no recommendation: ") + rec["reason"])
     return 0
+
+
+def given_incidents(specs: list[str] | None) -> list:
+    """The ``--incident`` values as incidents (``toolkit.incidents.parse_incident``), in order, the
+    recorded log (``none``) and repeats left out; a bad spelling is an error naming ``--incident``."""
+    from toolkit.errors import UserError
+    from toolkit.incidents import Composite, parse_incident
+    from toolkit.settings import SettingError
+
+    out: list = []
+    for spec in specs or []:
+        try:
+            x = parse_incident(spec)
+        except SettingError as exc:
+            raise UserError(f"--incident {spec!r}: {exc}") from None
+        if not (isinstance(x, Composite) and not x.incidents) and x not in out:
+            out.append(x)
+    return out
 
 
 #: the figures the terminal table shows (every column is in --out's file)
@@ -91,8 +126,9 @@ def results_text(results) -> str:
     delay setting when none does) and the main figures, in readable units (``2 s``, ``99.17%``)."""
     from toolkit.semantics import get
 
+    extra = ["incident"] if "incident" in results.columns else []
     if "semantics" not in results.columns:
-        return _engine_table(results, [c for c in ("window", "delay_ms") if c in results.columns])
+        return _engine_table(results, [c for c in ("window", "delay_ms") if c in results.columns] + extra)
     blocks = []
     by_engine = results.groupby(results["semantics"].astype(str), sort=False)
     for name, rows in by_engine:
@@ -100,7 +136,7 @@ def results_text(results) -> str:
         own = [c for c in engine.row_columns() if c in rows.columns]
         varying = [c for c in own if rows[c].astype(str).nunique(dropna=False) > 1]
         fallback = [c for c in ("window", f"{engine.delay_setting}_ms") if c in rows.columns]
-        table = _engine_table(rows, varying or fallback)
+        table = _engine_table(rows, (varying or fallback) + extra)
         blocks.append(table if by_engine.ngroups == 1 else f"{engine.title} ({len(rows)} rows)\n{table}")
     return "\n\n".join(blocks)
 

@@ -516,7 +516,7 @@ def session_figures(view: KeyOrder, spec: SessionWindows, run: SessionRun) -> Se
 
 def partial(shard: Shard, spec: SessionWindows, timeline: WatermarkTimeline, lateness: int, *, retracting: bool = False) -> dict:
     """Exactly mergeable figures of one shard under one configuration (see ``toolkit.metrics.summary``),
-    equal to the engine path's (``toolkit.sweeps.engine_path.engine_partial``)."""
+    equal to the engine path's (``toolkit.semantics.flink.engine_path.engine_partial``)."""
     v = KeyOrder.of(shard)
     run = run_shard(shard, spec, timeline, lateness)
     fig = session_figures(v, spec, run)

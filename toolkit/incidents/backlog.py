@@ -56,6 +56,10 @@ class Stall(Incident):
             return base.format_rate(value)
         return super()._spell(name, value)
 
+    def per_partition(self) -> bool:
+        """A stall moves one partition's records by that partition's own queue."""
+        return True
+
     def words(self) -> str:
         return (f"partition {self.partition} stalled at {base.clock(self.at)} for {base.words_duration(self.duration)}, "
                 f"drained at {base.words_rate(self.drain)}")
@@ -128,6 +132,15 @@ class Restart(Incident):
             return base.format_rate(value)
         return super()._spell(name, value)
 
+    def per_partition(self) -> bool:
+        """Each partition drains its own backlog; copies (``duplicates=true``) are numbered across
+        the whole log, so only the exactly-once restart is per partition."""
+        return not self.duplicates
+
+    def adds_copies(self) -> bool:
+        """With duplicates each partition drains its own backlog; the copies are numbered over the log."""
+        return self.duplicates
+
     def words(self) -> str:
         return (f"the job restarted at {base.clock(self.at)} after {base.words_duration(self.downtime)} down, "
                 f"re-reading {base.words_duration(self.replay_from)} of backlog at {base.words_rate(self.source_rate)} "
@@ -150,7 +163,7 @@ class Restart(Incident):
             arrival = a.copy()
             arrival[pos[~again]] = new[~again]
             out["arrival_time"] = arrival
-            out = base.copies(out, pos[again], new[again])
+            out = base.copies(out, pos[again], new[again], provisional=ctx.provisional_copies)
             added = f", {int(again.sum()):,} duplicate row{'' if again.sum() == 1 else 's'} added"
         else:
             out = table.copy()

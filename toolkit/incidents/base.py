@@ -157,10 +157,15 @@ def words_duration(ms: int) -> str:
 @dataclass
 class Context:
     """What an incident needs besides the table: the input log (partition names and the
-    partitions the job reads) and the origin of ``at`` (the first arrival, ms)."""
+    partitions the job reads) and the origin of ``at`` (the first arrival, ms).
+
+    ``provisional_copies``: the table is one slice of the log (a Spark task's partition), so the
+    copies an incident adds cannot be numbered here; each is numbered ``-1 - copied row`` and the
+    caller numbers them over the whole log (:func:`copies`, ``toolkit.sweeps.spark_incidents``)."""
 
     log: EventLog
     origin: int
+    provisional_copies: bool = False
 
     def partition_code(self, kind: str, value: int | str) -> int:
         """The code of partition ``value`` (by name when the log names its partitions)."""
@@ -231,6 +236,35 @@ class Incident:
             return "true" if value else "false"
         return quote(str(value))
 
+    def per_partition(self) -> bool:
+        """Whether applying the incident to each source partition's records alone (same time
+        origin) gives exactly what applying it to the whole log gives: true when no record's new
+        values depend on another partition's records and no record is chosen or numbered across
+        partitions. A Spark sweep applies such incidents where the log lives, one task per
+        partition (``toolkit.sweeps.variants``)."""
+        return False
+
+    def adds_copies(self) -> bool:
+        """Whether the incident is per partition but for the numbers of the copies it adds, which
+        follow the largest row of the whole log (a ``restart`` with duplicates): applied to a
+        slice with ``Context.provisional_copies``, then numbered over the whole log."""
+        return False
+
+    def by_rank(self) -> bool:
+        """Whether the incident picks records by their rank in row order over the whole log: it
+        then implements :meth:`draw` (what it picks for ``n`` records, from its seed) and
+        :meth:`apply_draw` (a slice of the log in row order, picked records changed), so the log
+        can be transformed slice by slice (``late_upload``)."""
+        return False
+
+    def draw(self, n: int) -> Any:
+        """What a :meth:`by_rank` incident picks for a log of ``n`` records."""
+        raise NotImplementedError(f"{self.kind} does not pick records by rank")
+
+    def apply_draw(self, table: pd.DataFrame, first_rank: int, drawn: Any) -> pd.DataFrame:
+        """The records of ranks ``first_rank`` on (in row order), with what :meth:`draw` picked applied."""
+        raise NotImplementedError(f"{self.kind} does not pick records by rank")
+
     # -- shared ------------------------------------------------------------------------------
     def items(self) -> Iterator["Incident"]:
         yield self
@@ -295,6 +329,10 @@ class Composite(Incident):
 
     def items(self) -> Iterator[Incident]:
         yield from self.incidents
+
+    def per_partition(self) -> bool:
+        """Each incident in turn is per partition (the origin is the composite's, fixed)."""
+        return all(i.per_partition() for i in self.incidents)
 
     def _run(self, table: pd.DataFrame, ctx: Context) -> tuple[pd.DataFrame, list[str]]:
         texts: list[str] = []
@@ -421,11 +459,13 @@ def _rebuild(log: EventLog, table: pd.DataFrame, texts: list[str],
     return out
 
 
-def copies(table: pd.DataFrame, positions: np.ndarray, arrival: np.ndarray) -> pd.DataFrame:
+def copies(table: pd.DataFrame, positions: np.ndarray, arrival: np.ndarray, provisional: bool = False) -> pd.DataFrame:
     """``table`` with copies of the rows at ``positions`` appended, arriving at ``arrival``.
 
     Copies are numbered after the largest row, in the order of the row they copy; their
-    ``duplicate_of`` names the first original (-1 on rows that are no copy)."""
+    ``duplicate_of`` names the first original (-1 on rows that are no copy). ``provisional``
+    (a slice of the log, ``Context.provisional_copies``): each copy is numbered ``-1 - copied row``
+    instead, for the caller to number over the whole log."""
     if DUPLICATE_OF not in table.columns:
         table = table.assign(**{DUPLICATE_OF: np.full(len(table), -1, dtype=np.int64)})
     if len(positions) == 0:
@@ -436,7 +476,10 @@ def copies(table: pd.DataFrame, positions: np.ndarray, arrival: np.ndarray) -> p
     extra = table.iloc[positions].copy()
     original = extra[DUPLICATE_OF].to_numpy(np.int64)
     extra[DUPLICATE_OF] = np.where(original >= 0, original, extra["row"].to_numpy(np.int64))
-    extra["row"] = int(rows.max()) + 1 + np.arange(len(positions), dtype=np.int64)
+    if provisional:
+        extra["row"] = -1 - rows[positions]
+    else:
+        extra["row"] = int(rows.max()) + 1 + np.arange(len(positions), dtype=np.int64)
     extra["arrival_time"] = arrival.astype(np.int64)
     return pd.concat([table, extra], ignore_index=True)
 

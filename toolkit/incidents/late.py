@@ -122,18 +122,38 @@ class LateUpload(Incident):
     def words(self) -> str:
         return f"{self.fraction:.4g} of the records uploaded late by {self.delay.words()} (seed {self.seed})"
 
+    def by_rank(self) -> bool:
+        """It picks records by their rank in row order over the whole log (:meth:`draw`)."""
+        return True
+
+    def draw(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """For a log of ``n`` records: the ranks (in row order, ascending) of the records that upload
+        late, ``round(fraction * n)`` of them chosen by ``default_rng(seed).choice`` without
+        replacement, and their delays, drawn next from the same generator (the i-th delay is the
+        i-th rank's)."""
+        k = int(round(self.fraction * n))
+        rng = np.random.default_rng(self.seed)
+        ranks = np.sort(rng.choice(n, size=k, replace=False)).astype(np.int64) if k else np.zeros(0, dtype=np.int64)
+        return ranks, self.delay.sample(rng, k)
+
+    def apply_draw(self, table: pd.DataFrame, first_rank: int, drawn: tuple[np.ndarray, np.ndarray]) -> pd.DataFrame:
+        """``table``, the records of ranks ``first_rank`` to ``first_rank + len(table) - 1`` in row order
+        (the whole log: ``first_rank`` 0), with the drawn records' arrivals delayed."""
+        ranks, delays = drawn
+        by_row = np.argsort(table["row"].to_numpy(np.int64), kind="stable")
+        lo, hi = np.searchsorted(ranks, [first_rank, first_rank + len(table)])
+        arrival = table["arrival_time"].to_numpy(np.int64).copy()
+        arrival[by_row[ranks[lo:hi] - first_rank]] += delays[lo:hi]
+        out = table.copy()
+        out["arrival_time"] = arrival
+        return out
+
     def _transform(self, table: pd.DataFrame, ctx: Context) -> tuple[pd.DataFrame, str]:
         base.require_arrival(self.kind, table)
         n = len(table)
-        k = int(round(self.fraction * n))
-        rng = np.random.default_rng(self.seed)
-        by_row = np.argsort(table["row"].to_numpy(np.int64), kind="stable")
-        chosen = by_row[np.sort(rng.choice(n, size=k, replace=False))] if k else np.zeros(0, dtype=np.int64)
-        delays = self.delay.sample(rng, k)
-        out = table.copy()
-        arrival = table["arrival_time"].to_numpy(np.int64).copy()
-        arrival[chosen] += delays
-        out["arrival_time"] = arrival
+        ranks, delays = self.draw(n)
+        k = len(ranks)
+        out = self.apply_draw(table, 0, (ranks, delays))
         mean = f", {base.words_duration(int(delays.mean()))} late on average" if k and self.delay.kind != "fixed" else ""
         text = (f"{base.records(k)} ({self.fraction:.4g} of {n:,}) uploaded late by {self.delay.words()} "
                 f"(seed {self.seed}{mean})")

@@ -62,6 +62,10 @@ class ClockSkew(Incident):
             return "was right"
         return f"ran {base.words_duration(abs(self.offset))} {'ahead' if self.offset > 0 else 'behind'}"
 
+    def per_partition(self) -> bool:
+        """Shifts each record's event time by its own partition or key."""
+        return True
+
     def words(self) -> str:
         return f"{self._whose()} clock {self._how()}"
 

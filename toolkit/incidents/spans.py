@@ -43,6 +43,10 @@ class Silence(Incident):
             return base.spell_duration(value)
         return super()._spell(name, value)
 
+    def per_partition(self) -> bool:
+        """Removes records by their own partition and arrival time."""
+        return True
+
     def words(self) -> str:
         return f"partition {self.partition} went silent at {base.clock(self.at)} for {base.words_duration(self.duration)}"
 
@@ -91,6 +95,10 @@ class Burst(Incident):
         if name == "factor":
             return repr(float(value))
         return super()._spell(name, value)
+
+    def per_partition(self) -> bool:
+        """Moves each arrival by its own time only."""
+        return True
 
     def words(self) -> str:
         return f"arrivals at {base.clock(self.at)} for {base.words_duration(self.duration)} came {self.factor:g} times faster"

@@ -10,6 +10,8 @@ The process, all at once for all records (no per-record Python):
 1. **Event times** are a Poisson process of ``rate`` events per second starting at
    ``start``; with ``bursts=(every, duration, factor)`` the rate is ``factor`` times higher
    during the first ``duration`` of every ``every`` (inverse of the cumulative intensity).
+   With ``nightly=(from, duration)`` no event happens from time of day ``from`` (UTC) for
+   ``duration`` every day (a night without departures): the process runs in the active hours only.
 2. **Arrival delays** (arrival - event) follow ``delay``: "exponential" (mean
    ``delay_scale``), "lognormal" (median ``delay_scale``, sigma ``delay_shape``),
    "pareto" (heavy-tailed: minimum ``delay_scale``, tail index ``delay_shape``), or
@@ -19,6 +21,8 @@ The process, all at once for all records (no per-record Python):
    ``skew`` (its event times are recorded ``skew`` ms behind) and an arrival ``lag``
    (delivered ``lag`` ms later); partition ``silent_partition`` sends nothing for
    ``silent_for`` ms from ``start + silent_from`` (those events go to other partitions).
+   ``partition_names`` (sorted, as a loader numbers them) name the partitions in files and
+   in ``log.partition_names``.
 4. **Keys**: ``keys`` names ``k00``, ``k01``... drawn Zipf-skewed with exponent ``zipf``
    (0 = uniform). **Values**: integers 1..100.
 5. Rows are in arrival order (ties: generation order), as a recorder would write them.
@@ -42,6 +46,7 @@ from toolkit.log.quarantine import empty_quarantine
 
 DEFAULT_START = 1_700_000_000_000  # 2023-11-14T22:13:20Z
 DELAYS = ("exponential", "lognormal", "pareto", "constant")
+DAY = 86_400_000
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,8 @@ class SynthConfig:
     silent_partition: int | None = None
     silent_from: int = 0  # ms after start
     silent_for: int = 0  # ms
+    partition_names: tuple[str, ...] | None = None  # names of partitions 0, 1, ... (sorted)
+    nightly: tuple[int, int] | None = None  # (time of day ms, duration ms) without events, every day
     arrival: bool = True  # False: drop the arrival_time column (rows stay in arrival order)
 
     def __post_init__(self) -> None:
@@ -94,6 +101,16 @@ class SynthConfig:
                 raise ValueError(f"{name}={p} is not one of the {self.partitions} partitions (0..{self.partitions - 1})")
         if self.silent_partition is not None and self.partitions < 2:
             raise ValueError("a silent partition needs at least 2 partitions (its events move to the others)")
+        if self.partition_names is not None:
+            names = [str(n) for n in self.partition_names]
+            if len(names) != self.partitions or len(set(names)) != len(names) or names != sorted(names):
+                raise ValueError(f"partition_names must be {self.partitions} distinct names in sorted order "
+                                 f"(as a loader numbers them), got {list(self.partition_names)!r}")
+        if self.nightly is not None:
+            at, quiet = self.nightly
+            if not (0 <= at < DAY and 0 < quiet < DAY):
+                raise ValueError(f"nightly=(from, duration) needs 0 <= from < 24 h and 0 < duration < 24 h, "
+                                 f"got {self.nightly!r}")
         if self.bursts is not None:
             every, duration, factor = self.bursts
             if not (0 < duration <= every and factor > 0):
@@ -118,6 +135,11 @@ MODELS: dict[str, dict[str, Any]] = {
     "sample": dict(rate=100.0, partitions=3, silent_partition=2, silent_from=120_000, silent_for=40_000,
                    keys=8, zipf=1.1, delay="lognormal", delay_scale=60.0, delay_shape=0.9,
                    held_back=0.02, hold_max=5_000),
+    # a year of departures: 40,000 records fill 2023 with three named airports,
+    # no departures from 23:00 to 05:00 UTC, delays of minutes with a few held back for hours
+    "year": dict(start=1_672_531_200_000, rate=40_000 / (365 * 18 * 3600.0), partitions=3,
+                 partition_names=("EWR", "JFK", "LGA"), nightly=(23 * 3_600_000, 6 * 3_600_000), keys=12, zipf=0.8,
+                 delay="lognormal", delay_scale=600_000.0, delay_shape=1.0, held_back=0.03, hold_max=4 * 3_600_000),
 }
 
 _DURATION_FIELDS = {"start", "skew", "lag", "silent_from", "silent_for", "hold_max"}
@@ -134,6 +156,11 @@ def config(model: str = "steady", **params: Any) -> SynthConfig:
     merged = {**MODELS[model], **{k: v for k, v in params.items() if v is not None}}
     for name in _DURATION_FIELDS & set(merged):
         merged[name] = parse_duration(merged[name], name=name)
+    if merged.get("nightly") is not None:
+        at, quiet = merged["nightly"]
+        merged["nightly"] = (parse_duration(at, name="nightly from"), parse_duration(quiet, name="nightly duration"))
+    if merged.get("partition_names") is not None:
+        merged["partition_names"] = tuple(str(n) for n in merged["partition_names"])
     if "bursts" in merged and merged["bursts"] is not None:
         every, duration, factor = merged["bursts"]
         merged["bursts"] = (parse_duration(every, name="bursts every"), parse_duration(duration, name="bursts duration"),
@@ -154,7 +181,9 @@ def generate(model: str = "steady", records: int | None = None, *, seed: int = 0
 def synthesize(cfg: SynthConfig, *, name: str = "custom"):
     """Generate the log described by ``cfg`` (vectorized)."""
     table = _table(cfg)
-    return EventLog(table, empty_quarantine(), source=f"synth:{name}(records={cfg.records}, seed={cfg.seed})")
+    names = list(cfg.partition_names) if cfg.partition_names is not None else None
+    return EventLog(table, empty_quarantine(), partition_names=names,
+                    source=f"synth:{name}(records={cfg.records}, seed={cfg.seed})")
 
 
 def _event_offsets(rng: np.random.Generator, cfg: SynthConfig) -> np.ndarray:
@@ -163,14 +192,39 @@ def _event_offsets(rng: np.random.Generator, cfg: SynthConfig) -> np.ndarray:
     unit_points = np.cumsum(rng.standard_exponential(n))  # unit-rate Poisson points
     per_ms = cfg.rate / 1000.0
     if cfg.bursts is None:
-        return unit_points / per_ms
+        return _nightly(unit_points / per_ms, cfg)
     every, duration, factor = cfg.bursts
     burst_mass = factor * per_ms * duration  # expected events in a burst
     period_mass = burst_mass + per_ms * (every - duration)
     k = np.floor(unit_points / period_mass)
     r = unit_points - k * period_mass
     within = np.where(r < burst_mass, r / (factor * per_ms), duration + (r - burst_mass) / per_ms)
-    return k * every + within
+    return _nightly(k * every + within, cfg)
+
+
+def _nightly(active: np.ndarray, cfg: SynthConfig) -> np.ndarray:
+    """Offsets after ``start`` of the instants that lie ``active`` ms of active time after it,
+    skipping each day's silence ``cfg.nightly`` (unchanged without one)."""
+    if cfg.nightly is None:
+        return active
+    at, quiet = cfg.nightly
+    end = at + quiet
+    # the active stretches of one UTC day, [from, to) in ms of the day
+    segments = [(0, at), (end, DAY)] if end <= DAY else [(end - DAY, at)]
+    lo = np.array([a for a, b in segments if b > a], dtype=np.float64)
+    length = np.array([b - a for a, b in segments if b > a], dtype=np.float64)
+    before = np.r_[0.0, np.cumsum(length)[:-1]]
+    per_day = float(length.sum())
+
+    def active_until(phase: float) -> float:  # active ms of a day before time of day ``phase``
+        return float(np.clip(phase - lo, 0.0, length).sum())
+
+    phase0 = float(cfg.start % DAY)
+    total = np.asarray(active, dtype=np.float64) + active_until(phase0)
+    day = np.floor(total / per_day)
+    rest = total - day * per_day
+    seg = np.searchsorted(before, rest, side="right") - 1
+    return day * DAY + lo[seg] + (rest - before[seg]) - phase0
 
 
 def _delays(rng: np.random.Generator, cfg: SynthConfig) -> np.ndarray:
@@ -258,6 +312,8 @@ def to_frame(log, *, time_format: str = "epoch", bad_rows: int = 0, seed: int = 
     and a null key, so that loading them exercises the quarantine.
     """
     frame = log.table.drop(columns="row").copy()
+    if getattr(log, "partition_names", None) is not None:
+        frame["partition"] = np.asarray(log.partition_names, dtype=object)[frame["partition"].to_numpy()]
     if time_format not in ("epoch", "iso"):
         raise ValueError(f"time_format: use 'epoch' or 'iso', got {time_format!r}")
     if time_format == "iso":

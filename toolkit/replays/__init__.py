@@ -1,5 +1,4 @@
 """Replays: one log through one setting, event by event (``toolkit.replay`` is the function)."""
-from toolkit.replays.export import oracle_lines
 from toolkit.replays.run import ReplayResult, replay
 
-__all__ = ["ReplayResult", "oracle_lines", "replay"]
+__all__ = ["ReplayResult", "replay"]

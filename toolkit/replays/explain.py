@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -362,7 +362,8 @@ def _table(result: Any, a: dict, names: np.ndarray, pos: np.ndarray) -> pd.DataF
     silent = np.where(has_holder & (h_last > INT64_MIN), at - h_last, -1)
     behind = np.where(has_holder & (nxt < big), nxt - lo, -1)
     idle_silent = np.where(lv.idle & (lv.last_arrival > INT64_MIN), at[:, None] - lv.last_arrival, -1).max(axis=1, initial=-1)
-    idle_names = [",".join(str(p) for p in parts[row].tolist()) for row in lv.idle] if m else []
+    name = _namer(result)
+    idle_names = [",".join(name(p) for p in parts[row].tolist()) for row in lv.idle] if m else []
 
     # what would have kept it
     shift = isinstance(s.strategy, str) and s.strategy in SHIFT_STRATEGIES
@@ -405,7 +406,8 @@ def _table(result: Any, a: dict, names: np.ndarray, pos: np.ndarray) -> pd.DataF
     df["watermark_at"] = _instants(W, epoch)
     df["late_by"] = _durations(W - max_ts, has_wm & in_window)
     df["missed_by"] = _durations(W - cleanup, has_wm & in_window & dropped)
-    df["held_by"] = [_held_text(h, b, sl, s.interval) for h, b, sl in zip(holder.tolist(), behind.tolist(), silent.tolist())]
+    df["held_by"] = [_held_text(h, b, sl, s.interval, name) for h, b, sl in zip(holder.tolist(), behind.tolist(),
+                                                                                silent.tolist())]
     df["delay_to_keep"] = _durations(delay_keep, delay_keep >= 0)
     df["lateness_to_keep"] = _durations(late_keep, late_keep >= 0)
     df["idleness_to_keep"] = ["no idleness" if off else (duration_text(v) if v >= 0 else "")
@@ -421,10 +423,16 @@ def _opt(x: np.ndarray, valid: np.ndarray | None = None) -> Any:
     return out
 
 
-def _held_text(holder: int, behind: int, silent: int, interval: int) -> str:
+def _namer(result: Any) -> Callable[[Any], str]:
+    """What a partition code is called in words: the log's name of it when its partitions have names."""
+    label = getattr(result, "partition_label", None)
+    return label if callable(label) else str
+
+
+def _held_text(holder: int, behind: int, silent: int, interval: int, name: Callable[[Any], str] = str) -> str:
     if holder < 0:
         return ""
-    text = f"partition {holder}"
+    text = f"partition {name(holder)}"
     if behind >= 0:
         text += f" ({duration_text(behind)} below the next-lowest partition)"
     if silent >= 0 and silent > SILENT_INTERVALS * max(interval, 1):
@@ -463,16 +471,16 @@ def explain(result: Any, row: int) -> Explanation:
                          "see log.quarantine)")
     names = _codes(result, a)
     d = _table(result, a, names, hit[:1]).iloc[0].to_dict()
-    return Explanation(r, str(d["fate"]), _words(result.setting, d), d)
+    return Explanation(r, str(d["fate"]), _words(result.setting, d, _namer(result)), d)
 
 
 def _na(v: Any) -> bool:
     return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
 
 
-def _words(s: Setting, d: dict) -> str:
+def _words(s: Setting, d: dict, name: Callable[[Any], str] = str) -> str:
     L = int(s.lateness)
-    head = f"Row {d['row']:,} (key {d['key']}, partition {d['partition']}, event time {d['event']})"
+    head = f"Row {d['row']:,} (key {d['key']}, partition {name(d['partition'])}, event time {d['event']})"
     fate = d["fate"]
     if not d["windows"]:
         return (f"{head} belongs to no window: its event time falls in a gap between the sliding windows of "
@@ -581,7 +589,7 @@ def drop_causes(result: Any, top: int = 3) -> list[str]:
                 t += f"; turning idleness off keeps {them}"
             t += _keeps(sub, "it" if k == 1 else "them", also=True)
         else:
-            t = (f"{k:,} of {n:,} drops: records of partition {what} arrived up to "
+            t = (f"{k:,} of {n:,} drops: records of partition {_namer(result)(what)} arrived up to "
                  f"{duration_text(int(sub['behind_cleanup_ms'].max()))} after their window's cleanup")
             t += _keeps(sub, them)
             holders = sub["holder_partition"].dropna()
@@ -589,7 +597,8 @@ def drop_causes(result: Any, top: int = 3) -> list[str]:
                 hp, hc = holders.value_counts().index[0], int(holders.value_counts().iloc[0])
                 silent = sub.loc[sub["holder_partition"] == hp, "holder_silent_ms"].dropna()
                 if hc == k and len(silent) and silent.max() > SILENT_INTERVALS * max(1, s.interval):
-                    t += f" (the watermark was held by partition {hp}, silent for up to {duration_text(int(silent.max()))})"
+                    t += (f" (the watermark was held by partition {_namer(result)(hp)}, silent for up to "
+                          f"{duration_text(int(silent.max()))})")
         lines.append((k, t, kind == "idle"))
     lines.sort(key=lambda x: (-x[0], x[1]))
     shown = lines[:top] + [x for x in lines[top:] if x[2]]  # idle causes are always named

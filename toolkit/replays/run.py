@@ -53,5 +53,8 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         # declared partitions (load_log(..., partitions=...)): each is a source, with records or not
         sources = getattr(log, "declared_partitions", None) if s.partitions_as_sources else None
         result = engine.replay(log, s, limits=limits, sources=sources, explicit=explicit)
+        result.partition_names = getattr(log, "partition_names", None)
     result.engine = engine
+    logs = log if isinstance(log, (list, tuple)) else [log]
+    result.invalid = sum(int(getattr(one, "n_invalid", 0) or 0) for one in logs)
     return result

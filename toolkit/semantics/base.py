@@ -58,8 +58,6 @@ class Semantics:
     shards_in_process: ClassVar[bool] = False
     #: a dynamic-session gap that is null, 0 or negative means "no session" (else it is an error)
     null_gap_is_no_session: ClassVar[bool] = False
-    #: the window operator's event-time timers can be listed ahead (Flink's ``timer_targets``)
-    lists_timers: ClassVar[bool] = False
     #: the engine's own settings a demo sweeps to show how it behaves (name -> values)
     showcase_axes: ClassVar[dict] = {}
     #: ``replay(...).export_scenario()`` writes the oracle's window scenarios for its settings
@@ -120,6 +118,13 @@ class Semantics:
         from toolkit.fast.sessions import gap_column
 
         return gap_column(table, column)
+
+    def timer_targets(self, setting: Any, event_time: Any, gaps: Any = None) -> Any:
+        """The event-time timers ``setting``'s operator can set for records with these event
+        times (``toolkit.engine.flink.timeline.TimerTargets``), so that a watermark moving with
+        processing time is replayed only at the calls that can change a result; None: they
+        cannot be listed (every periodic call is run)."""
+        return None
 
     def check_gap_column(self, column: str, table: Any, spark_df: Any) -> None:
         """Check a dynamic-session gap column by this engine's rule before a sweep starts (a local

@@ -63,7 +63,15 @@ from toolkit.settings.engines import install_semantics, semantics_changed, seman
 from toolkit.settings.grids import grid
 from toolkit.settings.limits import Limits, format_bytes, machine_memory, windows_per_record
 from toolkit.settings.names import ALIASES, SettingError, cli_option
-from toolkit.settings.options import COMMON_OPTIONS, MORE_OPTIONS, SPLIT_DISCOVERIES, STRATEGIES, Option, common_option
+from toolkit.settings.options import (
+    COMMON_OPTIONS,
+    MORE_OPTIONS,
+    SPLIT_DISCOVERIES,
+    STRATEGIES,
+    STRATEGY_PARAMETERS,
+    Option,
+    common_option,
+)
 from toolkit.settings.setting import Setting, config_columns, format_setting_value, split_text
 from toolkit.settings.stages import STAGE_FIELDS, Stage, parse_stage, parse_stages
 from toolkit.settings.triggers import (
@@ -95,7 +103,7 @@ from toolkit.settings.windows import (
 
 __all__ = [
     "ACCUMULATIONS", "ALIASES", "KafkaSliding", "install_semantics", "semantics_changed", "semantics_names", "CONFIG_COLUMNS", "Custom",
-    "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS", "STRATEGIES", "STAGGERS", "Session", "DynamicSession",
+    "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS", "STRATEGIES", "STRATEGY_PARAMETERS", "STAGGERS", "Session", "DynamicSession",
     "SESSION_WINDOWS", "EVENT_TIME_WINDOWS", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling",
     "WindowSpec", "SPLIT_DISCOVERIES", "Option", "COMMON_OPTIONS", "common_option", "cli_option", "describe_setting",
     "result_notes", "parse_stagger", "staggered_offset", "split_text", "format_duration", "grid", "parse_evictor",

@@ -7,6 +7,7 @@ from typing import Any
 
 from toolkit.settings.engines import _engines
 from toolkit.settings.names import SettingError
+from toolkit.settings.options import STRATEGY_PARAMETERS, common_option
 from toolkit.settings.setting import Setting, _canonical_names, _normalize
 from toolkit.settings.windows import Tumbling
 
@@ -42,14 +43,12 @@ def grid(**settings: Any) -> list[Setting]:
     return list(dict.fromkeys(out))
 
 
-_OWN_PARAMS = {"idle_advance": ("step",), "punctuated": ("marker",),
-               "adaptive": ("quantile", "quantile_window", "min_delay", "max_delay")}
 
 
 def _fit(values: dict) -> dict | None:
     """In a grid, a strategy takes only its own parameters: the others' are left out, and
     ``monotonous`` (bounded with delay 0) ignores the delay axis."""
-    sem = values.get("semantics", "flink")
+    sem = values.get("semantics", common_option("semantics").default)
     for p in _engines().option_names(exclude=sem):  # a semantics axis: an engine's own settings apply to its rows only
         values.pop(p, None)
     values = _engines().get(sem).fit_grid(values)
@@ -57,11 +56,10 @@ def _fit(values: dict) -> dict | None:
         return None
     if "stagger" in values and not isinstance(values.get("window", Tumbling(1000)), Tumbling):
         values.pop("stagger")  # a stagger axis applies to the tumbling rows of a grid only
-    strategy = values.get("strategy", "bounded")
+    strategy = values.get("strategy", common_option("strategy").default)
     if isinstance(strategy, str):
-        own = _OWN_PARAMS.get(strategy, ())
-        for p in ("step", "marker", "quantile", "quantile_window", "min_delay", "max_delay"):
-            if p in values and p not in own:
+        for p in STRATEGY_PARAMETERS:  # a strategy's own parameters (Option.read_when) on its rows only
+            if p in values and strategy not in common_option(p).read_when[1]:
                 values.pop(p)
         if strategy == "monotonous":
             values.pop("delay", None)

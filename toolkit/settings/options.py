@@ -57,7 +57,9 @@ class Option:
     error names ``name``); ``default`` is the value when not given; ``unit`` is ``"ms"`` for
     durations (the row column is then ``NAME_ms``); ``control`` is the explorer's widget:
     ``"choice"`` (with ``choices``), ``"duration"``, ``"int"``, ``"bool"`` or ``"text"``; ``help``
-    is what ``--help`` and the explorer's tooltips say."""
+    is what ``--help`` and the explorer's tooltips say; ``read_when`` ``(setting, values)``: the
+    setting is read only when that other setting has one of ``values`` (a strategy's own
+    parameters; the explorer shows its control only then)."""
 
     name: str
     default: Any
@@ -68,6 +70,7 @@ class Option:
     choices: tuple = ()
     #: its spelling has commas: on the command line a list repeats the option instead
     commas: bool = False
+    read_when: tuple[str, tuple[str, ...]] | None = None
 
     @property
     def column(self) -> str:
@@ -154,21 +157,28 @@ COMMON_OPTIONS: tuple[Option, ...] = (
 )
 
 #: the other common settings: a strategy's own parameters, the second-stage alias and the engine
+#: (STRATEGY_PARAMETERS: the first six)
 MORE_OPTIONS: tuple[Option, ...] = (
     Option("step", None, lambda v, n: _opt_duration(v, n, positive=True),
-           "idle_advance: how far the watermark moves on a stalled stream", unit="ms", control="duration"),
-    Option("marker", None, _marker, "punctuated: the column (or predicate) that marks watermark records"),
-    Option("quantile", None, _quantile, "adaptive: lateness quantile the delay follows"),
+           "idle_advance: how far the watermark moves on a stalled stream", unit="ms", control="duration",
+           read_when=("strategy", ("idle_advance",))),
+    Option("marker", None, _marker, "punctuated: the column (or predicate) that marks watermark records",
+           read_when=("strategy", ("punctuated",))),
+    Option("quantile", None, _quantile, "adaptive: lateness quantile the delay follows",
+           read_when=("strategy", ("adaptive",))),
     Option("quantile_window", None, lambda v, n: None if v is None else _int(v, n, minimum=1),
-           "adaptive: records the quantile looks back over", control="int"),
-    Option("min_delay", None, _opt_duration, "adaptive: lower bound of the delay", unit="ms", control="duration"),
-    Option("max_delay", None, _opt_duration, "adaptive: upper bound of the delay", unit="ms", control="duration"),
+           "adaptive: records the quantile looks back over", control="int", read_when=("strategy", ("adaptive",))),
+    Option("min_delay", None, _opt_duration, "adaptive: lower bound of the delay", unit="ms", control="duration",
+           read_when=("strategy", ("adaptive",))),
+    Option("max_delay", None, _opt_duration, "adaptive: upper bound of the delay", unit="ms", control="duration",
+           read_when=("strategy", ("adaptive",))),
     Option("second_window", None, _second_window, "a second windowed stage fed by the first stage's results"),
     Option("second_lateness", 0, _ms, "allowed lateness of the second stage", unit="ms", control="duration"),
     Option("semantics", "flink", lambda v, n: _engines().canonical(v), "whose event-time semantics to replay",
            control="choice"),
 )
 
+STRATEGY_PARAMETERS: tuple[str, ...] = ("step", "marker", "quantile", "quantile_window", "min_delay", "max_delay")
 _BY_NAME: dict[str, Option] = {o.name: o for o in COMMON_OPTIONS + MORE_OPTIONS}
 
 
@@ -182,4 +192,4 @@ def option(name: str) -> Option | None:
     return _BY_NAME.get(name) or _engines().option(name)
 
 
-__all__ = ["Option", "COMMON_OPTIONS", "MORE_OPTIONS", "common_option", "STRATEGIES", "SPLIT_DISCOVERIES"]
+__all__ = ["Option", "COMMON_OPTIONS", "MORE_OPTIONS", "STRATEGY_PARAMETERS", "common_option", "STRATEGIES", "SPLIT_DISCOVERIES"]

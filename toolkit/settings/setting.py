@@ -1,7 +1,8 @@
 """One configuration: :class:`Setting`, every setting of one replay (integers in ms), read from
 what users write (:meth:`Setting.parse`), written back (``str``), changed (:meth:`Setting.replace`)
 and stored as a sweep result row (:meth:`Setting.row`, :meth:`Setting.from_row`), with what the
-engine needs of it (its window operator's arguments, its timers, its watermark strategy)."""
+engine needs of it in common (its watermark strategy; an engine's own rules, such as Flink's window
+operator, live in its ``toolkit.semantics`` package)."""
 from __future__ import annotations
 
 import functools
@@ -9,27 +10,21 @@ import math
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
-from toolkit.engine.flink.pipeline import window_timer_targets
-from toolkit.engine.flink.timeline import TimerTargets
 from toolkit.settings import engines as _registry
 from toolkit.settings.durations import did_you_mean, format_duration
 from toolkit.settings.engines import _check_engine, _engines
 from toolkit.settings.names import ALIASES, SettingError
-from toolkit.settings.options import COMMON_OPTIONS, MORE_OPTIONS, SPLIT_DISCOVERIES, STRATEGIES, Option
+from toolkit.settings.options import (
+    COMMON_OPTIONS,
+    MORE_OPTIONS,
+    SPLIT_DISCOVERIES,
+    STRATEGIES,
+    STRATEGY_PARAMETERS,
+    Option,
+)
 from toolkit.settings.stages import Stage
 from toolkit.settings.triggers import ACCUMULATIONS, EvictorSpec, TriggerSpec
-from toolkit.settings.windows import (
-    EVENT_TIME_WINDOWS,
-    STAGGERS,
-    Custom,
-    DynamicSession,
-    Global,
-    Session,
-    Sliding,
-    Tumbling,
-    WindowSpec,
-    stagger_assigner,
-)
+from toolkit.settings.windows import EVENT_TIME_WINDOWS, STAGGERS, Custom, DynamicSession, Tumbling, WindowSpec
 
 
 @dataclass(frozen=True)
@@ -187,7 +182,7 @@ class Setting:
         """The strategy with its own non-default parameters: ``idle_advance(step=100ms)``."""
         if isinstance(self.strategy, Custom):
             return str(self.strategy)
-        own = [(p, getattr(self, p)) for p in ("step", "marker", "quantile", "quantile_window", "min_delay", "max_delay")]
+        own = [(p, getattr(self, p)) for p in STRATEGY_PARAMETERS]
         args = ",".join(f"{p}={_text(p, v)}" for p, v in own if v is not None)
         return f"{self.strategy}({args})" if args else self.strategy
 
@@ -227,75 +222,6 @@ class Setting:
             return None
         return self.marker if self.marker is not None else "marker"
 
-    def operator_kwargs(self, *, stage: int = 1) -> dict:
-        """Keyword arguments of the window operator of ``stage`` (engine objects)."""
-        from toolkit.engine.flink.config import (
-            assigner_from_dict,
-            evictor_from_dict,
-            function_from_name,
-            trigger_from_dict,
-        )
-
-        if stage == 2:
-            if self.second_window is None:
-                raise ValueError("this setting has no second stage")
-            w = self.second_window
-            return {"assigner": w.obj if isinstance(w, Custom) else assigner_from_dict(w.to_dict()),
-                    "allowed_lateness": self.second_lateness, "function": function_from_name("count_sum")}
-        w = self.window
-        t = self.trigger
-        e = self.evictor
-        fn = self.function
-        trigger = t.obj if isinstance(t, Custom) else trigger_from_dict(t.to_dict())
-        if isinstance(t, TriggerSpec) and t.kind == "event_time" and isinstance(w, EVENT_TIME_WINDOWS):
-            trigger = None  # the event-time window's own trigger: the same, and the fast loops know it
-        if isinstance(w, Tumbling) and self.stagger != "aligned":
-            assigner = stagger_assigner(w, self.stagger)
-        else:
-            assigner = w.obj if isinstance(w, Custom) else assigner_from_dict(w.to_dict())
-        return {
-            "assigner": assigner,
-            "trigger": trigger,
-            "evictor": e.obj if isinstance(e, Custom) else evictor_from_dict(e.to_dict() if e is not None else None),
-            "allowed_lateness": self.lateness,
-            "function": fn.obj if isinstance(fn, Custom) else function_from_name(fn),
-            "accumulation": self.engine_accumulation,
-        }
-
-    def scenario_config(self, *, stage: int = 1) -> dict:
-        """The window-scenario config (``../shared/oracle`` format) of ``stage``'s operator."""
-        if stage == 2:
-            if self.second_window is None:
-                raise ValueError("this setting has no second stage")
-            w, trig, ev, late = self.second_window, None, None, self.second_lateness
-        else:
-            w, late = self.window, self.lateness
-            if isinstance(self.trigger, Custom) or isinstance(self.evictor, Custom):
-                raise ValueError("a trigger or evictor object has no scenario form; write it as a spelling")
-            trig = None if self.trigger == TriggerSpec("event_time") and isinstance(w, EVENT_TIME_WINDOWS) else self.trigger.to_dict()
-            ev = self.evictor.to_dict() if self.evictor is not None else None
-        if isinstance(w, Custom):
-            raise ValueError("export needs a window given as a spelling or a built-in assigner")
-        if stage == 1 and self.stagger != "aligned":
-            raise ValueError(f"the scenario format has no WindowStagger: export stagger {self.stagger} as the offset "
-                             "it resolves to (toolkit.settings.staggered_offset)")
-        return {"assigner": w.to_dict(), "trigger": trig, "evictor": ev, "allowed_lateness": late,
-                "side_output_late": True, "function": "aggregate"}
-
-    @property
-    def closed_form(self) -> bool:
-        """The sweep's closed form applies (``toolkit.fast``): tumbling (aligned: a staggered
-        one is resolved to its offset first) or sliding event-time windows, the event-time trigger, no evictor, accumulating or retracting, one stage."""
-        trig = self.trigger
-        return (
-            isinstance(self.window, (Tumbling, Sliding)) and self.stagger == "aligned"
-            and isinstance(trig, TriggerSpec) and trig.kind in ("default", "event_time")
-            and self.evictor is None
-            and self.accumulation in ("accumulating", "retracting")
-            and self.second_window is None
-            and not self.stages
-        )
-
     @property
     def gap_column(self) -> str | None:
         """The log column of a dynamic session's gaps (``None`` for any other window)."""
@@ -322,44 +248,10 @@ class Setting:
             return (Stage(self.second_window, lateness=self.second_lateness),)
         return ()
 
-    @property
-    def fates_closed_form(self) -> bool:
-        """Record fates follow the closed-form rule (``toolkit.metrics.fates``): as
-        :attr:`closed_form`, any accumulation mode (fates do not depend on it)."""
-        return (
-            isinstance(self.window, (Tumbling, Sliding)) and self.stagger == "aligned"
-            and isinstance(self.trigger, TriggerSpec) and self.trigger.kind in ("default", "event_time")
-            and self.evictor is None
-        )
-
     def timer_targets(self, event_time: Any, gaps: Any = None) -> Any:
-        """The event-time timers this setting's window operator can set for records with these
-        event times (``toolkit.engine.flink.pipeline.window_timer_targets``): with them, a watermark
-        that moves with processing time (``time_lag``, ``idle_advance``) is replayed only at the
-        calls that can change a result. ``None`` when they cannot be listed (a window,
-        trigger or function object, a processing-time or continuous trigger, a staggered
-        window, more than one stage, a dynamic session without its ``gaps``): every periodic
-        call is then run."""
-        trig = self.trigger
-        if (self.pipeline_stages or self.stagger != "aligned" or not _engines().get(self.semantics).lists_timers
-                or isinstance(self.function, Custom) or not isinstance(trig, TriggerSpec)):
-            return None
-        if trig.kind == "purging":
-            trig = trig.inner
-        if trig.kind not in ("default", "event_time", "count", "never", "end_of_stream"):
-            return None
-        w, late = self.window, self.lateness
-        if isinstance(w, Tumbling):
-            return window_timer_targets(event_time, size=w.size, offset=w.offset, lateness=late)
-        if isinstance(w, Sliding):
-            return window_timer_targets(event_time, size=w.size, slide=w.slide, offset=w.offset, lateness=late)
-        if isinstance(w, Session):
-            return window_timer_targets(event_time, gaps=w.gap, lateness=late)
-        if isinstance(w, DynamicSession) and gaps is not None:
-            return window_timer_targets(event_time, gaps=gaps, lateness=late)
-        if isinstance(w, Global):
-            return TimerTargets()  # not an event-time window: its timers are at the end of input
-        return None
+        """The event-time timers this setting's engine can set for records with these event
+        times, or None when it cannot list them (``Semantics.timer_targets``)."""
+        return _engines().get(self.semantics).timer_targets(self, event_time, gaps)
 
     def sparse_targets(self, event_time: Any, gaps: Any = None) -> Any:
         """:meth:`timer_targets` when the watermark moves with processing time (``time_lag``,

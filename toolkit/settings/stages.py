@@ -46,29 +46,6 @@ class Stage:
                 parts.append(f"{name}={format_duration(v) if name == 'lateness' else v}")
         return ";".join(parts)
 
-    def operator_kwargs(self) -> dict:
-        """Keyword arguments of this stage's window operator (engine objects)."""
-        from toolkit.engine.flink.config import assigner_from_dict, function_from_name, trigger_from_dict
-
-        w, t, fn = self.window, self.trigger, self.function
-        trigger = t.obj if isinstance(t, Custom) else trigger_from_dict(t.to_dict())
-        if isinstance(t, TriggerSpec) and t.kind == "event_time" and isinstance(w, (Tumbling, Sliding, Session)):
-            trigger = None
-        return {"assigner": w.obj if isinstance(w, Custom) else assigner_from_dict(w.to_dict()), "trigger": trigger,
-                "allowed_lateness": self.lateness, "function": fn.obj if isinstance(fn, Custom) else function_from_name(fn),
-                "accumulation": "accumulating_and_retracting" if self.accumulation == "retracting" else self.accumulation}
-
-    def scenario_config(self) -> dict:
-        """The window-scenario config (``../shared/oracle`` format) of this stage."""
-        if isinstance(self.window, Custom) or isinstance(self.trigger, Custom):
-            raise ValueError("export needs the stage's window and trigger given as spellings")
-        if self.accumulation != "accumulating":
-            raise ValueError(f"export: Flink has no {self.accumulation} mode (a window keeps its contents until purged); "
-                             "write the stage with a purging trigger instead")
-        trig = None if self.trigger == TriggerSpec("event_time") and isinstance(self.window, (Tumbling, Sliding, Session)) else self.trigger.to_dict()
-        return {"assigner": self.window.to_dict(), "trigger": trig, "evictor": None, "allowed_lateness": self.lateness,
-                "side_output_late": True, "function": "aggregate"}
-
 
 def parse_stage(spec: Any, name: str = "stages") -> Stage:
     """A stage from its text (``"window=tumbling:5s lateness=1s"``, fields separated by spaces

@@ -1,20 +1,30 @@
 """Reading a sweep: the Pareto frontier of latency against completeness, and a recommendation."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pandas as pd
 
 from toolkit.durations import readable
 from toolkit.semantics import get
-from toolkit.settings import CONFIG_COLUMNS, Setting, SettingError, parse_window
+from toolkit.settings import CONFIG_COLUMNS, Setting, SettingError
+from toolkit.sweeps.variants import INCIDENT_COLUMN, RECORDED
 
 
-def frontier(results: pd.DataFrame, *, latency: str = "latency_p99_ms", completeness: str = "completeness_first") -> pd.DataFrame:
+def frontier(results: pd.DataFrame, *, latency: str = "latency_p99_ms", completeness: str = "completeness_first",
+             incident: str = RECORDED) -> pd.DataFrame:
     """Configurations not dominated by another (lower or equal latency and higher or equal
-    completeness, one of them strictly), sorted by latency. Rows without a latency are skipped."""
+    completeness, one of them strictly), sorted by latency. Rows without a latency are skipped.
+    A sweep with incidents (an ``incident`` column) has one frontier per variant: ``incident``
+    chooses it (default the recorded log; an incident's spelling for a bad day's)."""
     if latency not in results or completeness not in results:
         raise ValueError(f"results need columns {latency!r} and {completeness!r}")
+    if INCIDENT_COLUMN in results:
+        labels = list(dict.fromkeys(results[INCIDENT_COLUMN].astype(str)))
+        if str(incident) not in labels:
+            raise ValueError(f"incident={incident!r}: the results' incidents are {', '.join(map(repr, labels))}")
+        results = results[(results[INCIDENT_COLUMN].astype(str) == str(incident)).to_numpy()]
     r = results[results[latency].notna()].copy()
     r = r.sort_values([latency, completeness], ascending=[True, False], kind="mergesort")
     keep = []
@@ -63,8 +73,16 @@ def recommend(
     *,
     completeness_column: str = "completeness_first",
     per: str | None = None,
+    robust: float | None = None,
 ) -> dict:
     """The cheapest setting (lowest ``metric``) whose ``completeness_column`` meets the target.
+
+    Results of a sweep with incidents (an ``incident`` column, ``toolkit.sweep(...,
+    incidents=[None, ...])``): the setting is chosen on the recorded log's rows (rows of one
+    variant alone, e.g. ``per="incident"``, on theirs). ``robust`` (a
+    share, e.g. 0.95) asks more: the cheapest setting that meets the target on the recorded log
+    *and* on at least that share of the incident variants (:func:`robust_choice`); its reason
+    names the incidents that break the runner-up.
 
     ``per="semantics"`` (or any configuration column) answers once for each of its values: a
     dict ``{value: recommendation}`` in the order the results first show them, each chosen
@@ -92,7 +110,7 @@ def recommend(
                              f"{', '.join(c for c in CONFIG_COLUMNS if c in results)})")
         out = {}
         for value, sub in results.groupby(per, sort=False):
-            rec = recommend(sub, completeness, metric, completeness_column=completeness_column)
+            rec = recommend(sub, completeness, metric, completeness_column=completeness_column, robust=robust)
             who = engine_name(value) if per == "semantics" else f"{per} {value}"
             if not rec["reason"].startswith(who):  # "Kafka Streams with a 2 s grace ..." names itself
                 rec["reason"] = f"{who}: {rec['reason'][:1].lower()}{rec['reason'][1:]}"
@@ -104,6 +122,11 @@ def recommend(
             raise ValueError(f"results have no column {col!r}")
     if not len(results):
         raise ValueError("no results to choose from")
+    if robust is not None or INCIDENT_COLUMN in results:
+        calm, variants = split_incidents(results, robust)
+        if robust is not None:
+            return robust_choice(calm, variants, completeness, metric, completeness_column, robust)
+        results = calm
     ok = results[(results[completeness_column] >= completeness) & results[metric].notna()]
     cfg_cols = [c for c in CONFIG_COLUMNS if c in results]
     base = {"target": completeness, "metric": metric, "candidates": len(ok), "runner_up": None, "deploy": {}}
@@ -234,16 +257,158 @@ def _compare(other: pd.Series, row: pd.Series, metric: str, col: str, target: fl
     return text + "."
 
 
-# -------------------------------------------------------------------------------- settings in words
-_STRATEGY_WORDS = {
-    "bounded": "bounded out-of-orderness delay", "legacy": "out-of-orderness delay (legacy max - delay)",
-    "time_lag": "processing-time lag", "punctuated": "punctuated watermark delay",
-    "idle_advance": "idle-advance delay", "adaptive": "adaptive initial delay",
-}
+# -------------------------------------------------------------------------------- robust to incidents
+def split_incidents(results: pd.DataFrame, robust: float | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the recorded log's rows, the incident variants' rows) of a sweep with incidents; errors
+    naming ``robust`` when the results cannot answer it."""
+    if robust is not None and not (isinstance(robust, (int, float)) and 0.0 <= float(robust) <= 1.0):
+        raise ValueError(f"robust must be a share between 0 and 1 (e.g. 0.95), got {robust!r}")
+    if INCIDENT_COLUMN not in results:
+        raise ValueError(f"robust={robust}: the results have no {INCIDENT_COLUMN!r} column; sweep with incidents "
+                         "(toolkit.sweep(log, ..., incidents=[None, stall(...), restart(...)]), --incident SPEC)")
+    labels = results[INCIDENT_COLUMN].astype(str)
+    recorded = (labels == RECORDED).to_numpy()
+    calm, variants = results[recorded], results[~recorded]
+    if not len(calm) and robust is None and labels.nunique() == 1:
+        return results, results.iloc[:0]  # one variant alone (e.g. per="incident"): read as it is
+    if not len(calm):
+        raise ValueError("the results have no rows of the recorded log: put None (the recorded log) among the "
+                         "incidents of the sweep")
+    if robust is not None and not len(variants):
+        raise ValueError(f"robust={robust}: the results have only the recorded log; sweep with incidents "
+                         "(incidents=[None, stall(...), ...], --incident SPEC)")
+    return calm, variants
 
 
-def _varying(results: pd.DataFrame | None, col: str) -> bool:
-    return results is not None and col in results and results[col].astype(str).nunique() > 1
+def _keys(frame: pd.DataFrame, cols: list[str]) -> pd.Series:
+    """One text per row naming its configuration (the configuration columns, joined)."""
+    return frame[cols].astype(str).agg("\x1f".join, axis=1) if len(frame) else pd.Series([], dtype=object)
+
+
+def robust_choice(calm: pd.DataFrame, variants: pd.DataFrame, target: float, metric: str, col: str,
+                  robust: float) -> dict:
+    """The cheapest setting (lowest ``metric`` on the recorded log) that reaches ``target`` on the
+    recorded log and on at least ``robust`` of the incident variants; ties as in
+    :func:`recommend`. The runner-up is the calm-day choice when it differs, else the plain
+    runner-up; the reason names the incidents under which it falls below the target."""
+    for c in (metric, col):
+        if c not in calm:
+            raise ValueError(f"results have no column {c!r}")
+    cfg = [c for c in CONFIG_COLUMNS if c in calm]
+    names = list(dict.fromkeys(variants[INCIDENT_COLUMN].astype(str)))
+    var_key = _keys(variants, cfg)
+    calm_key = _keys(calm, cfg)
+    held = (variants[col] >= target).groupby(var_key.to_numpy()).sum()
+    held_n = calm_key.map(held).fillna(0).astype(int)
+    need = math.ceil(robust * len(names) - 1e-9)
+    plain = recommend(calm, target, metric, completeness_column=col)
+    ok = calm[((calm[col] >= target) & calm[metric].notna() & (held_n >= need)).to_numpy()]
+    info = {"robust": robust, "variants": len(names), "calm": plain["setting"]}
+    base = dict(target=target, metric=metric, candidates=len(ok), runner_up=None, deploy={}, broken_by=[], **info)
+    if not len(ok):
+        return _none_robust(calm, variants, calm_key, var_key, held_n, names, target, col, robust, base)
+    tie = [t for t in ("dropped", "delay_ms", "lateness_ms") if t in ok]
+    ranked = ok.sort_values([metric] + tie, kind="mergesort")
+    row = ranked.iloc[0]
+    k = int(held_n.loc[row.name])
+    mine = variants[(var_key == calm_key.loc[row.name]).to_numpy()]
+    words = (f"{_cap(setting_words(row, calm))} {_keeps(row, col, calm)} on the recorded log, and "
+             f"{_holds(mine, k, len(names), col, target)}; {_metric_words(metric)} {_value(metric, row[metric])} (the "
+             f"lowest of the {len(ok)} of {len(calm)} settings that reach the {percent(target)} target on the recorded "
+             f"log and on at least {percent(robust)} of the {len(names)} incident variant{'s' if len(names) != 1 else ''}).")
+    calm_row = plain["row"] if plain["config"] is not None else None
+    if calm_row is not None and calm_key.loc[calm_row.name] != calm_key.loc[row.name]:
+        runner, who = calm_row, "the calm-day choice"
+    else:
+        runner, who = _runner_up(calm, ranked, row, metric, col), "the runner-up"
+        if calm_row is not None:
+            words += " The calm-day choice holds up."
+    broken: list[str] = []
+    if runner is not None:
+        theirs = variants[(var_key == calm_key.loc[runner.name]).to_numpy()]
+        text, broken = _robust_compare(runner, row, theirs, metric, col, target, calm, who)
+        words += " " + text
+    criterion = (f"{_describe(row)} is the lowest {metric} ({_value(metric, row[metric])}) among the {len(ok)} of "
+                 f"{len(calm)} settings with {col} >= {percent(target)} on the recorded log and on at least "
+                 f"{percent(robust)} of the {len(names)} incident variants (it reaches {percent(row[col])} and holds on "
+                 f"{k} of {len(names)})")
+    setting = _setting(row)
+    deploy_code = {}
+    if setting is not None:
+        from toolkit.deployment import deploy, engines
+
+        deploy_code = {name: str(deploy(setting, engine=name)) for name in engines(setting)}
+    table = mine[[INCIDENT_COLUMN] + [c for c in (col, "dropped", metric) if c in mine]].reset_index(drop=True)
+    return dict(base, config={c: row[c] for c in cfg}, setting=setting, row=row, reason=words, criterion=criterion,
+                runner_up=runner, deploy=deploy_code, broken_by=broken, held=k, incidents=table)
+
+
+def _none_robust(calm: pd.DataFrame, variants: pd.DataFrame, calm_key: pd.Series, var_key: pd.Series, held_n: pd.Series,
+                 names: list[str], target: float, col: str, robust: float, base: dict) -> dict:
+    """No setting is robust enough: the reason names the one that holds on the most variants."""
+    order = calm.assign(_held=held_n.to_numpy()).sort_values(["_held", col], ascending=False, kind="mergesort")
+    best = order.iloc[0]
+    k = int(best["_held"])
+    mine = variants[(var_key == calm_key.loc[best.name]).to_numpy()]
+    words = (f"No setting of the {len(calm)} swept reaches the {percent(target)} target on the recorded log and on "
+             f"{percent(robust)} of the {len(names)} incident variants. The most robust, {setting_words(best, calm)}, "
+             f"{_keeps(best, col, calm)} on the recorded log, and {_holds(mine, k, len(names), col, target)}.")
+    criterion = (f"no setting reaches {col} >= {percent(target)} on the recorded log and on {percent(robust)} of the "
+                 f"{len(names)} incident variants; the most robust is {_describe(best)} ({k} of {len(names)})")
+    return dict(base, config=None, setting=None, row=best, reason=words, criterion=criterion, held=k)
+
+
+def incident_words(label: Any) -> str:
+    """An ``incident`` cell in words (``partition 2 stalled at 0:01:00 for 2 min, ...``)."""
+    from toolkit.incidents import parse_incident
+
+    try:
+        return parse_incident(str(label)).words()
+    except (SettingError, ValueError):  # a hand-made label: as written
+        return str(label)
+
+
+def _below(rows: pd.DataFrame, col: str, target: float, limit: int = 3) -> tuple[str, list[str]]:
+    """``71 % when partition 2 stalled ... and 80 % when ...``: the variants of ``rows`` below the
+    target, worst first (at most ``limit`` named), and their labels."""
+    low = rows[(rows[col] < target).to_numpy() | rows[col].isna().to_numpy()].sort_values(col, kind="mergesort")
+    labels = [str(x) for x in low[INCIDENT_COLUMN]]
+    parts = [f"{percent(v) if not pd.isna(v) else 'no result'} when {incident_words(lab)}"
+             for lab, v in zip(labels[:limit], low[col].to_numpy()[:limit])]
+    if len(labels) > limit:
+        parts.append(f"{len(labels) - limit} more incident variant{'s' if len(labels) - limit != 1 else ''} below it")
+    return "; ".join(parts), labels
+
+
+def _holds(rows: pd.DataFrame, k: int, n: int, col: str, target: float) -> str:
+    """``reaches it on all 2 incident variants (at worst 99.18 % when ...)`` / ``on 1 of 2 (below it: ...)``."""
+    if k == n:
+        worst = rows.sort_values(col, kind="mergesort").iloc[0]
+        every = "the incident variant" if n == 1 else "both incident variants" if n == 2 else f"all {n} incident variants"
+        return (f"reaches the target on {every} too (at worst {percent(worst[col])} when "
+                f"{incident_words(worst[INCIDENT_COLUMN])})")
+    text, _ = _below(rows, col, target)
+    return f"reaches the target on {k} of {n} incident variants (below it: {text})"
+
+
+def _robust_compare(other: pd.Series, row: pd.Series, theirs: pd.DataFrame, metric: str, col: str, target: float,
+                    calm: pd.DataFrame, who: str) -> tuple[str, list[str]]:
+    """The runner-up (or calm-day choice) against the robust one, in words: what it saves, what it
+    keeps on the recorded log ("today") and under which incidents it falls below the target."""
+    diff = differences(other, row, calm)
+    what = f"{who} ({diff})" if diff else who
+    d = float(row[metric]) - float(other[metric])
+    cost = (f"saves {_value(metric, d)} of {_metric_words(metric)}" if d > 0 else
+            f"costs {_value(metric, -d)} more {_metric_words(metric)}" if d < 0 else f"has the same {_metric_words(metric)}")
+    below, labels = _below(theirs, col, target)
+    text = f"{_cap(what)} {cost}"
+    if float(other[col]) < target:
+        text += f" but keeps only {percent(other[col])} in the first result today"
+        text += f", and {below}" if labels else ""
+    else:
+        text += f" and keeps {percent(other[col])} today"
+        text += f" but {below}" if labels else ", and on every incident variant too"
+    return text + ".", labels
 
 
 def setting_words(row: Any, results: pd.DataFrame | None = None) -> str:
@@ -253,99 +418,6 @@ def setting_words(row: Any, results: pd.DataFrame | None = None) -> str:
     if isinstance(row, Setting):
         row = pd.Series(row.row())
     return _engine_of(row).setting_words(row, results)
-
-
-def flink_words(row: Any, results: pd.DataFrame | None = None) -> str:
-    """A Flink setting in words: the watermark strategy and delay, the allowed lateness, the idle
-    timeout and interval, then the window operator's settings off their default."""
-    strategy = str(row.get("strategy", "bounded"))
-    name = strategy.partition("(")[0]
-    delay = row.get("delay_ms", 0)
-    parts = []
-    if name == "monotonous":
-        head = "monotonous timestamps (no out-of-orderness delay)"
-    elif name in _STRATEGY_WORDS:
-        head = (f"a {readable(delay)} {_STRATEGY_WORDS[name]}" if delay else f"no {_STRATEGY_WORDS[name]}")
-        if strategy != name:
-            head += f" ({strategy})"
-    else:
-        head = f"the {strategy} watermark strategy"
-    lateness = row.get("lateness_ms", 0)
-    parts.append(f"a {readable(lateness)} allowed lateness" if lateness else "no allowed lateness")
-    idle = row.get("idleness_ms", None)
-    has_idle = idle is not None and not pd.isna(idle) and int(idle) > 0
-    if has_idle:
-        parts.append(f"a {readable(int(idle))} idle timeout")
-    elif _varying(results, "idleness_ms"):
-        parts.append("no idle timeout")
-    interval = row.get("interval_ms", 200)
-    if (interval is not None and not pd.isna(interval) and int(interval) != 200) or _varying(results, "interval_ms"):
-        parts.append("watermarks after every record" if int(interval) == 0
-                     else f"watermarks every {readable(int(interval))}")
-    text = head + " with " + _join(parts)
-    extra = []
-    window = row.get("window", None)
-    try:
-        window = str(parse_window(window)) if window is not None else None
-    except ValueError:  # a hand-made table: show it as written
-        pass
-    if window is not None and (_varying(results, "window") or str(window) != "tumbling:1s"):
-        extra.append(f"{window} windows")
-    for col, default in (("stagger", "aligned"), ("source_parallelism", 1), ("partitions_as_sources", True), ("trigger", "event_time"),
-                         ("evictor", "none"), ("accumulation", "accumulating"), ("function", "count_sum"),
-                         ("second_window", "none"), ("stages", "none"), ("split_discovery", "at_start")):
-        v = row.get(col, default)
-        if (v is not None and not pd.isna(v) and str(v) != str(default)) or _varying(results, col):
-            extra.append(f"{col.replace('_', ' ')} {v}")
-    return text + (f" ({', '.join(extra)})" if extra else "")
-
-
-def engine_setting_words(row: Any, results: pd.DataFrame | None, words: list[tuple[str, str]],
-                         extra: list[str] | tuple = ()) -> str:
-    """A setting of an engine with a watermark delay and settings of its own: the delay, then
-    each of ``words`` (column, template) that the row has, then ``extra`` phrases."""
-    delay = row.get("delay_ms", 0)
-    head = f"a {readable(delay)} watermark delay" if delay else "no watermark delay"
-    parts = []
-    for col, template in words:
-        v = row.get(col, None)
-        if v is None or (not isinstance(v, str) and pd.isna(v)) or str(v) == "none":
-            continue
-        if col == "lateness_ms" and int(v) == 0:
-            parts.append("no allowed lateness")
-            continue
-        parts.append(template.format(readable(int(v)) if col.endswith("_ms") else v))
-    parts.extend(extra)
-    text = head + (" with " + _join(parts) if parts else "")
-    window = row.get("window", None)
-    if window is not None and (_varying(results, "window") or str(window) != "tumbling:1s"):
-        text += f" ({window} windows)"
-    return text
-
-
-_KAFKA_EMIT_WORDS = {"update": "results on every update", "final": "final results on window close (onWindowClose)",
-                     "suppress": "final results through suppress(untilWindowCloses)"}
-
-
-def kafka_words(row: Any, results: pd.DataFrame | None) -> str:
-    """A Kafka Streams setting in words: ``Kafka Streams with a 2 s grace, final results through
-    suppress(untilWindowCloses) and 4 tasks (tumbling:10s windows)``."""
-    grace = row.get("grace_ms", 0)
-    grace = 0 if grace is None or pd.isna(grace) else int(grace)
-    parts = [f"a {readable(grace)} grace" if grace else "no grace"]
-    emit = str(row.get("emit", "update"))
-    parts.append(_KAFKA_EMIT_WORDS.get(emit, f"emit {emit}"))
-    tasks = row.get("tasks", None)
-    if tasks is not None and not pd.isna(tasks):
-        parts.append(f"{int(tasks)} task{'s' if int(tasks) != 1 else ''}")
-    if str(row.get("repartition", "true")) == "false":
-        parts.append("co-partitioned input (task = partition)")
-    retention = row.get("retention_ms", None)
-    if retention is not None and not pd.isna(retention):
-        parts.append(f"a {readable(int(retention))} window store retention")
-    window = row.get("window", None)
-    extra = f" ({window} windows)" if window is not None and (_varying(results, "window") or str(window) != "tumbling:1s") else ""
-    return "Kafka Streams with " + _join(parts) + extra
 
 
 def differences(row: Any, other: Any, results: pd.DataFrame | None = None) -> str:
@@ -373,12 +445,6 @@ def differences(row: Any, other: Any, results: pd.DataFrame | None = None) -> st
         if col in row and col in other and str(row[col]) != str(other[col]):
             out.append(f"{col.replace('_', ' ')} {row[col]}")
     return ", ".join(out)
-
-
-def _join(parts: list[str]) -> str:
-    if len(parts) <= 1:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _describe(row: pd.Series) -> str:

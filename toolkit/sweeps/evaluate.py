@@ -1,32 +1,10 @@
-"""Evaluating Flink configurations on shards, and merging the partial figures (in-process or Spark)."""
+"""Merging the partial figures of a sweep's shards (in-process or Spark) into its rows."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from toolkit.engine.flink.timeline import WatermarkTimeline
-from toolkit.fast import sessions as fast_sessions
-from toolkit.fast.evaluate import FixedWindows, Shard, partial
 from toolkit.metrics.summary import merge_config
-from toolkit.settings import SESSION_WINDOWS, Setting
-from toolkit.sweeps.engine_path import engine_partial
-
-
-def evaluate_config(shard: Shard, config: Setting, path: str, timeline: WatermarkTimeline) -> dict:
-    """Partial figures of one shard under one Flink configuration on ``path`` (fast | engine);
-    every semantics: ``toolkit.sweeps.semantics.evaluate_shard``."""
-    if path == "fast" and isinstance(config.window, SESSION_WINDOWS):
-        return fast_sessions.partial(shard, fast_sessions.session_spec(config.window), timeline, config.lateness,
-                                     retracting=config.accumulation == "retracting")
-    if path == "fast":
-        return partial(
-            shard,
-            FixedWindows.of(config.window),
-            timeline,
-            config.lateness,
-            retracting=config.accumulation == "retracting",
-        )
-    return engine_partial(shard, config, timeline)
 
 
 def merge_all(rows: pd.DataFrame, spans: dict[int, tuple[int, int]], invalid: int) -> pd.DataFrame:

@@ -9,8 +9,9 @@ import pandas as pd
 from toolkit.fast import sessions as fast_sessions
 from toolkit.fast.evaluate import FixedWindows, Shard, window_frame
 from toolkit.metrics.fates import FATE_NAMES, closed_form_fates
+from toolkit.semantics.flink.paths import choose_paths
 from toolkit.settings import SESSION_WINDOWS, Setting, SettingError
-from toolkit.sweeps.sweep import _event_range, _inputs, choose_paths, dynamic_gap_max, resolve_staggers, settings_grid
+from toolkit.sweeps.sweep import _event_range, _inputs, dynamic_gap_max, resolve_staggers, settings_grid
 from toolkit.sweeps.timelines import build_timelines, local_sources
 
 
@@ -49,7 +50,7 @@ def evaluate(log: Any, settings: Any = None, /, *, path: str = "auto", **kwargs)
         windows = window_frame(shard, spec, tl, config.lateness)
         codes = closed_form_fates(shard, spec, tl, config.lateness)
     else:
-        from toolkit.sweeps.engine_path import drive, window_arrays
+        from toolkit.semantics.flink.engine_path import drive, window_arrays
 
         out, _ = drive(shard, config, tl)
         w = window_arrays(shard, config, out)

@@ -15,9 +15,9 @@ second_lateness_ms, semantics, trigger_interval_ms, output_mode, multiple_waterm
 by ``toolkit.semantics.structured_streaming.replay`` with the replay's own figures, or, on Spark and with
 ``shards > 1``, in key shards after the global batch timeline, ``toolkit.sweeps.semantics``:
 the same figures; ``kafka_streams`` for ``semantics="kafka_streams"`` rows, evaluated
-in-process task by task by ``toolkit.semantics.kafka_streams.replay``; ``beam`` for ``semantics="beam"``
+in-process task by task by ``toolkit.semantics.kafka_streams.sweep``; ``beam`` for ``semantics="beam"``
 rows, by ``toolkit.semantics.beam.replay``: in one piece, or in key shards when its keys are independent,
-``toolkit.semantics.beam.replay.shardable``). Rows evaluated in one piece (``toolkit.sweeps.whole``) run on
+``toolkit.semantics.beam.sweep.shardable``). Rows evaluated in one piece (``toolkit.sweeps.whole``) run on
 the driver for a local log, and for a Spark-backed log on Spark, each row's whole log in one
 task (``toolkit.sweeps.spark.run_whole``); then
 
@@ -39,6 +39,10 @@ task (``toolkit.sweeps.spark.run_whole``); then
   sampled after every record and every watermark; ``mean_state_*``: their time average over
   processing time from the first arrival to the end of input; ``windows``: true windows.
 
+A sweep with ``incidents=[...]`` repeats these rows for each variant of the log (the recorded
+log, then each incident applied), with an ``incident`` column before ``path``
+(``toolkit.sweeps.variants``).
+
 With a ``second_window`` the figures are the first stage's (the records' fates); the second
 stage's own results come from ``toolkit.replay``. Global windows have no batch answer of
 their own: their figures treat each key's records as one window.
@@ -52,24 +56,14 @@ import numpy as np
 import pandas as pd
 
 from toolkit.fast.evaluate import Shard
-from toolkit.fast.sessions import gap_array, gap_column, in_range as fast_sessions_in_range
+from toolkit.fast.sessions import gap_array, gap_column
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.semantics import get
-from toolkit.settings import (
-    CONFIG_COLUMNS,
-    SESSION_WINDOWS,
-    DynamicSession,
-    Limits,
-    Setting,
-    SettingError,
-    TriggerSpec,
-    Tumbling,
-    grid,
-    staggered_offset,
-)
+from toolkit.settings import CONFIG_COLUMNS, Limits, Setting, SettingError, Tumbling, grid, staggered_offset
 from toolkit.sweeps.evaluate import merge_all
 from toolkit.sweeps.semantics import all_timelines, evaluate_shard, split_ids, split_unit
 from toolkit.sweeps.timelines import local_sources
+from toolkit.sweeps.variants import incident_list, sweep_variants
 from toolkit.sweeps.whole import in_one_piece, whole_rows
 
 RESULT_COLUMNS = CONFIG_COLUMNS + ["path"] + SUMMARY_COLUMNS
@@ -90,6 +84,7 @@ def sweep(
     progress: bool | None = None,
     max_windows_per_record: int | None = None,
     max_memory: Any = None,
+    incidents: Any = None,
     **grid_settings: Any,
 ) -> pd.DataFrame:
     """Evaluate every combination of the settings (each may be a list); one row per configuration.
@@ -103,10 +98,22 @@ def sweep(
     ``spark.sql.shuffle.partitions``) x configuration chunks. Figures are identical whatever
     the execution and sharding. ``max_windows_per_record`` and ``max_memory`` raise the
     guards checked before any work starts (:class:`toolkit.settings.Limits`).
+
+    ``incidents``: a list of bad days (``toolkit.incidents``: ``stall(...)``, ``restart(...)``, their
+    spellings, ``None`` for the recorded log): every configuration is evaluated on each variant of
+    the log, and the rows, stacked in that order, carry an ``incident`` column (``"recorded log"``
+    or the incident's spelling) before ``path`` (``toolkit.sweeps.variants``). An empty list is
+    the plain sweep.
     """
     limits = Limits.of(max_windows_per_record, max_memory)
-    configs = settings_grid(settings, grid_settings)
+    configs = settings_grid(settings, dict(grid_settings))
     limits.check_settings(configs)
+    if incidents is not None:
+        variants = incident_list(incidents)
+        if variants:
+            return sweep_variants(log, variants, lambda v: sweep(
+                v, configs, path=path, execution=execution, master=master, spark=spark, shards=shards,
+                progress=progress, max_windows_per_record=max_windows_per_record, max_memory=max_memory))
     if path not in PATHS:
         raise SettingError("path", f"path must be one of {', '.join(PATHS)}, got {path!r}")
     if execution not in EXECUTIONS:
@@ -291,22 +298,6 @@ def settings_grid(settings: Any, grid_settings: dict) -> list[Setting]:
     return grid(**grid_settings)
 
 
-def fast_applies(config: Setting) -> bool:
-    """The fast path serves ``config``: the closed form (tumbling/sliding windows,
-    ``toolkit.fast.evaluate``) or compiled sessions (``toolkit.fast.sessions``: session
-    windows under the same conditions: the event-time trigger, no evictor, accumulating or
-    retracting, one stage; figures do not depend on the window function)."""
-    trig = config.trigger
-    sessions = (
-        isinstance(config.window, SESSION_WINDOWS)
-        and isinstance(trig, TriggerSpec) and trig.kind in ("default", "event_time")
-        and config.evictor is None
-        and config.accumulation in ("accumulating", "retracting")
-        and config.second_window is None
-    )
-    return config.closed_form or sessions
-
-
 def _event_range(table: pd.DataFrame | None, spark_df: Any) -> tuple[int, int] | None:
     """(min, max) event time of the valid records, None for an empty log."""
     if table is not None:
@@ -320,35 +311,6 @@ def _event_range(table: pd.DataFrame | None, spark_df: Any) -> tuple[int, int] |
 
     lo, hi = spark_df.agg(F.min("event_time"), F.max("event_time")).first()
     return None if lo is None else (int(lo), int(hi))
-
-
-def _fast_in_range(config: Setting, event_range: tuple[int, int] | None, gap_max: dict[str, int] | None = None) -> bool:
-    """Session windows on the fast path only where Flink's long arithmetic cannot wrap
-    (``toolkit.fast.sessions.in_range``); the engine models the wrap at the int64 edges."""
-    if event_range is None or not isinstance(config.window, SESSION_WINDOWS):
-        return True
-    if isinstance(config.window, DynamicSession):
-        if gap_max is None or config.window.column not in gap_max:
-            return False  # the gaps are not known: the engine path checks each record
-        gap = gap_max[config.window.column]
-    else:
-        gap = config.window.gap
-    return fast_sessions_in_range(event_range[0], event_range[1], gap, config.lateness)
-
-
-def choose_paths(configs: list[Setting], path: str, *, event_range: tuple[int, int] | None = None,
-                 gap_max: dict[str, int] | None = None) -> list[str]:
-    """``fast`` where the fast path applies (and is allowed), ``engine`` otherwise.
-    ``event_range``: the log's (min, max) event time; ``gap_max``: each dynamic-session gap
-    column's largest gap; sessions near the int64 edges go to the engine."""
-    out = []
-    for c in configs:
-        ok = fast_applies(c) and _fast_in_range(c, event_range, gap_max)
-        if path == "fast" and not ok:
-            raise SettingError("path", f"the fast path does not apply to {c}: it needs tumbling, sliding or session "
-                               "windows, the event-time trigger, no evictor, accumulating or retracting mode and one stage")
-        out.append("fast" if (path != "engine" and ok) else "engine")
-    return out
 
 
 _INT_COLUMNS = {"records", "at_end_firings", "on_time", "late_accepted", "dropped", "invalid", "firings", "late_firings", "retractions",

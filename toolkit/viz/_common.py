@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from toolkit.viz._format import number
+from toolkit.viz._time import plain_ticks, time_ticks
 
 MAX_POINTS = 5000
 """Default cap on the rows a chart embeds."""
@@ -66,14 +67,6 @@ def is_epoch(values: np.ndarray | pd.Series) -> bool:
     return bool(np.nanmax(np.abs(arr.astype("float64"))) >= _EPOCH_THRESHOLD)
 
 
-TIME_FORMAT = "%H:%M:%S"
-"""Tick labels of a UTC time axis (whole seconds: millisecond ticks collide on long logs)."""
-
-
-def _time_axis(**kwargs: Any) -> alt.Axis:
-    return alt.Axis(format=TIME_FORMAT, labelOverlap=True, labelSeparation=6, **kwargs)
-
-
 def duration_expr(value: str = "datum.value") -> str:
     """A Vega expression that writes a duration in ms (``value``) as a person reads it, in the
     units of :func:`toolkit.durations.readable`: ``250 ms``, ``1.5 s``, ``45 s``, ``2.5 min``, ``1.5 h``."""
@@ -100,18 +93,61 @@ def _plain_time_axis(**kwargs: Any) -> alt.Axis:
     return alt.Axis(labelExpr=f"'t=' + ({duration_expr()})", **kwargs)
 
 
-def time_x(field: str, title: str, epoch: bool, **kwargs: Any) -> alt.X:
-    """An x channel of instants: UTC timestamps, or plain ms (worked examples) labelled ``t=1.5 s``."""
+def _titled(title: str, words: str) -> str:
+    """``title (words)``; ``window end (event time)`` -> ``window end (event time; words)``."""
+    if title.endswith(")"):
+        return f"{title[:-1]}; {words})"
+    return f"{title} ({words})"
+
+
+def _padded(lo: float, hi: float, size: int, padding: float) -> list[float]:
+    """``[lo, hi]`` widened by ``padding`` pixels at each end of a ``size``-pixel axis."""
+    if padding <= 0 or size <= 2 * padding:
+        return [lo, hi]
+    extra = (hi - lo) * padding / (size - 2 * padding)
+    return [lo - extra, hi + extra]
+
+
+def _time_channel(channel: Any, field: str, title: str, epoch: bool, extent: tuple[float, float] | None,
+                  size: int, orient: str, padding: float, reach: tuple[float, float] | None = None,
+                  **kwargs: Any) -> Any:
+    """An x or y channel of instants over the data's ``extent`` (:mod:`toolkit.viz._time`): ticks,
+    format and title from the span, the domain the data's own, widened by ``padding`` pixels at
+    each end (so that a point at the first or last instant is not cut in half) and to ``reach``
+    (where marks set a few pixels aside from their instant are drawn)."""
+    if extent is None:  # no data: an empty axis
+        extent = (0.0, 1.0)
     if epoch:
-        return alt.X(f"{field}:T", title=f"{title} (UTC)", scale=alt.Scale(type="utc"), axis=_time_axis(), **kwargs)
-    return alt.X(f"{field}:Q", title=title, scale=alt.Scale(zero=False), axis=_plain_time_axis(), **kwargs)
+        ticks = time_ticks(extent[0], extent[1], size, orient)
+        lo, hi = _padded(*ticks.domain, size, padding)
+        if reach is not None:
+            lo, hi = min(lo, reach[0]), max(hi, reach[1])
+        return channel(f"{field}:T", title=_titled(title, ticks.words),
+                       scale=alt.Scale(type="utc", domain=[int(np.floor(lo)), int(np.ceil(hi))], nice=False),
+                       axis=alt.Axis(values=ticks.values, format=ticks.format, labelOverlap=True,
+                                     labelSeparation=4), **kwargs)
+    plain = plain_ticks(extent[0], extent[1], size, orient)
+    lo, hi = _padded(*plain.domain, size, padding)
+    if reach is not None:
+        lo, hi = min(lo, reach[0]), max(hi, reach[1])
+    return channel(f"{field}:Q", title=_titled(title, f"t in {plain.unit}"),
+                   scale=alt.Scale(domain=[lo, hi], nice=False, zero=False),
+                   axis=alt.Axis(values=plain.values, labelExpr=plain.label_expr(), labelOverlap=True,
+                                 labelSeparation=4), **kwargs)
 
 
-def time_y(field: str, title: str, epoch: bool, **kwargs: Any) -> alt.Y:
+def time_x(field: str, title: str, epoch: bool, extent: tuple[float, float] | None = None, *, size: int = 640,
+           padding: float = 0, reach: tuple[float, float] | None = None, **kwargs: Any) -> alt.X:
+    """An x channel of instants over ``extent`` (the data's (min, max), see :func:`toolkit.viz._time.extent`)
+    on a ``size``-pixel axis: UTC timestamps whose ticks and title follow the span, or plain ms
+    (worked examples) labelled ``t=1.5 s``."""
+    return _time_channel(alt.X, field, title, epoch, extent, size, "x", padding, reach, **kwargs)
+
+
+def time_y(field: str, title: str, epoch: bool, extent: tuple[float, float] | None = None, *, size: int = 360,
+           padding: float = 0, **kwargs: Any) -> alt.Y:
     """A y channel of instants, as :func:`time_x`."""
-    if epoch:
-        return alt.Y(f"{field}:T", title=f"{title} (UTC)", scale=alt.Scale(type="utc"), axis=_time_axis(), **kwargs)
-    return alt.Y(f"{field}:Q", title=title, scale=alt.Scale(zero=False), axis=_plain_time_axis(), **kwargs)
+    return _time_channel(alt.Y, field, title, epoch, extent, size, "y", padding, None, **kwargs)
 
 
 def time_tooltip(field: str, title: str, epoch: bool) -> alt.Tooltip:
@@ -122,11 +158,16 @@ def time_tooltip(field: str, title: str, epoch: bool) -> alt.Tooltip:
 
 
 def duration_axis_scale(values: np.ndarray) -> tuple[float, str]:
-    """(divisor, unit) to show durations in ms on an axis: minutes from 10 min up, seconds from
-    1 s up, else ms (an axis never reads ``1,000 ... 9,000 ms``)."""
+    """(divisor, unit) to show durations in ms on an axis: days from 3 d up, hours from 5 h up,
+    minutes from 10 min up, seconds from 1 s up, else ms (an axis never reads ``1,000 ... 9,000 ms``
+    nor ``440 ... 660 min``)."""
     arr = np.asarray(values, dtype="float64")
     arr = arr[np.isfinite(arr)]
     top = float(np.max(np.abs(arr))) if arr.size else 0.0
+    if top >= 3 * 86_400_000:
+        return 86_400_000.0, "d"
+    if top >= 5 * 3_600_000:
+        return 3_600_000.0, "h"
     if top >= 600_000:
         return 60_000.0, "min"
     return (1000.0, "s") if top >= 1000 else (1.0, "ms")

@@ -15,12 +15,14 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from toolkit.viz._common import FATE_LABELS, FATES, _plain_time_axis, fate_codes, is_epoch, log_table
+from toolkit.viz._common import FATE_LABELS, FATES, fate_codes, is_epoch, log_table, time_x
 from toolkit.viz._format import duration, number, share
 
 #: bin widths tried, smallest first (ms)
 NICE_BINS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000,
-             300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000]
+             300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000,
+             2 * 86_400_000, 7 * 86_400_000, 14 * 86_400_000]
+_MONDAY = 4 * 86_400_000  # 1970-01-01 was a Thursday: bins of whole weeks start on Mondays
 
 
 #: the ``fate`` values :func:`drops_over_time` counts: ``dropped`` counts every dropped record, those
@@ -68,7 +70,8 @@ def drops_frame(log: Any, result: Any, *, fate: str = "dropped", bin_ms: int | N
     width = int(bin_ms) if bin_ms else nice_bin(max(hi - lo, 1), max_bins)
     if width <= 0:
         raise ValueError(f"bin_ms must be > 0, got {bin_ms}")
-    first = lo - (lo % width)
+    anchor = _MONDAY if width % (7 * 86_400_000) == 0 else 0
+    first = lo - ((lo - anchor) % width)
     b = (t - first) // width
     pcodes, parts = pd.factorize(table["partition"], sort=True)
     nb = int(b.max()) + 1 if len(b) else 0
@@ -87,13 +90,10 @@ def drops_frame(log: Any, result: Any, *, fate: str = "dropped", bin_ms: int | N
         "count": count[cell].astype(np.int64), "records": total[cell].astype(np.int64),
     })
     frame["share"] = frame["count"] / frame["records"]
+    frame.attrs["span"] = (int(first), int(first + max(nb, 1) * width))  # every bin of the log, empty or not
     frame["from"] = _clock(frame["bin_start"].to_numpy(), epoch) if axis.startswith("processing") else frame["bin_start"].astype(str)
     frame["to"] = _clock(frame["bin_end"].to_numpy(), epoch) if axis.startswith("processing") else frame["bin_end"].astype(str)
     return frame, width, epoch, axis
-
-
-def _time_format(width_ms: int) -> str:
-    return "%H:%M:%S" if width_ms >= 1000 else "%H:%M:%S.%L"
 
 
 def idle_periods(result: Any, epoch: bool) -> pd.DataFrame:
@@ -117,7 +117,8 @@ def idle_periods(result: Any, epoch: bool) -> pd.DataFrame:
     out = pd.DataFrame(rows, columns=cols[:3])
     if len(out):
         s, e = _clock(out["start"].to_numpy(), epoch), _clock(out["end"].to_numpy(), epoch)
-        out["label"] = [f"partition {p} idle from {a} to {b} ({duration(y - x)})"
+        name = getattr(result, "partition_label", str)
+        out["label"] = [f"partition {name(p)} idle from {a} to {b} ({duration(y - x)})"
                         for p, a, b, x, y in zip(out["partition"], s, e, out["start"], out["end"])]
     else:
         out["label"] = []
@@ -146,14 +147,12 @@ def drops_over_time(log: Any, result: Any, *, fate: str = "dropped", bin_ms: int
     elif fate == "never_fired":
         note += ": taken into a window whose trigger never fired after them (not late)"
     note += f"; bars of {bin_text}, stacked by source partition"
-    if epoch:
-        day = str(np.datetime64(int(data["bin_start"].min()) if len(data) else 0, "ms").astype("datetime64[D]"))
-        x = alt.X("bin_start:T", title=f"{axis}, UTC, {day}", scale=alt.Scale(type="utc"),
-                  axis=alt.Axis(format=_time_format(w), labelOverlap=True))
-        x2 = alt.X2("bin_end:T")
+    if axis.startswith("processing"):
+        span = data.attrs.get("span")
+        x = time_x("bin_start", axis, epoch, span, size=width)
+        x2 = alt.X2("bin_end:T" if epoch else "bin_end:Q")
     else:
-        x = alt.X("bin_start:Q", title=axis, scale=alt.Scale(zero=False),
-                  axis=_plain_time_axis() if axis.startswith("processing") else alt.Axis())
+        x = alt.X("bin_start:Q", title=axis, scale=alt.Scale(zero=False, nice=False))
         x2 = alt.X2("bin_end:Q")
     chart = alt.Chart(data).mark_bar(binSpacing=0).encode(
         x=x, x2=x2,
@@ -171,7 +170,7 @@ def drops_over_time(log: Any, result: Any, *, fate: str = "dropped", bin_ms: int
     if len(idle):
         note += "; grey: a partition marked idle"
         xi = alt.X("start:T" if epoch else "start:Q")
-        band = alt.Chart(idle).mark_rect(color="#888888", opacity=0.15).encode(
+        band = alt.Chart(idle).mark_rect(color="#888888", opacity=0.15, clip=True).encode(
             x=xi, x2=alt.X2("end:T" if epoch else "end:Q"), tooltip=[alt.Tooltip("label:N", title="idle")])
         layers = [band, chart]
     out = alt.layer(*layers).properties(width=width, height=height)

@@ -178,11 +178,11 @@ def disagreements(comparison: Any, *, max_points: int = MAX_POINTS, width: int =
     late = (d["arrival_time"] - d["event_time"]).to_numpy(dtype="float64")
     div, unit = duration_axis_scale(late if len(late) else np.zeros(1))
     d = d.assign(late_value=late / div, late_text=[value_text("delay_ms", v) for v in late],
-                 arrival_ts=pd.to_datetime(d["arrival_time"], unit="ms") if len(d) and is_epoch(d["arrival_time"])
-                 else d["arrival_time"])
+                 arrival_ts=d["arrival_time"].astype("int64"))
     epoch = bool(len(d)) and is_epoch(d["arrival_time"])
+    span = (float(d["arrival_time"].min()), float(d["arrival_time"].max())) if len(d) else None
     chart = alt.Chart(d).mark_point(filled=True, size=40, opacity=0.8).encode(
-        x=time_x("arrival_ts", "arrival time", epoch),
+        x=time_x("arrival_ts", "arrival time", epoch, span, size=width, padding=8),
         y=alt.Y("late_value:Q", title=f"arrived after its event time ({unit})"),
         # one legend line per pattern, as wide as the chart: "kept by Flink, Spark Structured Streaming
         # and Apache Beam, dropped by Kafka Streams" was cut to "...dropped by Kaf..." side by side

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import zlib
-from typing import Any
+from functools import partial
+from typing import Any, Callable
 
 import altair as alt
 import numpy as np
@@ -30,6 +31,7 @@ from toolkit.viz._common import (
     with_note,
 )
 from toolkit.viz._format import duration, number, share
+from toolkit.viz._time import extent
 
 
 def _arrival_x(table: pd.DataFrame, log: Any) -> tuple[np.ndarray, str]:
@@ -63,6 +65,7 @@ def watermark_frame(result: Any, levels: tuple[str, ...] = ("partition", "operat
     if partition is not None:
         wm = wm[(wm["level"] != "partition") | (wm["id"].astype(str) == str(partition))]
     groups = list(wm.groupby(["level", "id"], sort=True)) if len(wm) else []
+    name = getattr(result, "partition_label", str)
     frames = []
     reduced = False
     budget = max(50, max_points // max(1, len(groups)))
@@ -70,7 +73,7 @@ def watermark_frame(result: Any, levels: tuple[str, ...] = ("partition", "operat
         g = g.sort_values("time", kind="stable")
         t, v, r = reduce_series(g["time"].to_numpy(), g["watermark"].to_numpy(), budget)
         reduced |= r
-        series = "operator" if level == "operator" else f"{level} {ident}"
+        series = "operator" if level == "operator" else f"{level} {name(ident) if level == 'partition' else ident}"
         frames.append(pd.DataFrame({"level": level, "id": str(ident), "series": series, "time": t,
                                     "watermark": v}))
     if not frames:
@@ -151,18 +154,25 @@ def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = 
     if title is None:
         title = "Record delay over processing time" if lag_mode else "Event time vs processing time"
     codes = fate_codes(result, table) if result is not None else np.full(len(table), -1, dtype=np.int64)
-    data, idx, sample = _sampled_records(table, x, et, codes, partition, max_points)
+    data, idx, sample = _sampled_records(table, x, et, codes, partition, max_points, log)
     x_epoch = epoch and has_arrival
+    wm_t, wm_v = _watermark_extent(result, partition)
+    xch = partial(time_x, title=xtitle, epoch=x_epoch, extent=extent(data["arrival"], wm_t), size=width, padding=6)
+    if not has_arrival:  # record positions, not instants
+        xch = lambda field: alt.X(f"{field}:Q", title=xtitle, scale=alt.Scale(zero=False, nice=False, padding=6))  # noqa: E731
     if lag_mode:
         delay = (x[idx] - et[idx]).astype("float64")
         div, unit = duration_axis_scale(delay)
         data["delay"] = delay / div
         data["delay_text"] = [duration(v) for v in delay]
         y_enc = alt.Y("delay:Q", title=f"record delay: arrival - event time ({unit})")
+        ych = None
     else:
         div, unit = 1.0, "ms"
-        y_enc = time_y("event_time", "event time", epoch)
-    points = _record_points(data, y_enc, xtitle, epoch, x_epoch, has_arrival, lag_mode, result is not None)
+        ych = partial(time_y, title="event time", epoch=epoch, extent=extent(data["event_time"], wm_v), size=height,
+                      padding=6)
+        y_enc = ych("event_time")
+    points = _record_points(data, xch("arrival"), y_enc, epoch, x_epoch, has_arrival, lag_mode, result is not None)
     if interactive:
         # one name per chart (two charts side by side must not share their zoom): from the title, deterministic
         zoom = f"zoom_{zlib.crc32(f'{title}/{partition}'.encode()):08x}"
@@ -170,17 +180,18 @@ def event_time_scatter(log: Any, result: Any = None, *, partition: int | None = 
     layers: list[alt.Chart] = [points]
     note = sample.note()
     if result is not None and getattr(result, "watermarks", None) is not None:
-        lines, note = _watermark_lines(result, partition, lag_mode, x, div, unit, epoch, x_epoch, xtitle,
+        lines, note = _watermark_lines(result, partition, lag_mode, x, div, unit, epoch, x_epoch, xch, ych,
                                        max_points, note)
-        layers += lines
+        # the lag's sawtooth is dense on a long log: the records are drawn over it, not hidden under it
+        layers = lines + layers if lag_mode else layers + lines
     chart = alt.layer(*layers).properties(width=width, height=height)
     if partition is not None:
-        title = f"{title} — partition {partition}"
+        title = f"{title} — partition {log.partition_name(partition) if hasattr(log, 'partition_name') else partition}"
     return with_note(chart, title, note, width=max(60, width // 6))
 
 
 def _sampled_records(table: pd.DataFrame, x: np.ndarray, et: np.ndarray, codes: np.ndarray, partition: int | None,
-                     max_points: int) -> tuple[pd.DataFrame, np.ndarray, Any]:
+                     max_points: int, log: Any = None) -> tuple[pd.DataFrame, np.ndarray, Any]:
     """The records drawn (of ``partition`` when given; above ``max_points``, a sample stratified
     by fate): their arrival, event time, fate, key, partition and row; their positions; the sample."""
     mask = None
@@ -199,13 +210,31 @@ def _sampled_records(table: pd.DataFrame, x: np.ndarray, et: np.ndarray, codes: 
         "partition": table["partition"].to_numpy()[idx],
         "row": table["row"].to_numpy()[idx],
     })
+    names = getattr(log, "partition_names", None) if log is not None else None
+    data["partition_name"] = (np.asarray(names, dtype=object)[data["partition"].to_numpy()] if names is not None
+                              else data["partition"].astype(str))
     return data, idx, sample
 
 
-def _record_points(data: pd.DataFrame, y_enc: Any, xtitle: str, epoch: bool, x_epoch: bool, has_arrival: bool,
+def _watermark_extent(result: Any, partition: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Times and values of the watermarks a scatter draws (no MIN/MAX markers), for its axes' extents."""
+    wm = getattr(result, "watermarks", None) if result is not None else None
+    if wm is None or not len(wm):
+        return np.zeros(0), np.zeros(0)
+    wm = wm[wm["level"].isin(("partition", "operator"))]
+    if partition is not None:
+        wm = wm[(wm["level"] != "partition") | (wm["id"].astype(str) == str(partition))]
+    w = num(wm["watermark"]).astype("float64")
+    t = num(wm["time"]).astype("float64")
+    keep = (w > WM_FLOOR) & (w < WM_CEIL) & np.isfinite(t)
+    return t[keep], w[keep]
+
+
+def _record_points(data: pd.DataFrame, x_enc: Any, y_enc: Any, epoch: bool, x_epoch: bool, has_arrival: bool,
                    lag_mode: bool, by_fate: bool) -> alt.Chart:
     """One circle per record at its arrival, coloured by fate (``by_fate``) or else by partition."""
-    tooltip = ["row:Q", "key:N", "partition:Q", "fate:N", time_tooltip("event_time", "event time", epoch)]
+    tooltip = ["row:Q", "key:N", alt.Tooltip("partition_name:N", title="partition"), "fate:N",
+               time_tooltip("event_time", "event time", epoch)]
     tooltip.append(time_tooltip("arrival", "arrival", x_epoch) if (x_epoch or not epoch) and has_arrival
                    else alt.Tooltip("arrival:Q", title="arrival #"))
     if lag_mode:
@@ -214,14 +243,15 @@ def _record_points(data: pd.DataFrame, y_enc: Any, xtitle: str, epoch: bool, x_e
         color = alt.Color("fate:N", scale=fate_scale(), title="fate",
                           legend=alt.Legend(labelExpr=_fate_label_expr(), labelLimit=200))
     else:
-        color = alt.Color("partition:N", title="partition")
+        color = alt.Color("partition_name:N", title="partition")
     return alt.Chart(data).mark_circle(size=30, opacity=0.75).encode(
-        x=time_x("arrival", xtitle, x_epoch), y=y_enc, color=color, tooltip=tooltip,
+        x=x_enc, y=y_enc, color=color, tooltip=tooltip,
     )
 
 
 def _watermark_lines(result: Any, partition: int | None, lag_mode: bool, x: np.ndarray, div: float, unit: str,
-                     epoch: bool, x_epoch: bool, xtitle: str, max_points: int, note: str) -> tuple[list, str]:
+                     epoch: bool, x_epoch: bool, xch: Callable[[str], alt.X], ych: Callable[[str], alt.Y] | None,
+                     max_points: int, note: str) -> tuple[list, str]:
     """The watermark lines (each partition's dashed, the operator's solid black; in lag mode the
     watermark lag, the operator's only unless ``partition``), and the note, which says when the
     lines were reduced and, in lag mode, how to read them."""
@@ -240,7 +270,7 @@ def _watermark_lines(result: Any, partition: int | None, lag_mode: bool, x: np.n
             wy = alt.Y("y:Q", title=f"record delay: arrival - event time ({unit})")
             what = alt.Tooltip("lag_text:N", title="watermark lag")
         else:
-            wy = time_y("watermark", "event time", epoch)
+            wy = ych("watermark")
             what = time_tooltip("watermark", "watermark", epoch)
         parts = wm[wm["level"] == "partition"]
         if lag_mode and partition is None:
@@ -250,13 +280,14 @@ def _watermark_lines(result: Any, partition: int | None, lag_mode: bool, x: np.n
         if len(parts):
             layers.append(alt.Chart(parts).mark_line(interpolate="linear" if lag_mode else "step-after",
                                                      strokeWidth=1.2, color="#555555").encode(
-                x=time_x("time", xtitle, x_epoch), y=wy,
+                x=xch("time"), y=wy,
                 strokeDash=alt.StrokeDash("series:N", title="watermark"), tooltip=wtip,
             ))
         if len(op):
             layers.append(alt.Chart(op).mark_line(interpolate="linear" if lag_mode else "step-after",
-                                                  strokeWidth=1.2 if lag_mode else 2.5, color="black").encode(
-                x=time_x("time", xtitle, x_epoch), y=wy, tooltip=wtip,
+                                                  strokeWidth=1.0 if lag_mode else 2.5, color="black",
+                                                  opacity=0.6 if lag_mode else 1.0).encode(
+                x=xch("time"), y=wy, tooltip=wtip,
             ))
     if lag_mode:
         note = ("A record above the black line (the operator's watermark lag) at its arrival was behind the "
@@ -376,7 +407,10 @@ def _fate_order_expr() -> str:
 
 def drops_by_key(log: Any, result: Any, *, top: int = 20, width: int = 480,
                  title: str = "Keys with the most dropped records") -> alt.Chart:
-    """Horizontal bars for the ``top`` keys by dropped records (all their fates shown).
+    """Horizontal bars for the ``top`` keys by dropped records: their dropped, never fired and late
+    but accepted records. On-time records are not drawn (a key's thousands of on-time records
+    would flatten its few drops to a sliver); each bar's tooltip gives the key's records in all
+    and the share of them in that fate.
 
     Keys are user strings: they are data, drawn as text by Vega (never as markup). When no
     record was dropped, the keys with the most late records are shown instead.
@@ -392,18 +426,22 @@ def drops_by_key(log: Any, result: Any, *, top: int = 20, width: int = 480,
     rank = dropped if n_keys_with_drops else wide["late_accepted"]
     chosen = rank[rank > 0].sort_values(ascending=False, kind="stable").head(top).index
     shown = counts[counts["key"].isin(chosen)].copy()
-    total = shown.groupby("key")["count"].transform("sum")
-    shown["share"] = shown["count"] / total
+    shown["records"] = shown.groupby("key")["count"].transform("sum")
+    shown["share"] = shown["count"] / shown["records"]
+    shown = shown[shown["fate"] != "on_time"]
     what = "dropped" if n_keys_with_drops else "late"
     n_rank = int((rank > 0).sum())
-    subtitle = (f"{len(chosen)} of {number(n_rank)} keys with {what} records (of {number(len(wide))} keys)"
-                if n_rank else "no record was late or dropped")
+    subtitle = (f"{len(chosen)} of {number(n_rank)} keys with {what} records (of {number(len(wide))} keys); "
+                "on-time records not drawn" if n_rank else "no record was late or dropped")
     order = list(chosen)
     chart = alt.Chart(shown).mark_bar().encode(
         y=alt.Y("key:N", title="key", sort=order),
-        x=alt.X("count:Q", title="records", stack=True),
-        color=alt.Color("fate:N", scale=fate_scale(), title="fate", legend=alt.Legend(labelExpr=_fate_label_expr())),
-        order=alt.Order("fate_order:Q"),
-        tooltip=["key:N", "fate:N", "count:Q", alt.Tooltip("share:Q", format=".2%")],
-    ).transform_calculate(fate_order=_fate_order_expr()).properties(width=width)
-    return chart.properties(title=alt.TitleParams(title, subtitle=[subtitle]))
+        x=alt.X("count:Q", title="late or dropped records", stack=True),
+        color=alt.Color("fate:N", scale=fate_scale(["dropped", "never_fired", "late_accepted", "invalid"]),
+                        title="fate", legend=alt.Legend(labelExpr=_fate_label_expr())),
+        order=alt.Order("fate_order:Q"),  # the drops first, from the axis: the bars' order is theirs
+        tooltip=["key:N", "fate:N", alt.Tooltip("count:Q", format=","),
+                 alt.Tooltip("records:Q", title="records of the key", format=","),
+                 alt.Tooltip("share:Q", title="share of the key's records", format=".2%")],
+    ).transform_calculate(fate_order="datum.fate == 'dropped' ? 0 : datum.fate == 'never_fired' ? 1 : 2")
+    return chart.properties(width=width, title=alt.TitleParams(title, subtitle=[subtitle]))

@@ -333,6 +333,27 @@ class WindowOperator:
             ts, key, window = q.poll()
             self._on_timer(ts, key, window, False)
 
+    def advance_processing_time(self, t: int) -> None:
+        """Advance processing time to ``t`` as a running job's clock does: it passes every due
+        timer's time, so each processing-time timer ``<= t`` fires at its own time (Flink's
+        ``SystemProcessingTimeService`` calls back at the timer's timestamp; a timer registered
+        in the past fires at once). A replay uses this, so what fires, and when, does not depend
+        on where it samples the clock; Flink's test harness jumps instead
+        (:meth:`set_processing_time`: every due timer sees ``t``)."""
+        q = self._ptq
+        while True:
+            ts = q.peek_timestamp()
+            if ts is None or ts > t:
+                break
+            if ts > self._pt:
+                self._pt = ts
+                self._ctx.current_processing_time = ts
+            ts, key, window = q.poll()
+            self._on_timer(ts, key, window, False)
+        if t > self._pt:
+            self._pt = t
+            self._ctx.current_processing_time = t
+
     def process_watermark(self, watermark: int) -> None:
         """Advance the watermark (a watermark not above the current one is ignored, as Flink's
         sources never forward it) and fire every event-time timer ``<= watermark``."""
@@ -443,13 +464,13 @@ class WindowOperator:
             return
         (self._et if self._event_time else self._ptq).remove(c, key, window)
 
-    def _add(self, sk, value, timestamp, record_id):
+    def _add(self, sk, value, timestamp, record_id, has_timestamp=True):
         if self._full:
             lst = self._contents.get(sk)
             if lst is None:
-                lst = self._contents[sk] = [TimestampedValue(value, timestamp, record_id)]
+                lst = self._contents[sk] = [TimestampedValue(value, timestamp, record_id, has_timestamp)]
             else:
-                lst.append(TimestampedValue(value, timestamp, record_id))
+                lst.append(TimestampedValue(value, timestamp, record_id, has_timestamp))
             if self._sorted_input:
                 self._arrivals.append((sk, timestamp, len(lst) - 1))
                 self._flink_order = None
@@ -499,8 +520,14 @@ class WindowOperator:
 
     # ------------------------------------------------------------------ elements
 
-    def process_element(self, key, timestamp: int, value, record_id=None) -> None:
-        """Process one record (Flink's ``WindowOperator.processElement``)."""
+    def process_element(self, key, timestamp: int | None, value, record_id=None) -> None:
+        """Process one record (Flink's ``WindowOperator.processElement``). ``timestamp=None`` is
+        a record without a timestamp: assigner, trigger and lateness see Long.MIN_VALUE (what
+        Flink's ``StreamRecord.getTimestamp`` returns for it) and its window element has
+        ``has_timestamp=False`` (what a ``TimeEvictor`` checks)."""
+        has_timestamp = timestamp is not None
+        if not has_timestamp:
+            timestamp = MIN_TIMESTAMP
         if not self.keyed:
             key = None
         if record_id is None and self.track_records:
@@ -530,7 +557,7 @@ class WindowOperator:
                 if sw is None:
                     raise RuntimeError(f"Window {actual} is not in in-flight window set.")
                 sk = (key, sw)
-                self._add(sk, value, timestamp, record_id)
+                self._add(sk, value, timestamp, record_id, has_timestamp)
                 ctx.key = key
                 ctx.window = actual
                 r = trigger.on_element(value, timestamp, actual, ctx)
@@ -552,7 +579,7 @@ class WindowOperator:
                     continue
                 skipped = False
                 sk = (key, window)
-                self._add(sk, value, timestamp, record_id)
+                self._add(sk, value, timestamp, record_id, has_timestamp)
                 ctx.key = key
                 ctx.window = window
                 r = trigger.on_element(value, timestamp, window, ctx)

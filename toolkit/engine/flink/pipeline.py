@@ -520,7 +520,7 @@ def run_pipeline(
     window operators: the one driver of replays and of the sweep's engine path.
 
     ``stages`` are factories of fresh operators with ``process_element(key, ts, value,
-    record_id)``, ``process_watermark(wm)``, ``set_processing_time(t)``, ``end_input()``,
+    record_id)``, ``process_watermark(wm)``, ``advance_processing_time(t)``, ``end_input()``,
     ``drain()`` and ``state_size()``. Before record ``i`` every change that precedes it (the
     timeline's ordering rule, by ``(arrival, rows)``; ``rows`` default ``record_ids``) is
     applied at its time. Stage ``j + 1`` receives every result of stage ``j`` that
@@ -622,7 +622,7 @@ def _stage_chain(ops: list[Any], connect: Callable[[Any], tuple[Any, int, Any] |
 
     def set_time(t: int) -> None:
         for op in ops:
-            op.set_processing_time(t)
+            op.advance_processing_time(t)
 
     return outputs, stage_wm, inputs, forward, watermark, set_time
 
@@ -678,7 +678,7 @@ def _feed(first: Any, forward: Callable, set_time: Callable, cols: tuple[list, .
             o, b = size()
             samples.append((pos, a, rows_l[j], a, o, b))
     else:
-        spt = first.set_processing_time
+        spt = first.advance_processing_time
         for a, k_, t_, v_, r_ in zip(arr_l[i:p], key_l[i:p], ts_l[i:p], val_l[i:p], rid_l[i:p]):
             if a != last_pt:
                 spt(a)

@@ -4,8 +4,11 @@
 accumulation, timestamp_combiner=...)`` then GroupByKey: ``tumbling:SIZE[,OFFSET]`` =
 ``FixedWindows``, ``sliding:SIZE/PERIOD`` = ``SlidingWindows``, ``session:GAP`` = ``Sessions``.
 The watermark comes from the Flink-side strategies (a log has no Beam source), one millisecond
-apart ("at or before" against "before"). The simulator is ``toolkit.engine.beam``; the replay and
-the shard evaluator ``toolkit.semantics.beam.replay``.
+apart ("at or before" against "before"). The simulator is ``toolkit.engine.beam``. In this
+package: ``windowing`` (a setting as ``WindowInto``), ``figures`` (the driver and the figures,
+shared by replay and sweep), ``replay`` (the replay's tables), ``sweep`` (key shards),
+``trigger`` and ``trigger_words`` (the trigger grammar), ``deploy``, ``printout``, ``translate``,
+``words``.
 """
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from typing import Any
 
 from toolkit.semantics.base import Semantics, refuse_given
 from toolkit.semantics.beam.trigger import BeamTrigger, parse_beam_trigger
-from toolkit.settings import Option, Session, SettingError, Sliding, TriggerSpec, Tumbling, choice
+from toolkit.settings import STRATEGY_PARAMETERS, Option, Session, SettingError, Sliding, TriggerSpec, Tumbling, choice
 
 TIMESTAMP_COMBINERS = ("end_of_window", "earliest", "latest")
 _COMBINER_ALIASES = {"output_at_eow": "end_of_window", "eow": "end_of_window", "output_at_earliest": "earliest",
@@ -49,7 +52,7 @@ class Beam(Semantics):
                                                                                      _COMBINER_ALIASES)),
                "output timestamp of a pane (TimestampCombiner)", control="choice", choices=TIMESTAMP_COMBINERS),
     )
-    shared = ("window", "delay", "lateness", "accumulation", "strategy", "interval", "idleness", "source_parallelism",
+    shared = ("window", "delay", "lateness", "accumulation", "strategy", *STRATEGY_PARAMETERS, "interval", "idleness", "source_parallelism",
               "partitions_as_sources")
     path = "beam"
     shards_in_process = False
@@ -94,8 +97,8 @@ class Beam(Semantics):
 
     def shardable(self, s: Any) -> bool:
         """Keys share Beam's output watermark unless the setting rules it out
-        (``toolkit.semantics.beam.replay.shardable``)."""
-        from toolkit.semantics.beam.replay import shardable
+        (``toolkit.semantics.beam.sweep.shardable``)."""
+        from toolkit.semantics.beam.sweep import shardable
 
         return shardable(s)
 
@@ -107,7 +110,7 @@ class Beam(Semantics):
         return build_timelines(configs, sources)
 
     def evaluate(self, shard: Any, config: Any, path: str, timeline: Any) -> dict:
-        from toolkit.semantics.beam.replay import beam_partial
+        from toolkit.semantics.beam.sweep import beam_partial
 
         return beam_partial(shard, config, path, timeline)
 
@@ -123,7 +126,7 @@ class Beam(Semantics):
     # -- words ---------------------------------------------------------------------------------
 
     def setting_words(self, row: Any, results: Any = None) -> str:
-        from toolkit.sweeps.choose import engine_setting_words
+        from toolkit.semantics.words import engine_setting_words
 
         words = [("lateness_ms", "a {} allowed lateness"), ("beam_trigger", "the {} trigger"),
                  ("accumulation", "{} panes"), ("timestamp_combiner", "{} output timestamps")]

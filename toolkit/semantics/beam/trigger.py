@@ -150,5 +150,4 @@ def parse_beam_trigger(spec: Any, name: str = "beam_trigger") -> BeamTrigger:
     return BeamTrigger(kind, children=children)
 
 
-
 __all__ = ["BeamTrigger", "parse_beam_trigger"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from toolkit.semantics.base import Semantics
-from toolkit.settings import KafkaSliding, SettingError
+from toolkit.settings import STRATEGY_PARAMETERS, KafkaSliding, SettingError
 
 
 class Flink(Semantics):
@@ -20,16 +20,20 @@ class Flink(Semantics):
     title = "Flink"
     aliases = ("apache_flink", "datastream")
     options = ()  # Flink's settings are the common ones: the window operator's and the watermarks'
-    shared = ("window", "delay", "lateness", "strategy", "interval", "idleness", "source_parallelism",
+    shared = ("window", "delay", "lateness", "strategy", *STRATEGY_PARAMETERS, "interval", "idleness", "source_parallelism",
               "partitions_as_sources", "trigger", "evictor", "function", "accumulation", "stagger", "split_discovery",
               "stages")
     path = "engine"
     shards_in_process = True
     multi_input = True
     exports_scenarios = True
-    lists_timers = True
     deploy_targets = {"flink": ("Flink DataStream API (Java)", "java"),
                       "flink-sql": ("Flink SQL (window table-valued functions)", "sql")}
+
+    def timer_targets(self, setting: Any, event_time: Any, gaps: Any = None) -> Any:
+        from toolkit.semantics.flink.window_operator import timer_targets
+
+        return timer_targets(setting, event_time, gaps)
 
     def check(self, s: Any) -> None:
         if isinstance(s.window, KafkaSliding):
@@ -54,8 +58,8 @@ class Flink(Semantics):
     # -- sweep ---------------------------------------------------------------------------------
 
     def sweep_paths(self, configs: list, path: str, *, event_range: Any, gap_max: dict) -> list[str]:
-        """The closed form (``fast``) where it applies, else the engine (``toolkit.sweeps.engine_path``)."""
-        from toolkit.sweeps.sweep import choose_paths
+        """The closed form (``fast``) where it applies, else the engine (``toolkit.semantics.flink.engine_path``)."""
+        from toolkit.semantics.flink.paths import choose_paths
 
         return choose_paths(configs, path, event_range=event_range(), gap_max=gap_max)
 
@@ -65,14 +69,14 @@ class Flink(Semantics):
         return build_timelines(configs, sources)
 
     def evaluate(self, shard: Any, config: Any, path: str, timeline: Any) -> dict:
-        from toolkit.sweeps.evaluate import evaluate_config
+        from toolkit.semantics.flink.sweep import evaluate_config
 
         return evaluate_config(shard, config, path, timeline)
 
     # -- words ---------------------------------------------------------------------------------
 
     def setting_words(self, row: Any, results: Any = None) -> str:
-        from toolkit.sweeps.choose import flink_words
+        from toolkit.semantics.flink.words import flink_words
 
         return flink_words(row, results)
 

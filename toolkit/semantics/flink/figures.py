@@ -1,5 +1,5 @@
 """The sweep's figures read off one run of Flink's first window operator: the one figure code of
-the sweep's engine path (``toolkit.sweeps.engine_path``) and of ``replay(...).summary()``
+the sweep's engine path (``toolkit.semantics.flink.engine_path``) and of ``replay(...).summary()``
 (``toolkit.semantics.flink.replay``), so both give the same row from the same run.
 
 The run is ``toolkit.engine.flink.pipeline.run_pipeline`` with the first stage tracking record

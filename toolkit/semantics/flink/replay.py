@@ -24,7 +24,7 @@ Record fates: the closed-form rule (``toolkit.metrics.fates``) for tumbling/slid
 the event-time trigger and no evictor; otherwise read off the firings' record ids.
 
 ``summary()``'s figures are the sweep row's, from the same code: for a setting in the closed
-form (``Setting.closed_form``) the closed-form evaluator (``toolkit.fast.evaluate``, no second
+form (``window_operator.closed_form``) the closed-form evaluator (``toolkit.fast.evaluate``, no second
 run); otherwise read off this replay's own run (``toolkit.semantics.flink.figures``), whose first
 stage then tracks record ids and samples its state exactly (``run_pipeline``'s
 ``state="both"``), so the engine runs once. A log without arrival times, and global or custom
@@ -44,11 +44,17 @@ from toolkit.fast.sessions import elements_with_gaps
 from toolkit.metrics.fates import FATE_NAMES, closed_form_fates, drop_reasons, fates_from_firings
 from toolkit.metrics.summary import SUMMARY_COLUMNS, merge_config, partial_rows
 from toolkit.replays.arrays import log_arrays
-from toolkit.replays.export import join_lines, scenario_lines, stage_lines
 from toolkit.replays.frames import emissions_frame, fates_frame, fill_late_ids, watermarks_frame
 from toolkit.replays.result import ReplayResult, StageResult
 from toolkit.replays.union import TWO_INPUT_MODES, UnionInputs, union_logs
+from toolkit.semantics.flink.export import join_lines, scenario_lines, stage_lines
 from toolkit.semantics.flink.figures import has_figures, positions_of, run_partial
+from toolkit.semantics.flink.window_operator import (
+    closed_form,
+    fates_closed_form,
+    operator_kwargs,
+    stage_operator_kwargs,
+)
 from toolkit.settings import (
     Setting,
     SettingError,
@@ -119,7 +125,7 @@ def replay_flink(log: Any, s: Setting, *, limits: Any, sources: Any, explicit: C
         raise SettingError("log", "the log has no valid records to replay")
     limits.check_cost([s], n, int(a["arr"][-1]) - int(a["arr"][0]), "replay")
     figures_setting = _figures_setting(s, a) if has_arr else None
-    from_run = figures_setting is not None and not s.closed_form  # the figures come from this run
+    from_run = figures_setting is not None and not closed_form(s)  # the figures come from this run
     tl = watermark_timeline(a["ts"], a["arr"], a["part"], s.watermark_strategy(), interval=s.interval,
                             parallelism=s.source_parallelism, marker=a["marker"], rows=a["rows"],
                             targets=s.sparse_targets(a["ts"], a["gap"]), partitions=sources,
@@ -155,8 +161,8 @@ def _run_stages(s: Setting, a: dict, tl: Any, inputs: UnionInputs | None, join: 
     """Every record through the first window operator, each stage's firings through the next.
     The first operator tracks record ids when the fates or the figures (``from_run``) read
     them; ``from_run``, its state is also sampled exactly (the figures' peaks)."""
-    track = not s.fates_closed_form or from_run
-    kwargs = s.operator_kwargs()
+    track = not fates_closed_form(s) or from_run
+    kwargs = operator_kwargs(s)
     vals = a["vals"]
     if join:
         from toolkit.engine.flink.join import JoinCount
@@ -179,7 +185,7 @@ def _run_stages(s: Setting, a: dict, tl: Any, inputs: UnionInputs | None, join: 
 def _first_stage(s: Setting, a: dict, tl: Any, res: Any, has_arr: bool) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
     """The first stage's emissions, late side output and record fate codes."""
     n = len(a["ts"])
-    if s.fates_closed_form:
+    if fates_closed_form(s):
         shard = Shard(a["keys"], a["ts"], a["arr"], a["rows"])  # already in arrival order: shard.order is the identity
         codes = closed_form_fates(shard, FixedWindows.of(s.window), tl, s.lateness)
         # a dropped record goes to the late side output when it is late itself (Flink's
@@ -294,7 +300,7 @@ def connect_stages(r: Any) -> tuple[Any, int, Any] | None:
 
 
 def _stage_factory(stage: Any) -> Callable[[], Any]:
-    kw = stage.operator_kwargs()
+    kw = stage_operator_kwargs(stage)
     return lambda: build_operator(**kw, track_records=True)
 
 

@@ -1,4 +1,5 @@
-"""How Flink explains a record it dropped, in words (``Semantics.why_dropped``)."""
+"""Flink in words: why a record was dropped (``Semantics.why_dropped``) and a setting
+(``Semantics.setting_words``)."""
 from __future__ import annotations
 
 from typing import Any
@@ -7,6 +8,8 @@ import numpy as np
 import pandas as pd
 
 from toolkit.durations import readable
+from toolkit.semantics.words import join_words, varying
+from toolkit.settings import parse_window
 
 
 def why_dropped(result: Any, rows: np.ndarray) -> tuple[list[str], list[Any]]:
@@ -28,3 +31,56 @@ def why_dropped(result: Any, rows: np.ndarray) -> tuple[list[str], list[Any]]:
         v = x["delay_to_keep_ms"]
         keep.append(None if pd.isna(v) else int(v))
     return texts, keep
+
+
+# -------------------------------------------------------------------------------- settings in words
+_STRATEGY_WORDS = {
+    "bounded": "bounded out-of-orderness delay", "legacy": "out-of-orderness delay (legacy max - delay)",
+    "time_lag": "processing-time lag", "punctuated": "punctuated watermark delay",
+    "idle_advance": "idle-advance delay", "adaptive": "adaptive initial delay",
+}
+
+
+def flink_words(row: Any, results: pd.DataFrame | None = None) -> str:
+    """A Flink setting in words: the watermark strategy and delay, the allowed lateness, the idle
+    timeout and interval, then the window operator's settings off their default."""
+    strategy = str(row.get("strategy", "bounded"))
+    name = strategy.partition("(")[0]
+    delay = row.get("delay_ms", 0)
+    parts = []
+    if name == "monotonous":
+        head = "monotonous timestamps (no out-of-orderness delay)"
+    elif name in _STRATEGY_WORDS:
+        head = (f"a {readable(delay)} {_STRATEGY_WORDS[name]}" if delay else f"no {_STRATEGY_WORDS[name]}")
+        if strategy != name:
+            head += f" ({strategy})"
+    else:
+        head = f"the {strategy} watermark strategy"
+    lateness = row.get("lateness_ms", 0)
+    parts.append(f"a {readable(lateness)} allowed lateness" if lateness else "no allowed lateness")
+    idle = row.get("idleness_ms", None)
+    has_idle = idle is not None and not pd.isna(idle) and int(idle) > 0
+    if has_idle:
+        parts.append(f"a {readable(int(idle))} idle timeout")
+    elif varying(results, "idleness_ms"):
+        parts.append("no idle timeout")
+    interval = row.get("interval_ms", 200)
+    if (interval is not None and not pd.isna(interval) and int(interval) != 200) or varying(results, "interval_ms"):
+        parts.append("watermarks after every record" if int(interval) == 0
+                     else f"watermarks every {readable(int(interval))}")
+    text = head + " with " + join_words(parts)
+    extra = []
+    window = row.get("window", None)
+    try:
+        window = str(parse_window(window)) if window is not None else None
+    except ValueError:  # a hand-made table: show it as written
+        pass
+    if window is not None and (varying(results, "window") or str(window) != "tumbling:1s"):
+        extra.append(f"{window} windows")
+    for col, default in (("stagger", "aligned"), ("source_parallelism", 1), ("partitions_as_sources", True), ("trigger", "event_time"),
+                         ("evictor", "none"), ("accumulation", "accumulating"), ("function", "count_sum"),
+                         ("second_window", "none"), ("stages", "none"), ("split_discovery", "at_start")):
+        v = row.get(col, default)
+        if (v is not None and not pd.isna(v) and str(v) != str(default)) or varying(results, col):
+            extra.append(f"{col.replace('_', ' ')} {v}")
+    return text + (f" ({', '.join(extra)})" if extra else "")

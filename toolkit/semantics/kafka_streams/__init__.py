@@ -4,8 +4,9 @@ No watermark: each task's stream time is the largest record timestamp it has see
 closes when stream time passes its end plus ``grace``; results leave on every update, on window
 close (``emit="final"``) or through ``suppress(untilWindowCloses)``. Records go to tasks by the
 key's partition of the repartition topic (``tasks``) or, ``repartition=False``, by their own
-partition. The simulator is ``toolkit.engine.kafka_streams``; the replay
-``toolkit.semantics.kafka_streams.replay``; the sweep shards by task (``toolkit.semantics.kafka_streams.sweep``).
+partition. The simulator is ``toolkit.engine.kafka_streams``. In this package: ``figures`` (one
+setting's figures task by task, shared by replay and sweep), ``replay`` (the replay's tables),
+``sweep`` (rows, shards of whole tasks), ``deploy``, ``translate``, ``words``.
 """
 from __future__ import annotations
 
@@ -202,7 +203,7 @@ class KafkaStreams(Semantics):
 
     def whole_figures(self, table: Any, configs: list, invalid: int, sources: Any) -> list[dict]:
         from toolkit.metrics.summary import SUMMARY_COLUMNS
-        from toolkit.semantics.kafka_streams.replay import sweep_figures
+        from toolkit.semantics.kafka_streams.sweep import sweep_figures
 
         out = []
         for s in configs:
@@ -213,7 +214,7 @@ class KafkaStreams(Semantics):
     # -- words ---------------------------------------------------------------------------------
 
     def setting_words(self, row: Any, results: Any = None) -> str:
-        from toolkit.sweeps.choose import kafka_words
+        from toolkit.semantics.kafka_streams.words import kafka_words
 
         return kafka_words(row, results)
 

@@ -3,7 +3,7 @@
 Kafka Streams has no global watermark: each task's stream time is the largest timestamp its own
 records carried, so tasks are independent and a shard must hold **whole tasks**
 (``shard_by="task"`` in ``toolkit.sweeps.semantics``). The task of a record is the replay's
-(``toolkit.semantics.kafka_streams.replay.shard_key``): ``repartition=True`` (default)
+(``toolkit.semantics.kafka_streams.figures.shard_key``): ``repartition=True`` (default)
 ``toPositive(murmur2(utf8(str(key)))) % tasks`` (Kafka's default partitioner writing the
 repartition topic), ``repartition=False`` the log's partition. ``tasks`` defaults to the input topic's
 number of partitions (largest partition id + 1, of the declared partitions when the user declared
@@ -16,7 +16,7 @@ Configurations with the same task assignment (:func:`task_unit`: ``repartition``
 number of tasks) share one split of the log; :func:`assign_tasks` computes the task column from
 the key and partition columns only (on Spark in a pandas UDF, never collecting the log).
 
-The shard evaluator (:func:`task_partial`) runs ``toolkit.semantics.kafka_streams.replay.evaluate_task``
+The shard evaluator (:func:`task_partial`) runs ``toolkit.semantics.kafka_streams.figures.evaluate_task``
 on the shard's tasks and returns the common partial of ``toolkit.metrics.summary``: state
 deltas sit at ``(arrival_time, row)``, the global processing order (arrival order, ties by
 row, as the replay orders the log), so the merge gives exactly ``replay(...).summary()``.
@@ -28,9 +28,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from toolkit.engine.kafka_streams.partitioner import tasks_for_keys
-from toolkit.semantics.kafka_streams.replay import evaluate_task, topic_partitions
+from toolkit.semantics.kafka_streams.figures import (
+    check_arrivals,
+    combine,
+    evaluate_task,
+    shard_key,
+    table_arrays,
+    topic_partitions,
+)
 from toolkit.settings import Setting, SettingError
 
 
@@ -100,7 +108,7 @@ def _empty_partial() -> dict:
 def task_partial(shard: Any, config: Setting, path: str, timeline: TaskTimeline) -> dict:
     """The partial figures of a shard of whole tasks (``toolkit.fast.evaluate.Shard`` with its
     ``partition`` column) under the Kafka Streams setting ``config``: the replay's own
-    :func:`toolkit.semantics.kafka_streams.replay.evaluate_task`, in the common partial form."""
+    :func:`toolkit.semantics.kafka_streams.figures.evaluate_task`, in the common partial form."""
     from toolkit.fast.evaluate import SCALARS
 
     n = shard.n
@@ -129,3 +137,22 @@ def task_partial(shard: Any, config: Setting, path: str, timeline: TaskTimeline)
     }
     at = shard.arrival[st_pos]
     return {"scalars": scalars, "latency": p["latency"], "state": (at, dw, dr, at, shard.row[st_pos])}
+
+
+def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0, partitions: Any = None) -> dict:
+    """A sweep row's figures for the Kafka Streams setting ``s``, evaluated task by task
+    (:func:`shard_key`, :func:`evaluate_task`, :func:`combine`): exactly ``replay(...).summary()``'s
+    (``partitions``: the declared ones, ``EventLog.declared_partitions``)."""
+    a = table_arrays(table)
+    check_arrivals(a)
+    task, n_tasks = shard_key(a, s, partitions)
+    end_time = int(a["arr"][-1])
+    pos = np.arange(len(a["ts"]), dtype=np.int64)
+    partials = []
+    order = np.argsort(task, kind="stable")
+    bounds = np.flatnonzero(np.r_[True, task[order][1:] != task[order][:-1], True])
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        sel = order[lo:hi]  # one task's records, still in arrival order
+        sub = {k: (v[sel] if isinstance(v, np.ndarray) else v) for k, v in a.items()}
+        partials.append(evaluate_task(sub, pos[sel], task[sel], n_tasks, s, end_time))
+    return combine(partials, invalid)

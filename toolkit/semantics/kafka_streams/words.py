@@ -1,12 +1,15 @@
-"""How Kafka Streams explains a record it dropped, in words (``Semantics.why_dropped``)."""
+"""Kafka Streams in words: why a record was dropped (``Semantics.why_dropped``) and a setting
+(``Semantics.setting_words``)."""
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from toolkit.durations import readable
 from toolkit.replays.why import instant, last_window_end
+from toolkit.semantics.words import join_words, varying
 from toolkit.settings import Sliding, Tumbling
 
 
@@ -35,3 +38,28 @@ def why_dropped(result: Any, rows: np.ndarray) -> tuple[list[str], list[Any]]:
                          f"session's close (last event + {readable(grace)} grace), so the record was skipped")
             keep.append(None)
     return texts, keep
+
+
+_KAFKA_EMIT_WORDS = {"update": "results on every update", "final": "final results on window close (onWindowClose)",
+                     "suppress": "final results through suppress(untilWindowCloses)"}
+
+
+def kafka_words(row: Any, results: pd.DataFrame | None) -> str:
+    """A Kafka Streams setting in words: ``Kafka Streams with a 2 s grace, final results through
+    suppress(untilWindowCloses) and 4 tasks (tumbling:10s windows)``."""
+    grace = row.get("grace_ms", 0)
+    grace = 0 if grace is None or pd.isna(grace) else int(grace)
+    parts = [f"a {readable(grace)} grace" if grace else "no grace"]
+    emit = str(row.get("emit", "update"))
+    parts.append(_KAFKA_EMIT_WORDS.get(emit, f"emit {emit}"))
+    tasks = row.get("tasks", None)
+    if tasks is not None and not pd.isna(tasks):
+        parts.append(f"{int(tasks)} task{'s' if int(tasks) != 1 else ''}")
+    if str(row.get("repartition", "true")) == "false":
+        parts.append("co-partitioned input (task = partition)")
+    retention = row.get("retention_ms", None)
+    if retention is not None and not pd.isna(retention):
+        parts.append(f"a {readable(int(retention))} window store retention")
+    window = row.get("window", None)
+    extra = f" ({window} windows)" if window is not None and (varying(results, "window") or str(window) != "tumbling:1s") else ""
+    return "Kafka Streams with " + join_words(parts) + extra

@@ -2,8 +2,10 @@
 
 Micro-batches cut every ``trigger_interval`` of arrival time, one global watermark (max event
 time - delay, per input combined by ``multiple_watermark_policy``) moved between batches, output
-modes append / update / complete. The simulator is ``toolkit.engine.microbatch``; the replay
-``toolkit.semantics.structured_streaming.replay``; the sweep's shard evaluator ``toolkit.semantics.structured_streaming.sweep``.
+modes append / update / complete. The simulator is ``toolkit.engine.microbatch``. In this
+package: ``inputs`` (a setting and a log as the engine takes them), ``figures`` (one setting's
+run and its figures, shared by replay and sweep), ``replay`` (the replay's tables), ``sweep``
+(rows on a prepared log, key shards), ``pyspark_code``, ``translate``, ``words``.
 """
 from __future__ import annotations
 
@@ -115,7 +117,7 @@ class StructuredStreaming(Semantics):
 
     def gap_array(self, table: Any, column: str) -> np.ndarray:
         """Spark's rule: a null, 0 or negative gap is no session (``session_window``)."""
-        from toolkit.semantics.structured_streaming.replay import spark_gap_column
+        from toolkit.semantics.structured_streaming.inputs import spark_gap_column
 
         return spark_gap_column(table, column)
 
@@ -145,8 +147,8 @@ class StructuredStreaming(Semantics):
         return microbatch_partial(shard, config, timeline)
 
     def whole_figures(self, table: Any, configs: list, invalid: int, sources: Any) -> list[dict]:
-        """One prepared log for all the settings (``toolkit.semantics.structured_streaming.replay.sweep_rows``)."""
-        from toolkit.semantics.structured_streaming.replay import sweep_rows
+        """One prepared log for all the settings (``toolkit.semantics.structured_streaming.sweep.sweep_rows``)."""
+        from toolkit.semantics.structured_streaming.sweep import sweep_rows
 
         return list(sweep_rows(table, configs, invalid, sources=sources))
 
@@ -159,7 +161,7 @@ class StructuredStreaming(Semantics):
     # -- words ---------------------------------------------------------------------------------
 
     def setting_words(self, row: Any, results: Any = None) -> str:
-        from toolkit.sweeps.choose import engine_setting_words
+        from toolkit.semantics.words import engine_setting_words
 
         words = [("trigger_interval_ms", "micro-batches every {}"), ("output_mode", "{} output mode"),
                  ("multiple_watermark_policy", "the {} watermark policy")]

@@ -1,4 +1,5 @@
-"""Spark Structured Streaming (``semantics="spark"``) sweep rows, evaluated in key shards.
+"""Spark Structured Streaming (``semantics="spark"``) sweep rows: in one piece on a log prepared
+once for all the settings (:class:`SparkSweepLog`, :func:`sweep_rows`), or in key shards.
 
 Why sharding is exact: the only thing one key's figures need from the other keys is the
 batch timeline (which micro-batches run, at which ticks, with which watermark), and that
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,13 @@ from toolkit.engine.microbatch.sessions import aggregate_sessions
 from toolkit.engine.microbatch.watermark import watermarks_after
 from toolkit.fast.evaluate import SCALARS, Shard
 from toolkit.metrics.truth import sessionize
+from toolkit.semantics.structured_streaming.figures import microbatch_summary
+from toolkit.semantics.structured_streaming.inputs import (
+    microbatch_config,
+    sessions_of_batch,
+    spark_gap_array,
+    spark_gap_column,
+)
 from toolkit.settings import Setting, SettingError
 from toolkit.sweeps.batches import tick_of
 
@@ -127,11 +135,10 @@ def _empty_partial() -> dict:
 def microbatch_partial(shard: Shard, config: Setting, tl: BatchTimeline) -> dict:
     """The partial figures of one key shard under the Spark setting ``config`` (see module doc).
 
-    Definitions are the replay's (``toolkit.semantics.structured_streaming.replay._summary``): fates by Spark's
+    Definitions are the replay's (``toolkit.semantics.structured_streaming.figures._summary``): fates by Spark's
     late filter; ground truth the batch answer; a window's first result its first emission
     (append mode: its only one; windows still in state at the end flushed at the last tick,
     counted in ``at_end_firings``, without a latency); state after every executed batch."""
-    from toolkit.semantics.structured_streaming.replay import microbatch_config, sessions_of_batch
 
     cfg = microbatch_config(config)
     n = shard.n
@@ -223,8 +230,6 @@ def check_gaps_in_spark(spark_df: Any, col: str) -> None:
     """Spark's gap rule checked in Spark: one aggregate; the first bad row collected to name it."""
     from pyspark.sql import functions as F
 
-    from toolkit.semantics.structured_streaming.replay import spark_gap_array, spark_gap_column
-
     if col not in spark_df.columns:
         spark_gap_column(pd.DataFrame({"row": []}), col)  # the missing-column error
     raw = F.col(f"`{col}`")
@@ -237,3 +242,86 @@ def check_gaps_in_spark(spark_df: Any, col: str) -> None:
             spark_gap_array(np.asarray([first["g"]], dtype=object), col, [first["row"]])
         except SettingError as exc:
             raise SettingError("window", str(exc).replace("1 of 1 records", f"{int(agg['bad']):,} of {int(agg['n']):,} records")) from None
+
+
+def table_arrays(table: pd.DataFrame, s: Setting) -> dict:
+    """A log table's columns in arrival order (ties: row order), as ``microbatch_parts`` takes them."""
+    return SparkSweepLog(table).arrays(s)
+
+
+class SparkSweepLog:
+    """A log table prepared once for many Spark settings (a sweep's ``semantics="spark"`` rows).
+
+    What does not depend on the setting is done once and kept: the columns in arrival order
+    (ties: row order), the engine's ``MicroBatchLog`` (key codes, data batches per trigger
+    interval, window groups: ``toolkit.engine.microbatch.prepared``), the gap columns read
+    Spark's way and the batch answer of each session gap. :meth:`figures` gives exactly
+    ``replay(log, s).summary()``'s figures (the same code computes both)."""
+
+    def __init__(self, table: pd.DataFrame) -> None:
+        self._table = table
+        order = np.lexsort((table["row"].to_numpy(np.int64), table["arrival_time"].to_numpy(np.int64)))
+        self._order = order
+        t = table.iloc[order]
+        self._base = {"ts": t["event_time"].to_numpy(np.int64), "arr": t["arrival_time"].to_numpy(np.int64),
+                      "part": t["partition"].to_numpy(np.int64) if "partition" in t else np.zeros(len(t), np.int64),
+                      "keys": t["key"].to_numpy(dtype=object),
+                      "vals": t["value"].to_numpy() if "value" in t else np.ones(len(t), np.int64),
+                      "rows": t["row"].to_numpy(np.int64), "has_arr": True}
+        self._gaps: dict[str, np.ndarray] = {}
+        self._engine: MicroBatchLog | None = None
+        self.truths: dict = {}  # session batch answers by gap (see _summary)
+
+    def arrays(self, s: Setting) -> dict:
+        """The columns as ``microbatch_parts`` takes them for ``s`` (one input unless
+        ``partitions_as_sources``; ``gap``: the setting's gap column, Spark's way)."""
+        a = dict(self._base)
+        if not s.partitions_as_sources:
+            a["part"] = np.zeros_like(a["part"])
+        a["gap"] = None
+        if s.gap_column is not None:
+            if s.gap_column not in self._gaps:
+                cols = [c for c in (s.gap_column, "row") if c in self._table.columns]
+                self._gaps[s.gap_column] = spark_gap_column(self._table[cols].iloc[self._order], s.gap_column)
+            a["gap"] = self._gaps[s.gap_column]
+        return a
+
+    @property
+    def engine(self) -> MicroBatchLog:
+        """The engine's prepared log (made on first use)."""
+        if self._engine is None:
+            b = self._base
+            self._engine = MicroBatchLog(b["ts"], b["arr"], b["keys"], b["vals"], b["part"])
+        return self._engine
+
+    def figures(self, s: Setting, invalid: int = 0, sources: Sequence[int] | None = None) -> dict:
+        """The sweep row's figures (``SUMMARY_COLUMNS``) of the Spark setting ``s``."""
+        from toolkit.metrics.summary import SUMMARY_COLUMNS
+
+        summary = microbatch_summary(s, self.arrays(s), invalid=invalid, sources=sources, prepared=self)
+        return {k: summary[k] for k in SUMMARY_COLUMNS}
+
+
+def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0, sources: Sequence[int] | None = None,
+                  prepared: SparkSweepLog | None = None) -> dict:
+    """The sweep row's figures (``SUMMARY_COLUMNS``) of the Spark setting ``s`` on a log table:
+    exactly ``replay(log, s).summary()``'s (the same code computes both); ``sources``: the
+    declared partitions (``EventLog.declared_partitions``); ``prepared``: ``table`` prepared
+    once for all the sweep's Spark settings (:class:`SparkSweepLog`; made here when None)."""
+    return (prepared or SparkSweepLog(table)).figures(s, invalid, sources)
+
+
+def sweep_rows(table: pd.DataFrame, settings: Sequence[Setting], invalid: int = 0,
+               sources: Sequence[int] | None = None) -> list[dict]:
+    """:func:`sweep_figures` of every Spark setting in ``settings``, the table prepared once;
+    evaluated grouped by window and trigger interval (the prepared log keeps a few of each)."""
+    for s in settings:  # a setting Spark would refuse is named before any work, in the sweep's order
+        microbatch_config(s, sources)
+    if not settings:
+        return []
+    prepared = SparkSweepLog(table)
+    rank = sorted(range(len(settings)), key=lambda i: (str(settings[i].window), int(settings[i].trigger_interval), i))
+    out: dict[int, dict] = {}
+    for i in rank:
+        out[i] = prepared.figures(settings[i], invalid, sources)
+    return [out[i] for i in range(len(settings))]

@@ -1,0 +1,70 @@
+"""The offline report drawn by headless Chromium (Selenium) for the 5-minute sample and for a
+year-long log (issue 30): every chart draws, no time axis repeats a tick label, and each chart
+is screenshot for a person to look at (the folder is printed)."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+import toolkit
+
+from helpers.spans import year_log
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# every SVG axis of every drawn chart: its title and the labels Vega left visible
+AXES_JS = """
+return Array.from(document.querySelectorAll('div.chart[data-rendered=yes]')).map(function (chart) {
+  return Array.from(chart.querySelectorAll('g.role-axis')).map(function (axis) {
+    var title = axis.querySelector('g.role-axis-title text');
+    var labels = Array.from(axis.querySelectorAll('g.role-axis-label text'))
+      .filter(function (t) { return t.getAttribute('opacity') !== '0'; })
+      .map(function (t) { return t.textContent; });
+    return [chart.id, title ? title.textContent : '', labels];
+  });
+}).flat();
+"""
+
+
+def _reports(folder: Path) -> dict[str, Path]:
+    sample = toolkit.load_log(ROOT / "data" / "sample.csv", max_invalid_fraction=0.001)
+    year = year_log()
+    return {
+        "sample": toolkit.report(sample, out=folder / "sample.html", settings=dict(window="tumbling:1s", delay="500ms",
+                                                                                  lateness="1s"),
+                                 grid=dict(window=["tumbling:1s"], delay=["0", "250ms", "1s", "5s"], lateness=["0", "1s"])),
+        "year": toolkit.report(year, out=folder / "year.html", settings=dict(window="tumbling:1h", delay="10min",
+                                                                              lateness="1h"),
+                               grid=dict(window=["tumbling:1h"], delay=["0", "10min", "1h", "3h"], lateness=["0", "1h"])),
+    }
+
+
+def test_report_time_axes_read_right_in_chromium(chrome, artifacts):
+    folder = artifacts / "report"
+    folder.mkdir(parents=True, exist_ok=True)
+    problems = []
+    for name, page in _reports(folder).items():
+        chrome.get(page.resolve().as_uri())
+        deadline = time.monotonic() + 120
+        while chrome.execute_script("return document.body.dataset.charts || ''") == "" and time.monotonic() < deadline:
+            time.sleep(0.5)
+        state = chrome.execute_script("return [document.body.dataset.charts, document.body.dataset.chartCount]")
+        if state[0] != "ok":
+            problems.append(f"{name}: charts {state}: {chrome.find_element('id', 'report-errors').text[:500]}")
+        time.sleep(1.0)  # let the last charts finish painting
+        chrome.save_screenshot(str(folder / f"{name}-top.png"))
+        for i, node in enumerate(chrome.find_elements("css selector", "div.chart[data-rendered=yes]")):
+            chrome.execute_script("arguments[0].scrollIntoView()", node)
+            node.screenshot(str(folder / f"{name}-chart{i:02d}.png"))
+        time_axes = [(c, t, labels) for c, t, labels in chrome.execute_script(AXES_JS) if "UTC" in t]
+        if len(time_axes) < 6:
+            problems.append(f"{name}: only {len(time_axes)} time axes drawn")
+        for chart, title, labels in time_axes:
+            if len(labels) < 2 or len(set(labels)) != len(labels):
+                problems.append(f"{name}, {chart}, {title!r}: labels {labels}")
+    print(f"report screenshots: {folder}")
+    assert not problems, "\n".join(problems)
