@@ -29,6 +29,27 @@ SPARK_IN_NOTEBOOK = re.compile(
     r"spark_session\(|execution\s*=\s*[\"']spark[\"']|\bspark\s*=(?!=)\s*(?!None\b|False\b)|--spark\b|--master\b"
 )
 
+# The representative part of the suite that .ci/run's second environment runs (``-m compat``)
+# against the installed package with the lowest supported numpy, pandas, pyarrow and PySpark
+# (requirements/lowest.txt) and no notebook extra: loading every file format (pyarrow) and
+# files and a DataFrame on Spark, replay in each engine, the demo (sweeps in-process and the
+# report), a sweep on Spark equal to in-process, the report command, the version and the
+# one-line message of a missing extra. A test file, or one test of it ("file::name").
+COMPAT = frozenset({
+    "tests/foundation/test_demo.py",
+    "tests/foundation/test_environment.py",
+    "tests/foundation/test_metadata.py",
+    "tests/log/test_log_formats.py",
+    "tests/log/test_log_spark.py::test_spark_reads_files_and_folders_like_pandas",
+    "tests/log/test_log_spark.py::test_spark_dataframe_source_and_describe",
+    "tests/replays/test_replay_semantics.py",
+    "tests/sweeps/test_sweep_spark.py::test_spark_equals_in_process",
+    "tests/sweeps/test_sweep_spark_dynamic.py::test_null_zero_negative_gaps_on_spark",  # Column.try_cast: PySpark 4
+    "tests/apps/test_report_cli.py",
+    "tests/apps/test_notebook_extra.py",
+})
+COMPAT_FILES = frozenset(entry.split("::")[0] for entry in COMPAT)
+
 # Spark's Python workers must run this interpreter (same pandas, pyarrow and toolkit)
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
@@ -56,6 +77,16 @@ def _notebook_starts_spark(path: Path) -> bool:
     return SPARK_IN_NOTEBOOK.search(code) is not None
 
 
+def pytest_ignore_collect(collection_path, config):
+    """Under ``-m compat`` only the COMPAT files are collected: the others may import what the
+    second environment lacks on purpose (the notebook extra)."""
+    if config.getoption("markexpr", "") != "compat" or collection_path.suffix != ".py":
+        return None
+    if not collection_path.name.startswith("test_") or not collection_path.is_relative_to(ROOT):
+        return None
+    return collection_path.relative_to(ROOT).as_posix() not in COMPAT_FILES
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark every test that needs Spark with ``spark``, and skip them all when Java is missing.
 
@@ -69,6 +100,10 @@ def pytest_collection_modifyitems(config, items):
     skip = not java_available() and not spark_required()
     for item in items:
         path = Path(str(getattr(item, "path", "")))
+        if path.is_relative_to(ROOT):
+            file = path.relative_to(ROOT).as_posix()
+            if file in COMPAT or f"{file}::{getattr(item, 'originalname', item.name)}" in COMPAT:
+                item.add_marker(pytest.mark.compat)
         if path.suffix == ".ipynb":
             if _notebook_starts_spark(path):
                 item.add_marker(pytest.mark.spark)

@@ -17,7 +17,6 @@ import toolkit.commands
 from toolkit.errors import SetupError, UserError  # UserError is re-exported as toolkit.cli.UserError
 
 
-
 class Parser(argparse.ArgumentParser):
     """argparse with "did you mean" for a misspelled option (Python 3.11 has none), and no
     abbreviated options: ``--output`` must not silently mean ``--output-mode`` (nor ``--del``

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkit.settings import (Setting, SettingError)
+from toolkit.settings import Setting, SettingError
 
 __all__ = ["Deployment", "deploy", "engines", "java_duration", "python_seconds", "sql_interval"]
 

@@ -23,9 +23,9 @@ def parse_duration(value: object, *, name: str = "duration", allow_negative: boo
     if isinstance(value, numbers.Integral):
         ms = int(value)
     elif isinstance(value, numbers.Real):
-        if float(value) != int(value):
+        if float(value) != int(float(value)):
             raise ValueError(f"{name}: {value!r} is not a whole number of milliseconds")
-        ms = int(value)
+        ms = int(float(value))
     else:
         text = str(value).strip()
         try:

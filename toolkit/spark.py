@@ -305,7 +305,7 @@ def probe_executors(sc: Any) -> list[dict]:
         reports = sc.parallelize(range(tasks), tasks).mapPartitions(probe).collect()
     except Exception as exc:  # noqa: BLE001 - a worker that cannot even start Python
         raise SetupError(_start_failure(str(exc), sc.pythonExec)) from None
-    unique = {}
+    unique: dict = {}
     for r in reports:
         unique.setdefault((r["host"], r["executor"]), r)
     return list(unique.values())

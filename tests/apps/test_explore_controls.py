@@ -4,16 +4,15 @@ function, accumulation and strategy), the engine list is the registry with each 
 settings, a typed setting's parse error shows under its box, and no description is cut."""
 from __future__ import annotations
 
+import ipywidgets as w
 import numpy as np
 import pandas as pd
 import pytest
 
 import toolkit
-import ipywidgets as w
 import toolkit.semantics as engines
-from toolkit.apps import controls as ctl
-from toolkit.apps import explore as ex
-from toolkit.settings import semantics_names, SettingError
+from toolkit.apps import controls as ctl, explore as ex
+from toolkit.settings import SettingError, semantics_names
 
 
 @pytest.fixture(scope="module")

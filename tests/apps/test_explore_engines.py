@@ -9,7 +9,7 @@ import toolkit
 import toolkit.semantics as engines
 from toolkit.apps import controls as ctl
 from toolkit.log import EventLog
-from toolkit.settings import semantics_names, SettingError
+from toolkit.settings import SettingError, semantics_names
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 import toolkit
-from toolkit.cli import main
 from toolkit.bench import beam as bench
+from toolkit.cli import main
 from toolkit.engine.beam import run_scenario
 from toolkit.log.synth import generate
 from toolkit.settings import Setting

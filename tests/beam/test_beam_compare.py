@@ -4,12 +4,11 @@ section."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import toolkit
 from toolkit.log import EventLog
 from toolkit.replays.translate import translatable, translate
-from toolkit.settings import semantics_names, Setting
+from toolkit.settings import Setting, semantics_names
 
 T0 = 1_700_000_000_000
 

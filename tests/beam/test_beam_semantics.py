@@ -17,11 +17,11 @@ import pytest
 import toolkit
 from toolkit.log import EventLog
 from toolkit.metrics.summary import SUMMARY_COLUMNS, check_summary
+from toolkit.semantics import names as registered
 from toolkit.semantics.beam.replay import replay_beam
 from toolkit.semantics.beam.sweep import shardable
 from toolkit.semantics.beam.windowing import window_spec
-from toolkit.settings import semantics_names, Setting, SettingError
-from toolkit.semantics import names as registered
+from toolkit.settings import Setting, SettingError, semantics_names
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -11,8 +11,15 @@ from collections import defaultdict
 from toolkit.engine.beam.driver import ACCUMULATING, DISCARDING, TriggerDriver, Windowing
 from toolkit.engine.beam.runner import END_OF_TIME, MIN_TIME
 from toolkit.engine.beam.state import KeyedState
-from toolkit.engine.beam.triggers import (AfterAll, AfterAny, AfterCount, AfterEach, AfterWatermark,
-                                          DefaultTrigger, Repeatedly)
+from toolkit.engine.beam.triggers import (
+    AfterAll,
+    AfterAny,
+    AfterCount,
+    AfterEach,
+    AfterWatermark,
+    DefaultTrigger,
+    Repeatedly,
+)
 from toolkit.engine.beam.windows import FixedWindows, IntervalWindow, Sessions
 
 S = 1_000_000  # µs per second

@@ -19,7 +19,6 @@ from toolkit.engine.flink import scenarios
 from toolkit.engine.flink.scenarios import jsonl
 from toolkit.engine.flink.scenarios.window import build_operator, parse, run_file
 
-
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "window"
 SCENARIOS = scenarios.discover([FIXTURES])
 

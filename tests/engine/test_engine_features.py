@@ -34,7 +34,6 @@ from toolkit.engine.flink import (
 )
 from toolkit.engine.flink.windows import java_hash_set_order, long_to_int_with_bit_mixing
 
-
 # ------------------------------------------------------------------ windows
 
 @pytest.mark.parametrize("ts, offset, size, start", [

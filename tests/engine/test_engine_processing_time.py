@@ -3,8 +3,10 @@ expectation below is derived by hand from Flink's source and stated in the test.
 from __future__ import annotations
 
 from toolkit.engine.flink import (
+    AfterWatermark,
     CollectValues,
     ContinuousProcessingTimeTrigger,
+    DynamicProcessingTimeSessionWindows,
     ProcessingTimeSessionWindows,
     SlidingProcessingTimeWindows,
     TimeWindow,
@@ -12,9 +14,7 @@ from toolkit.engine.flink import (
     TumblingProcessingTimeWindows,
     WindowOperator,
     WindowOperatorTestHarness,
-    AfterWatermark,
     after_processing_time,
-    DynamicProcessingTimeSessionWindows,
 )
 
 

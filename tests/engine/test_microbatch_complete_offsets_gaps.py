@@ -208,9 +208,9 @@ def test_setting_errors_name_the_option():
 
 def test_replay_with_a_declared_silent_input():
     """``microbatch_parts(..., sources=...)``: a declared partition without valid rows holds the min watermark."""
-    from toolkit.semantics.structured_streaming.replay import microbatch_parts
     from toolkit.replays.arrays import log_arrays
     from toolkit.semantics import get
+    from toolkit.semantics.structured_streaming.replay import microbatch_parts
     from toolkit.settings import Setting
 
     log = _log()
@@ -236,9 +236,9 @@ def test_complete_mode_output_too_large_is_refused_naming_output_mode(monkeypatc
 def test_replay_parts_with_per_record_gaps():
     """``microbatch_parts(..., gap=...)`` (the hook for a per-record gap setting): rows without a
     session are ``invalid``; with a delay nothing passes, every session is exact at its first result."""
-    from toolkit.semantics.structured_streaming.replay import microbatch_parts
     from toolkit.replays.arrays import log_arrays
     from toolkit.semantics import get
+    from toolkit.semantics.structured_streaming.replay import microbatch_parts
     from toolkit.settings import Setting
 
     log = _log()

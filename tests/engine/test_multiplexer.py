@@ -15,8 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from toolkit.cli import main
 from toolkit.engine.flink.scenarios import RUNNERS, discover, dumps, read

@@ -104,8 +104,8 @@ from toolkit.engine.flink.jumps import window_timer_targets  # noqa: E402
 from toolkit.engine.flink.pipeline import run_pipeline  # noqa: E402
 from toolkit.engine.flink.timeline import TimerTargets  # noqa: E402
 from toolkit.engine.flink.watermarks import IdleAdvance, TimeLag  # noqa: E402
-from toolkit.settings import Setting  # noqa: E402
 from toolkit.semantics.flink.window_operator import operator_kwargs  # noqa: E402
+from toolkit.settings import Setting  # noqa: E402
 
 
 @hst.composite

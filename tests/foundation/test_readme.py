@@ -39,9 +39,27 @@ def test_readme_gives_exactly_two_commands():
     assert commands[1].endswith("-m pytest")
 
 
-def test_ci_runs_the_readme_test_command_verbatim():
-    ci = (ROOT / ".ci" / "run").read_text().splitlines()
-    assert _readme_commands()[1] in ci
+def test_ci_runs_the_readme_test_command_with_the_self_checks_first():
+    """.ci/run runs the README's test command in its steps, verbatim: the venv and the install,
+    then ruff and mypy, then the suite; under ``set -e`` a failing check stops CI before the tests."""
+    venv, install, run = _readme_commands()[1].split(" && ")
+    ci = (ROOT / ".ci" / "run").read_text()
+    lines = [ln for ln in ci.splitlines() if not ln.lstrip().startswith("#")]
+
+    def first(fragment: str) -> int:
+        found = [i for i, ln in enumerate(lines) if fragment in ln]
+        assert found, f".ci/run has no line with {fragment!r}"
+        return found[0]
+
+    setup, ruff, mypy, tests = first(f"{venv} && {install}"), first(".venv/bin/ruff check ."), first(".venv/bin/mypy"), first(run)
+    assert setup < ruff < tests and setup < mypy < tests
+    assert re.search(r"^set -euo pipefail$", ci, re.M)
+
+
+def test_the_demo_command_installs_what_the_test_command_does_without_test_tools():
+    demo, test = (c.split(" && ")[1] for c in _readme_commands())
+    assert "-c requirements/constraints.txt" in demo and "-c requirements/constraints.txt" in test
+    assert '".[notebook]"' in demo and '".[notebook,test,lint]"' in test
 
 
 def test_pytest_runs_notebooks_under_nbval():

@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 
+
 def settings():
     """The cluster sweep's settings: Flink on the fast path (windows and sessions, periodic and
     per-record watermarks), one on the engine path (a count trigger), and Spark semantics rows

@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from toolkit.engine.kafka_streams import Emit, SessionWindows, SlidingWindows, TimeWindows, run_windowed_aggregation
 

@@ -10,15 +10,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import toolkit
 from toolkit.cli import main
 from toolkit.engine.kafka_streams import Emit, run_windowed_aggregation, tasks_for_keys
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.semantics.kafka_streams.figures import (
-    ENGINE_EMIT, combine, evaluate_task, kafka_windows, shard_key, table_arrays,
+    ENGINE_EMIT,
+    combine,
+    evaluate_task,
+    kafka_windows,
+    shard_key,
+    table_arrays,
 )
 from toolkit.semantics.kafka_streams.sweep import sweep_figures
 from toolkit.settings import KafkaSliding, Setting, SettingError, grid

@@ -5,15 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import toolkit
 from toolkit.engine.kafka_streams.partitioner import partition_for_key
 from toolkit.metrics.summary import SUMMARY_COLUMNS
-from toolkit.settings import Setting, SettingError
-from toolkit.semantics.kafka_streams.sweep import assign_tasks
 from toolkit.semantics import get
+from toolkit.semantics.kafka_streams.sweep import assign_tasks
+from toolkit.settings import Setting, SettingError
 
 BASE = 1_700_000_000_000
 

@@ -326,7 +326,7 @@ CASES = [
     Case("csv-time-beyond-int64", text("bigt.csv", f"event_time\n{T0}\n99999999999999999999\n"),
          Quarantine([(1, "event_time", "out of int64 range in ms", "99999999999999999999")], 1)),
     # ------------------------------------------------------------------ times: range of instants
-    Case("iso-year-9999-loads", text("y9999.csv", f"event_time\n9999-12-31T23:59:59.999Z\n2023-11-14T22:13:20Z\n"),
+    Case("iso-year-9999-loads", text("y9999.csv", "event_time\n9999-12-31T23:59:59.999Z\n2023-11-14T22:13:20Z\n"),
          Loads(values=[Y9999, T0], warnings=[
              "column 'event_time': 1 time after 2200 (e.g. row 0: '9999-12-31T23:59:59.999Z'); check the source"])),
     Case("epoch-ms-year-9999-same-instant", text("y9999ms.csv", f"event_time\n{Y9999}\n{T0}\n"), Loads(

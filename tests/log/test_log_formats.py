@@ -4,13 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from _log_frames import T0, source_frame
 
 import toolkit
 from toolkit import synth
-
-from _log_frames import T0, source_frame
-
-
 
 MAPPING = dict(event_time="ts", arrival_time="arrived", key="user", partition="shard", value="amount")
 

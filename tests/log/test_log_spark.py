@@ -10,11 +10,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _log_frames import source_frame
 
 import toolkit
 from toolkit import synth
-
-from _log_frames import source_frame
 from toolkit.log import InvalidRecordsError, LogReadError, MixedUnitsError
 
 pytestmark = pytest.mark.spark
@@ -33,7 +32,7 @@ def test_spark_dataframe_source_and_describe(spark, expected):
     pd.testing.assert_frame_equal(log.to_pandas(), expected.table)
     assert log.partition_names == expected.partition_names == ["ap-3", "eu-1", "us-2"]
     with pytest.raises(ValueError, match=r"this log is Spark-backed \(60 records stay distributed"):
-        log.table
+        _ = log.table
     ds, dp = log.describe(), expected.describe()
     assert (ds.backend, dp.backend) == ("spark", "pandas")
     assert ds.figures() == dp.figures() and ds.arrival_before_event > 0

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import toolkit
 from toolkit.cli import main
 from toolkit.replays.translate import Intent, same_setting, translatable, translate
-from toolkit.settings import semantics_names, Setting, SettingError
+from toolkit.settings import Setting, SettingError, semantics_names
 
 
 def _log(n=500, seed=3, parts=3):

@@ -10,7 +10,6 @@ import pytest
 
 import toolkit
 from toolkit import viz
-
 from toolkit.log import synth
 
 NAMES = ("EWR", "JFK", "LGA")

@@ -16,8 +16,7 @@ import pytest
 
 from toolkit.log import load_log
 from toolkit.replays import replay
-from toolkit.semantics.flink.export import oracle_lines
-from toolkit.semantics.flink.export import join_counts, valve_lines, valve_outputs
+from toolkit.semantics.flink.export import join_counts, oracle_lines, valve_lines, valve_outputs
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "pipeline"
 CASES = sorted(p.name[: -len(".settings.json")] for p in FIX.glob("*.settings.json"))

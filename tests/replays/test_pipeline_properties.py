@@ -13,8 +13,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from toolkit.engine.flink.scenarios.window import run as run_window_scenario
 from toolkit.log import EventLog

@@ -4,7 +4,6 @@ as the oracle does, so the run is deterministic) and gets the batches the replay
 from __future__ import annotations
 
 import importlib.util
-import json
 import time
 from pathlib import Path
 

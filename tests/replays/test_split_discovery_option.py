@@ -16,7 +16,7 @@ from hypothesis import given, settings as hsettings, strategies as hst
 import toolkit
 from toolkit.cli import main
 from toolkit.engine.flink.pipeline import watermark_timeline
-from toolkit.engine.flink.watermarks import BoundedOutOfOrderness, MIN_WATERMARK
+from toolkit.engine.flink.watermarks import MIN_WATERMARK, BoundedOutOfOrderness
 from toolkit.settings import SettingError
 
 

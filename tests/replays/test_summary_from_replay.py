@@ -16,17 +16,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, reject, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, reject, settings, strategies as st
 
 import toolkit
-from toolkit.engine.flink import config as flink_config
-from toolkit.engine.flink import pipeline as flink_pipeline
+from toolkit.engine.flink import config as flink_config, pipeline as flink_pipeline
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.replays.frames import emissions_frame
 from toolkit.semantics.flink import replay as flink_replay
-from toolkit.settings import Setting, SettingError
 from toolkit.semantics.flink.window_operator import closed_form
+from toolkit.settings import Setting, SettingError
 
 REPLAY_MODULE = Path(__file__).resolve().parents[2] / "toolkit" / "semantics" / "flink" / "replay.py"
 

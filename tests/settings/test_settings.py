@@ -2,14 +2,25 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from toolkit.settings import (
-    CONFIG_COLUMNS, EvictorSpec, Global, Session, Setting, SettingError, Sliding, TriggerSpec, Tumbling,
-    format_duration, grid, parse_evictor, parse_trigger, parse_window,
-)
 from toolkit.semantics.flink.window_operator import closed_form, operator_kwargs, scenario_config
+from toolkit.settings import (
+    CONFIG_COLUMNS,
+    EvictorSpec,
+    Global,
+    Session,
+    Setting,
+    SettingError,
+    Sliding,
+    TriggerSpec,
+    Tumbling,
+    format_duration,
+    grid,
+    parse_evictor,
+    parse_trigger,
+    parse_window,
+)
 
 
 def test_one_setting_from_user_spellings():

@@ -17,7 +17,7 @@ import pytest
 
 import toolkit
 from toolkit.metrics.summary import SUMMARY_COLUMNS
-from toolkit.settings import semantics_names, SettingError
+from toolkit.settings import SettingError, semantics_names
 
 BASE = 1_700_000_000_000
 GRID = dict(semantics=list(semantics_names()), window=["tumbling:2s", "session:1500ms"], delay=[0, "1s"], grace=[0, "1s"],

@@ -5,16 +5,25 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import toolkit
-import numpy as np
-import pandas as pd
-
 from toolkit.bench import sweep as bench_sweep
+from toolkit.bench._anchors import (
+    Anchor,
+    check_flink,
+    check_spark,
+    check_spark_windows,
+    flink_bench_table,
+    flink_setting,
+    replay_windows,
+    spark_anchor,
+    spark_setting,
+    spark_tick_files,
+)
 from toolkit.bench._timing import process_cpu_s
-from toolkit.bench._anchors import (Anchor, check_flink, check_spark, check_spark_windows, flink_bench_table,
-                                   flink_setting, replay_windows, spark_anchor, spark_setting, spark_tick_files)
 from toolkit.cli import main
 
 FIXTURES = sorted((__import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures" / "bench").glob("flink_bench_*.json"))

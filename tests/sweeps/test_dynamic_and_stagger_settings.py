@@ -9,15 +9,13 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import toolkit
-from toolkit.metrics.summary import SUMMARY_COLUMNS
-from toolkit.settings import DynamicSession, Setting, SettingError, Tumbling, grid, staggered_offset
-from toolkit.sweeps.single import evaluate
 from toolkit.semantics.flink.paths import choose_paths
 from toolkit.semantics.flink.window_operator import operator_kwargs
+from toolkit.settings import DynamicSession, Setting, SettingError, Tumbling, grid, staggered_offset
+from toolkit.sweeps.single import evaluate
 
 
 @st.composite

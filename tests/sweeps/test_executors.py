@@ -10,8 +10,15 @@ import pytest
 
 from toolkit.cli import main
 from toolkit.errors import SetupError
-from toolkit.spark import (DRIVER_MEMORY_ENV, EXECUTOR_PYTHON_ENV, check_executors, driver_memory, executor_python,
-                           is_local, package_zip)
+from toolkit.spark import (
+    DRIVER_MEMORY_ENV,
+    EXECUTOR_PYTHON_ENV,
+    check_executors,
+    driver_memory,
+    executor_python,
+    is_local,
+    package_zip,
+)
 
 
 def test_local_masters_and_clusters():

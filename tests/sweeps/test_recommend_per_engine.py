@@ -8,7 +8,7 @@ import pytest
 
 import toolkit
 from toolkit.deployment import engines
-from toolkit.settings import semantics_names, Setting
+from toolkit.settings import Setting, semantics_names
 from toolkit.sweeps.choose import setting_words
 
 

@@ -18,8 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import toolkit
 from toolkit.engine.flink.assigners import DynamicEventTimeSessionWindows, EventTimeSessionWindows
@@ -28,13 +27,11 @@ from toolkit.engine.flink.functions import AggregateFunction
 from toolkit.engine.flink.results import LateRecord
 from toolkit.engine.flink.scenarios import jsonl
 from toolkit.engine.flink.scenarios.window import parse
-from toolkit.engine.flink.windows import MAX_TIMESTAMP
 from toolkit.fast import sessions
 from toolkit.metrics.summary import check_summary
-from toolkit.settings import SettingError
-from toolkit.sweeps.single import evaluate
 from toolkit.semantics.flink.paths import choose_paths
-from toolkit.settings import Setting
+from toolkit.settings import Setting, SettingError
+from toolkit.sweeps.single import evaluate
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "window"
 
@@ -308,7 +305,7 @@ def test_a_late_record_bridges_two_sessions_and_refires_them():
     """Two sessions fired on time and kept (lateness): a late record between them merges them
     into one window that fires at once, pane 1, with every record."""
     keys, ts, values = [0, 0, 0], [0, 10, 5], [1, 2, 4]
-    seg = np.array([0, 0, 1]); wm = np.array([30]); tick_time = np.array([15]); arrival = np.array([0, 10, 20])
+    seg, wm, tick_time, arrival = np.array([0, 0, 1]), np.array([30]), np.array([15]), np.array([0, 10, 20])
     run = sessions.simulate(np.array(keys), np.array(ts), 5, np.array(values), seg, arrival, wm, tick_time, 40, 100)
     assert run.start.tolist() == [0, 10, 0] and run.end.tolist() == [5, 15, 15]
     assert run.count.tolist() == [1, 1, 3] and run.sum.tolist() == [1, 2, 7]

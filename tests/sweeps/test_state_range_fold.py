@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from toolkit.metrics.summary import KIND_STATE, merge_config, state_range_row
 from toolkit.sweeps.spark import OUTPUT_BATCH_ROWS, in_batches

@@ -11,8 +11,8 @@ from toolkit.cli import main
 from toolkit.fast.evaluate import FixedWindows
 from toolkit.log import EventLog
 from toolkit.metrics.summary import check_summary
-from toolkit.settings import Session, Sliding, Tumbling, grid, parse_window
 from toolkit.semantics.flink.window_operator import closed_form
+from toolkit.settings import Session, Sliding, Tumbling, grid, parse_window
 
 
 def test_parse_window_specs():

@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 
 import toolkit
+
 from helpers.cluster_driver import cluster_log, settings
 from helpers.standalone import Cluster, python_without_toolkit, spark_home, worker_env
 

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import toolkit
 import toolkit.sweeps
 from toolkit.metrics.summary import check_summary
+from toolkit.semantics.flink.paths import choose_paths
 from toolkit.settings import Setting, grid
 from toolkit.sweeps.single import evaluate
-from toolkit.semantics.flink.paths import choose_paths
 from toolkit.sweeps.sweep import run_local
 
 SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -6,12 +6,11 @@ import math
 
 import numpy as np
 import pandas as pd
-import pytest
 
 import toolkit
 from toolkit.cli import main
 from toolkit.metrics.summary import SUMMARY_COLUMNS
-from toolkit.settings import Setting, SettingError
+from toolkit.settings import Setting
 
 
 def _log(n=600, seed=11):

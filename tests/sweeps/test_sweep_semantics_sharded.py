@@ -11,15 +11,14 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import toolkit
+from toolkit import semantics as engines
 from toolkit.log import EventLog
 from toolkit.metrics.summary import SUMMARY_COLUMNS, check_summary
-from toolkit.settings import SettingError, grid
-from toolkit import semantics as engines
 from toolkit.semantics.base import Semantics
+from toolkit.settings import SettingError, grid
 
 GRID = dict(
     semantics=["flink", "spark"],

@@ -9,8 +9,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import toolkit
 from toolkit.metrics.summary import SUMMARY_COLUMNS

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
+from toolkit.bench.viz import chart_timings as run, make_log
 from toolkit.cli import main
 from toolkit.viz import MAX_POINTS
-from toolkit.bench.viz import chart_timings as run, make_log
 
 
 @pytest.fixture(scope="module")

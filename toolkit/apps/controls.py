@@ -15,7 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import ipywidgets as w
+from toolkit.errors import MissingExtraError
+
+try:
+    import ipywidgets as w
+except ModuleNotFoundError as exc:
+    raise MissingExtraError("toolkit.explore's controls", "notebook", exc.name) from None
 
 from toolkit.durations import parse_duration
 from toolkit.settings import COMMON_OPTIONS, MORE_OPTIONS, Option, format_duration

@@ -19,7 +19,12 @@ import threading
 import time
 from typing import Any, Callable
 
-import ipywidgets as w
+from toolkit.errors import MissingExtraError
+
+try:
+    import ipywidgets as w
+except ModuleNotFoundError as exc:
+    raise MissingExtraError("toolkit.explore", "notebook", exc.name) from None
 import pandas as pd
 
 import toolkit.viz as viz

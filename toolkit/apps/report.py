@@ -39,7 +39,7 @@ def vega_bundle() -> str:
     """Vega, Vega-Lite and Vega-Embed as one script (from vl-convert, no network), safe inside ``<script>``."""
     import vl_convert
 
-    js = vl_convert.javascript_bundle()
+    js = vl_convert.javascript_bundle(snippet=None)  # the default; vl-convert's stub marks it required
     return js.replace("</script", "<\\/script").replace("</SCRIPT", "<\\/SCRIPT")
 
 
@@ -131,7 +131,6 @@ def _computed(log: Any, replay: Any, sweep: pd.DataFrame | None, settings: Any, 
     recommendation (the first engine's) and the replay of the setting (else of the recommended
     one; none for a Spark-backed log)."""
     import toolkit
-
     from toolkit.settings import Setting
 
     setting = Setting.parse(settings) if settings is not None else None
@@ -321,7 +320,6 @@ def engines_section(log: Any, sweep: pd.DataFrame, per_engine: dict, engines: li
     """The side-by-side section of a multi-engine sweep: figures against the delay, the first
     engine's recommended setting in every engine (figures, kept/dropped, examples, what did not
     translate) and each engine's own recommendation with its deploy code."""
-    import toolkit
 
     charts = []
     if "delay_ms" in sweep and sweep["delay_ms"].nunique() > 1:

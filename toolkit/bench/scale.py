@@ -127,8 +127,8 @@ def cell(records: int, n_configs: int, window: str, keys: int, seed: int) -> dic
 
 
 def _fast_sessions() -> bool:
-    from toolkit.settings import Setting
     from toolkit.semantics.flink.paths import choose_paths
+    from toolkit.settings import Setting
 
     return choose_paths([Setting.parse(window=WINDOWS["sessions"])], "auto") == ["fast"]
 

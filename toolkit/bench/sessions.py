@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 import toolkit
-from toolkit.bench._timing import Timer, timed
 from toolkit.bench._anchors import DELAYS, LATENESS, flink_bench_table as bench_table
+from toolkit.bench._timing import Timer, timed
 from toolkit.durations import parse_duration
 from toolkit.fast import sessions as fast_sessions
 from toolkit.fast.evaluate import Shard

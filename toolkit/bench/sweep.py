@@ -31,17 +31,27 @@ from pathlib import Path
 import pandas as pd
 
 import toolkit
-from toolkit.bench._timing import Timer, timed
 from toolkit.bench import sessions as bench_sessions
-from toolkit.bench._anchors import (DELAYS, LATENESS, SPARK_DELAY_MS, check_flink, check_spark, check_spark_windows,
-                                   flink_anchor, flink_bench_table, flink_setting, replay_windows, spark_anchor,
-                                   spark_setting)
+from toolkit.bench._anchors import (
+    DELAYS,
+    LATENESS,
+    SPARK_DELAY_MS,
+    check_flink,
+    check_spark,
+    check_spark_windows,
+    flink_anchor,
+    flink_bench_table,
+    flink_setting,
+    replay_windows,
+    spark_anchor,
+    spark_setting,
+)
+from toolkit.bench._timing import Timer, timed
 from toolkit.fast.evaluate import FixedWindows, Shard, partial
 from toolkit.settings import grid
 from toolkit.spark import spark_session
 from toolkit.sweeps import distribute
 from toolkit.sweeps.timelines import build_timelines, local_sources
-
 
 
 def bench_table(records: int, keys: int, seed: int) -> pd.DataFrame:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample.csv"
+#: how data/generate.py writes the sample (its COMMANDS["sample.csv"]): model, records, seed, bad rows
+SAMPLE_MODEL = ("sample", 30_000, 42, 6)
 
 DEMO_WINDOW = "tumbling:1s"
 DEMO_DELAYS = ["0ms", "100ms", "250ms", "500ms", "1s", "2s", "5s"]
@@ -36,6 +38,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def sample_path() -> Path:
+    """``data/sample.csv`` of a source checkout. An installed package has no ``data/`` folder:
+    then the same sample (deterministic, data/generate.py's command) is written once into the
+    user's cache folder."""
+    if SAMPLE.is_file():
+        return SAMPLE
+    from toolkit.log import synth
+
+    cached = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "watermark-lab" / SAMPLE.name
+    if not cached.is_file():
+        model, records, seed, bad_rows = SAMPLE_MODEL
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
+        synth.write(synth.generate(model, records, seed=seed), tmp, format="csv", bad_rows=bad_rows, seed=seed)
+        tmp.replace(cached)
+    return cached
+
+
 def _step(message: str) -> float:
     print(f"[demo] {message}", flush=True)
     return time.perf_counter()
@@ -43,15 +63,15 @@ def _step(message: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     import toolkit
-    from toolkit.spark import require_java
-
     from toolkit.commands.report import set_spark_log_level
+    from toolkit.spark import require_java
 
     set_spark_log_level(getattr(args, "spark_log_level", None))
     if not getattr(args, "no_spark", False):
         require_java()
     if args.log is None:  # shown relative, so reports name no folder of this machine
-        args.log = os.path.relpath(SAMPLE) if SAMPLE.is_relative_to(Path.cwd()) else str(SAMPLE)
+        sample = sample_path()
+        args.log = os.path.relpath(sample) if sample.is_relative_to(Path.cwd()) else str(sample)
     t0 = _step(f"loading {args.log}")
     log = toolkit.load_log(args.log, event_time="event_time", arrival_time="arrival_time",
                            key="key", partition="partition", value="value", time_unit="ms",

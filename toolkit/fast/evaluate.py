@@ -226,6 +226,7 @@ class WindowFigures:
     last_emit: np.ndarray  # processing time of the last firing
     kf: np.ndarray
     kc: np.ndarray
+    idx_c: np.ndarray | None = None  # the run index of each window's close, set by the evaluator
 
 
 def cleanup_time(max_ts: np.ndarray, lateness: int) -> np.ndarray:
@@ -265,7 +266,7 @@ def evaluate_windows(
     else:
         last_emit = first_emit
     fig = WindowFigures(accepted, first, record_caused, at_end, first_emit, last_emit, kf, kc)
-    fig.idx_c = idx_c  # type: ignore[attr-defined]
+    fig.idx_c = idx_c
     return pairs, runs, fig
 
 

@@ -292,7 +292,7 @@ def simulate(
     return run
 
 
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+INT64_MAX = 2**63 - 1
 
 
 class OutsideFastRange(ValueError):

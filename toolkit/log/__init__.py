@@ -20,19 +20,21 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from toolkit.log import describe as _describe
-from toolkit.log import load as _load
-from toolkit.log import model as _model
-from toolkit.log import spark as _spark
-from toolkit.log import spark_describe as _spark_describe
-from toolkit.log import times as _times
+from toolkit.log import (
+    describe as _describe,
+    load as _load,
+    model as _model,
+    spark as _spark,
+    spark_describe as _spark_describe,
+    times as _times,
+)
 from toolkit.log.describe import LogDescription, PartitionFigures
 from toolkit.log.errors import (
     ColumnTypeError,
+    DuplicateColumnError,
     EmptyLogError,
     InvalidRecordsError,
     LogError,
-    DuplicateColumnError,
     LogReadError,
     LogWarning,
     MissingColumnError,

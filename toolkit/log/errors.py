@@ -9,6 +9,10 @@ from __future__ import annotations
 class LogError(ValueError):
     """Base class: the event log cannot be loaded as given."""
 
+    #: the role (event_time, key, ...) or the column the error is about, where one is known
+    role: str | None = None
+    column: str | None = None
+
 
 class MissingColumnError(LogError):
     """A mapped column does not exist in the source."""

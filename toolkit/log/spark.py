@@ -185,9 +185,10 @@ def _float_fraction(x, unit: str):
 class _TimeExpr:
     """Spark expressions for one time column: ms, fault reason, magnitude (for the unit check), raw."""
 
+    role: str  # the role it is loaded as (event_time, arrival_time), set by the caller
+
     def __init__(self, df, column: str, unit: str):
-        from pyspark.sql import functions as F
-        from pyspark.sql import types as T
+        from pyspark.sql import functions as F, types as T
 
         dtype = df.schema[column].dataType
         c = F.col(f"`{column}`")
@@ -256,8 +257,7 @@ class _TimeExpr:
 
 def _text(df, column: str):
     """A column as text; integral floats print as integers (like the pandas path)."""
-    from pyspark.sql import functions as F
-    from pyspark.sql import types as T
+    from pyspark.sql import functions as F, types as T
 
     dtype = df.schema[column].dataType
     c = F.col(f"`{column}`")
@@ -436,8 +436,7 @@ def _check_columns(df, cmap: ColumnMap, time_unit: str) -> _Checked:
 def _check_partition(df, pc: str, checked: _Checked) -> None:
     """Partitions are non-negative integers (integral, or whole floats) or names (text);
     booleans are a type error."""
-    from pyspark.sql import functions as F
-    from pyspark.sql import types as T
+    from pyspark.sql import functions as F, types as T
 
     ptype = df.schema[pc].dataType
     c = F.col(f"`{pc}`")
@@ -464,8 +463,7 @@ def _check_partition(df, pc: str, checked: _Checked) -> None:
 def _check_value(df, vc: str, checked: _Checked) -> None:
     """Values are integers (booleans count), finite floats, or text that reads as a number
     within int64 when it is an integer."""
-    from pyspark.sql import functions as F
-    from pyspark.sql import types as T
+    from pyspark.sql import functions as F, types as T
 
     vtype = df.schema[vc].dataType
     c = F.col(f"`{vc}`")
@@ -619,13 +617,12 @@ def _quarantine(base, agg: dict, pairs: list[tuple[str, str]], n_total: int, max
 def _fault_groups(counts: list[dict], fault_rows) -> list[tuple[str, list, list]]:
     """The error's groups: per column (by first fault) its (reason, count) pairs and the first
     ``SAMPLE`` faulty rows (row, raw text)."""
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
+    from pyspark.sql import Window, functions as F
 
     by_col: dict[str, list] = {}
     for r in sorted(counts, key=lambda r: r["first"]):
         by_col.setdefault(r["_wl_column"], []).append((r["_wl_reason"], int(r["n"])))
-    firsts = {}
+    firsts: dict = {}
     for r in counts:
         firsts[r["_wl_column"]] = min(firsts.get(r["_wl_column"], r["first"]), r["first"])
     ranked = fault_rows.withColumn(

@@ -148,8 +148,7 @@ def _partition_gaps(log, df, has_arrival: bool, silence: Any) -> tuple[int, list
     """Per partition, gaps on the time axis (a window per source partition): the silence
     threshold (from the median gap unless given) and each partition's figures."""
     from pyspark import StorageLevel
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
+    from pyspark.sql import Window, functions as F
 
     axis = "arrival_time" if has_arrival else "event_time"
     w = Window.partitionBy("partition").orderBy(axis, "row")

@@ -420,9 +420,9 @@ def strings_to_ms(text: pd.Series, null: np.ndarray, *, column: str, unit: str, 
         for mask in (zoned, ~zoned):
             if mask.any():
                 dt = pd.to_datetime(sub[mask], utc=True, format="ISO8601", errors="coerce")
-                conv = _datetimes_to_ms(dt)
-                parsed[mask] = conv.ms
-                sub_floored[mask] = conv.floored
+                got = _datetimes_to_ms(dt)
+                parsed[mask] = got.ms
+                sub_floored[mask] = got.floored
                 parsed[np.flatnonzero(mask)[dt.isna().to_numpy()]] = _NAT
         missed = parsed == _NAT
         sub_over = np.zeros(len(sub), dtype=bool)

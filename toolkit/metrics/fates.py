@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from toolkit.fast.evaluate import FixedWindows, Shard, evaluate_windows, record_fates
 from toolkit.engine.flink.timeline import WatermarkTimeline
+from toolkit.fast.evaluate import FixedWindows, Shard, evaluate_windows, record_fates
 
 FATE_NAMES = np.array(["on_time", "late_accepted", "dropped"], dtype=object)
 ON_TIME, LATE_ACCEPTED, DROPPED = 0, 1, 2

@@ -28,10 +28,10 @@ import numpy as np
 import pandas as pd
 
 from toolkit.durations import readable
-from toolkit.replays.why import instant
-from toolkit.semantics import get
 from toolkit.replays.run import ReplayResult, replay
 from toolkit.replays.translate import Translation, delay_setting, same_setting
+from toolkit.replays.why import instant
+from toolkit.semantics import get
 from toolkit.settings import Setting, SettingError
 from toolkit.sweeps.choose import engine_name, percent
 

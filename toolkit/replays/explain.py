@@ -561,7 +561,7 @@ def drop_causes(result: Any, top: int = 3) -> list[str]:
     not_late = ~(df["behind_cleanup_ms"].fillna(-1) >= 0).to_numpy()
     group = np.where(idle_cause, "idle:" + df["idle_partitions"], "late:" + df["partition"].astype(str))
     group = np.where(not_late, "fired:", group)
-    lines: list[tuple[int, str]] = []
+    lines: list[tuple[int, str, bool]] = []  # (records, words, is an idle cause)
     for g, sub in df.groupby(group, sort=False):
         k = len(sub)
         kind, what = g.split(":", 1)

@@ -176,7 +176,7 @@ class ReplayResult:
             raise ValueError("this replay cannot be exported")
         n = max(1, len(self.pipeline))
         if not isinstance(stage, (int, np.integer)) or not 1 <= stage <= n:
-            raise ValueError(f"stage must be 1" + (f" to {n} (this pipeline has {n} stages)" if n > 1 else
+            raise ValueError("stage must be 1" + (f" to {n} (this pipeline has {n} stages)" if n > 1 else
                                                    " (give stages=[...] or second_window for more)") + f", got {stage!r}")
         return self._export(int(stage))
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-
 from typing import Any, Callable, ClassVar
 
 import numpy as np

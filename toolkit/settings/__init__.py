@@ -49,20 +49,57 @@ from __future__ import annotations
 from typing import Any
 
 from toolkit.settings.describe import describe_setting, result_notes
-from toolkit.settings.durations import (MAX_SETTING_MS, as_bool, choice, did_you_mean, duration, format_duration,
-                                        integer, optional_duration)
+from toolkit.settings.durations import (
+    MAX_SETTING_MS,
+    as_bool,
+    choice,
+    did_you_mean,
+    duration,
+    format_duration,
+    integer,
+    optional_duration,
+)
 from toolkit.settings.engines import install_semantics, semantics_changed, semantics_names
 from toolkit.settings.grids import grid
 from toolkit.settings.limits import Limits, format_bytes, machine_memory, windows_per_record
 from toolkit.settings.names import ALIASES, SettingError, cli_option
-from toolkit.settings.options import (COMMON_OPTIONS, MORE_OPTIONS, SPLIT_DISCOVERIES, STRATEGIES, STRATEGY_PARAMETERS,
-                                      Option, common_option)
+from toolkit.settings.options import (
+    COMMON_OPTIONS,
+    MORE_OPTIONS,
+    SPLIT_DISCOVERIES,
+    STRATEGIES,
+    STRATEGY_PARAMETERS,
+    Option,
+    common_option,
+)
 from toolkit.settings.setting import Setting, config_columns, format_setting_value, split_text
 from toolkit.settings.stages import STAGE_FIELDS, Stage, parse_stage, parse_stages
-from toolkit.settings.triggers import ACCUMULATIONS, FUNCTIONS, EvictorSpec, TriggerSpec, parse_evictor, parse_function, parse_trigger
-from toolkit.settings.windows import (EVENT_TIME_WINDOWS, SESSION_WINDOWS, STAGGERS, Custom, DynamicSession, Global,
-                                      KafkaSliding, Session, Sliding, Tumbling, WindowSpec, parse_stagger, parse_window,
-                                      stagger_assigner, staggered_offset)
+from toolkit.settings.triggers import (
+    ACCUMULATIONS,
+    FUNCTIONS,
+    EvictorSpec,
+    TriggerSpec,
+    parse_evictor,
+    parse_function,
+    parse_trigger,
+)
+from toolkit.settings.windows import (
+    EVENT_TIME_WINDOWS,
+    SESSION_WINDOWS,
+    STAGGERS,
+    Custom,
+    DynamicSession,
+    Global,
+    KafkaSliding,
+    Session,
+    Sliding,
+    Tumbling,
+    WindowSpec,
+    parse_stagger,
+    parse_window,
+    stagger_assigner,
+    staggered_offset,
+)
 
 __all__ = [
     "ACCUMULATIONS", "ALIASES", "KafkaSliding", "install_semantics", "semantics_changed", "semantics_names", "CONFIG_COLUMNS", "Custom",

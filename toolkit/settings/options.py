@@ -14,14 +14,21 @@ extension; ``delay`` is its initial delay).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from toolkit.durations import parse_duration
 from toolkit.settings.durations import _bool, _choice, _int, _opt_duration, duration
 from toolkit.settings.engines import _engines
 from toolkit.settings.names import SettingError
 from toolkit.settings.stages import parse_stages
-from toolkit.settings.triggers import ACCUMULATIONS, FUNCTIONS, parse_accumulation, parse_evictor, parse_function, parse_trigger
+from toolkit.settings.triggers import (
+    ACCUMULATIONS,
+    FUNCTIONS,
+    parse_accumulation,
+    parse_evictor,
+    parse_function,
+    parse_trigger,
+)
 from toolkit.settings.windows import STAGGERS, Custom, parse_stagger, parse_window
 
 #: when a source split (a log partition) is registered: at job start, or just before its first

@@ -14,10 +14,17 @@ from toolkit.settings import engines as _registry
 from toolkit.settings.durations import did_you_mean, format_duration
 from toolkit.settings.engines import _check_engine, _engines
 from toolkit.settings.names import ALIASES, SettingError
-from toolkit.settings.options import COMMON_OPTIONS, MORE_OPTIONS, SPLIT_DISCOVERIES, STRATEGIES, STRATEGY_PARAMETERS, Option
+from toolkit.settings.options import (
+    COMMON_OPTIONS,
+    MORE_OPTIONS,
+    SPLIT_DISCOVERIES,
+    STRATEGIES,
+    STRATEGY_PARAMETERS,
+    Option,
+)
 from toolkit.settings.stages import Stage
 from toolkit.settings.triggers import ACCUMULATIONS, EvictorSpec, TriggerSpec
-from toolkit.settings.windows import (EVENT_TIME_WINDOWS, STAGGERS, Custom, DynamicSession, Tumbling, WindowSpec)
+from toolkit.settings.windows import EVENT_TIME_WINDOWS, STAGGERS, Custom, DynamicSession, Tumbling, WindowSpec
 
 
 @dataclass(frozen=True)

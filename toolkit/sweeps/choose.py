@@ -7,7 +7,6 @@ from typing import Any
 import pandas as pd
 
 from toolkit.durations import readable
-
 from toolkit.semantics import get
 from toolkit.settings import CONFIG_COLUMNS, Setting, SettingError
 from toolkit.sweeps.variants import INCIDENT_COLUMN, RECORDED

@@ -9,8 +9,8 @@ import pandas as pd
 from toolkit.fast import sessions as fast_sessions
 from toolkit.fast.evaluate import FixedWindows, Shard, window_frame
 from toolkit.metrics.fates import FATE_NAMES, closed_form_fates
-from toolkit.settings import SESSION_WINDOWS, Setting, SettingError
 from toolkit.semantics.flink.paths import choose_paths
+from toolkit.settings import SESSION_WINDOWS, Setting, SettingError
 from toolkit.sweeps.sweep import _event_range, _inputs, dynamic_gap_max, resolve_staggers, settings_grid
 from toolkit.sweeps.timelines import build_timelines, local_sources
 

@@ -57,7 +57,7 @@ def apply_in_spark(log: EventLog, incident: Incident) -> EventLog:
     meta.declared_partitions = source
     ctx = Context(log=meta, origin=int(first))
     incident._run(_empty(df.columns), ctx)  # names a partition the log lacks before any Spark work
-    kept = []
+    kept: list = []
     i = 0
     while i < len(steps):
         j = i + 1

@@ -59,7 +59,7 @@ from toolkit.fast.evaluate import Shard
 from toolkit.fast.sessions import gap_array, gap_column
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.semantics import get
-from toolkit.settings import (CONFIG_COLUMNS, Limits, Setting, SettingError, Tumbling, grid, staggered_offset)
+from toolkit.settings import CONFIG_COLUMNS, Limits, Setting, SettingError, Tumbling, grid, staggered_offset
 from toolkit.sweeps.evaluate import merge_all
 from toolkit.sweeps.semantics import all_timelines, evaluate_shard, split_ids, split_unit
 from toolkit.sweeps.timelines import local_sources

@@ -17,6 +17,7 @@ from toolkit.viz.records import (
     fate_counts_by,
     lateness_histogram,
 )
+from toolkit.viz.rendering import enable_offline_charts
 from toolkit.viz.sweep import (
     METRICS,
     config_columns,
@@ -30,7 +31,6 @@ from toolkit.viz.sweep import (
 )
 from toolkit.viz.tables import readable, summary_table
 from toolkit.viz.timeline import firing_timeline, state_over_time, watermark_lag
-from toolkit.viz.rendering import enable_offline_charts
 
 enable_offline_charts()
 

@@ -16,11 +16,19 @@ import numpy as np
 import pandas as pd
 
 from toolkit.replays.translate import delay_setting, intent_delay
-from toolkit.settings import Setting
 from toolkit.semantics import get
+from toolkit.settings import Setting
 from toolkit.sweeps.choose import engine_name
-from toolkit.viz._common import (FATE_COLORS, FATE_LABELS, MAX_POINTS, duration_axis_scale, is_epoch, time_x,
-                                 with_note, wrap)
+from toolkit.viz._common import (
+    FATE_COLORS,
+    FATE_LABELS,
+    MAX_POINTS,
+    duration_axis_scale,
+    is_epoch,
+    time_x,
+    with_note,
+    wrap,
+)
 from toolkit.viz.sweep import config_columns, first_result_notes, name_of, value_text, varying
 
 ENGINE_METRICS = ("dropped", "completeness_first", "latency_p99_ms", "peak_state_records")

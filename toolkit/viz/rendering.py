@@ -14,11 +14,15 @@ after it wins as usual. Outside a kernel (scripts, tests) nothing changes.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
+import importlib.util
 import os
 from pathlib import Path
 from typing import Any
 
 import altair as alt
+
+from toolkit.errors import MissingExtraError
 
 RENDERER = "jupyter"
 """The Altair renderer toolkit enables in notebooks (with ``offline=True``)."""
@@ -36,10 +40,11 @@ def in_kernel() -> bool:
 
 def _cache_file() -> Path:
     """Where the bundled widget script is kept, keyed by the versions and the widget's source."""
-    import vl_convert
     from altair.jupyter.jupyter_chart import load_js_src
 
-    key = hashlib.sha256("|".join([alt.__version__, vl_convert.__version__, load_js_src()]).encode()).hexdigest()
+    # alt.__version__ and vl_convert.__version__, which their type stubs do not declare
+    versions = [importlib.metadata.version("altair"), importlib.metadata.version("vl-convert-python")]
+    key = hashlib.sha256("|".join([*versions, load_js_src()]).encode()).hexdigest()
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return base / "watermark-lab" / f"jupyterchart-offline-{key[:16]}.js"
 
@@ -79,6 +84,10 @@ def enable_offline_charts(force: bool = False) -> bool:
     """
     if not force and not (in_kernel() and alt.renderers.active == "default"):
         return uses_widgets()
+    if importlib.util.find_spec("anywidget") is None:  # no notebook extra: Altair's own renderer stays
+        if force:
+            raise MissingExtraError("offline interactive charts", "notebook", "anywidget")
+        return False
     _offline_widget_script()
     alt.renderers.enable(RENDERER, offline=True)
     return True

@@ -1,7 +1,6 @@
 """Charts over a finished sweep: one row per configuration (issue 5 columns)."""
 from __future__ import annotations
 
-import json
 import textwrap
 from typing import Any
 

@@ -112,9 +112,8 @@ class GroupByKeyStep:
         return self.input_wm >= END_OF_TIME and bool(self.holds)
 
     # -- internals ----------------------------------------------------------------------------
-    def _emit(self, key: str, firings) -> None:
+    def _emit(self, key: str, firings: list[Firing]) -> None:
         for f in firings:
-            f: Firing
             self.panes.append(Pane(key, f.window.start, f.window.end, f.timestamp, f.pane,
                                    tuple(sorted(f.values))))
 

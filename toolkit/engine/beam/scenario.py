@@ -57,7 +57,7 @@ class BeamScenario:
             allowed_lateness=_int(case, "allowed_lateness_ms", "scenario", 0) * k,
             accumulation=case.get("accumulation", ACCUMULATING),
             timestamp_combiner=TimestampCombiner(case.get("timestamp_combiner", "end_of_window")))
-        events = []
+        events: list[tuple] = []
         for i, ev in enumerate(case.get("events", [])):
             where = f"events[{i}]"
             if "element" in ev:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .state import COMBINING, SET, WATERMARK, REAL_TIME, StateTag, TriggerContext, any_of, count_of, max_or_zero
+from .state import COMBINING, REAL_TIME, SET, WATERMARK, StateTag, TriggerContext, any_of, count_of, max_or_zero
 
 
 class Trigger:

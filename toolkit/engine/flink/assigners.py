@@ -18,7 +18,7 @@ from operator import index
 from typing import Any, Callable, Iterable
 
 from .triggers import EndOfStreamTrigger, EventTimeTrigger, NeverTrigger, ProcessingTimeTrigger
-from .windows import GlobalWindow, TimeWindow, get_window_start_with_offset, window_end, wrap_long, MIN_TIMESTAMP
+from .windows import MIN_TIMESTAMP, GlobalWindow, TimeWindow, get_window_start_with_offset, window_end, wrap_long
 
 
 def _check_int(name: str, value: Any, owner: str) -> int:
@@ -184,7 +184,7 @@ class SlidingEventTimeWindows(WindowAssigner):
 
     def _windows_wrapping(self, t: int, start: int, lower: int) -> list:
         size, slide = self.size, self.slide
-        out = []
+        out: list = []
         limit = size // slide + 2
         while start > lower:
             if len(out) > limit:

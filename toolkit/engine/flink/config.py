@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
+from toolkit.engine.flink.scenarios.jsonl import as_bool, as_int, get_int
+
 from .assigners import (
     DynamicEventTimeSessionWindows,
     EventTimeSessionWindows,
@@ -53,7 +55,6 @@ from .functions import (
 )
 from .operator import WindowOperator, check_config
 from .operator_fast import SessionEventTimeOperator, TimeWindowEventTimeOperator
-from toolkit.engine.flink.scenarios.jsonl import as_bool, as_int, get_int
 from .triggers import (
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
@@ -186,16 +187,15 @@ def trigger_to_dict(trigger: Trigger | None) -> dict | None:
     ``ValueError`` for a trigger the format cannot express."""
     if trigger is None:
         return None
-    t = type(trigger)
-    if t in _SIMPLE_TRIGGER_NAMES:
-        return {"type": _SIMPLE_TRIGGER_NAMES[t]}
-    if t is CountTrigger:
+    if type(trigger) in _SIMPLE_TRIGGER_NAMES:
+        return {"type": _SIMPLE_TRIGGER_NAMES[type(trigger)]}
+    if type(trigger) is CountTrigger:
         return {"type": "count", "count": trigger.count}
-    if t is ContinuousEventTimeTrigger:
+    if type(trigger) is ContinuousEventTimeTrigger:
         return {"type": "continuous_event_time", "interval": trigger.interval}
-    if t is ContinuousProcessingTimeTrigger:
+    if type(trigger) is ContinuousProcessingTimeTrigger:
         return {"type": "continuous_processing_time", "interval": trigger.interval}
-    if t is PurgingTrigger:
+    if type(trigger) is PurgingTrigger:
         return {"type": "purging", "inner": trigger_to_dict(trigger.inner)}
     raise ValueError(f"the scenario format cannot express the trigger {trigger!r}")
 

@@ -38,8 +38,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from toolkit.engine.flink.jumps import can_jump, next_jump, next_wakeup
-from toolkit.engine.flink.jumps import window_timer_targets  # noqa: F401 - re-exported: toolkit/settings.py imports it from here
+from toolkit.engine.flink.jumps import (
+    can_jump,
+    next_jump,
+    next_wakeup,
+    window_timer_targets,  # noqa: F401 - re-exported: toolkit/settings.py imports it from here
+)
 from toolkit.engine.flink.sources import SPLIT_DISCOVERY, SourceSubtask, subtask_partitions
 from toolkit.engine.flink.timeline import PeriodicTicks, TimerTargets, WatermarkTimeline, empty_timeline, from_changes
 from toolkit.engine.flink.valve import StatusWatermarkValve

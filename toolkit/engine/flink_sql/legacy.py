@@ -18,8 +18,8 @@ itself refuses emit options on a legacy SESSION window, and so does this module.
 from __future__ import annotations
 
 from toolkit.engine.flink.watermarks import MIN_WATERMARK
-from toolkit.engine.flink_sql.options import EmitOptions
 from toolkit.engine.flink_sql.operator import Row
+from toolkit.engine.flink_sql.options import EmitOptions
 from toolkit.engine.flink_sql.windows import WindowSpec
 
 

@@ -13,7 +13,10 @@ windows are skipped and counted by the dropped-records sensor. One module per co
 from __future__ import annotations
 
 from toolkit.engine.kafka_streams.emit import (
-    ON_WINDOW_CLOSE, ON_WINDOW_UPDATE, SUPPRESS_UNTIL_WINDOW_CLOSES, Emit,
+    ON_WINDOW_CLOSE,
+    ON_WINDOW_UPDATE,
+    SUPPRESS_UNTIL_WINDOW_CLOSES,
+    Emit,
 )
 from toolkit.engine.kafka_streams.output import KafkaStreamsResult
 from toolkit.engine.kafka_streams.partitioner import murmur2, partition_for_key, tasks_for_keys, to_positive

@@ -168,7 +168,6 @@ class SlidingWindowAggregate(WindowAggregateProcessor):
             self.forward("update", key, start, start + self.td, agg[0], agg[1], agg[2], index)
 
     def _process_early(self, index: int, key: Any, ts: int, value: float, close: int) -> None:
-        td = self.td
         combined = None
         right_agg = None
         right_exists = False

@@ -97,6 +97,8 @@ class MicroBatchLog:
         self.partition = (np.zeros(n, dtype=np.int64) if partition is None
                           else np.asarray(partition, dtype=np.int64))
         # ``codes``: (distinct keys, code per record) already known (ascending codes of sorted keys)
+        self.keys: np.ndarray
+        self.key_code: np.ndarray
         self.keys, self.key_code = key_codes(np.asarray(key)) if codes is None else codes
         self._ticks = _Lru()
         self._sources = _Lru()

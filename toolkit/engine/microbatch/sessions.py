@@ -117,6 +117,7 @@ def _merge_sessions(k: np.ndarray, ts: np.ndarray, end_row: np.ndarray, v: np.nd
     while i < m:
         key_ = ko[i]
         state: list[list] = []  # [start, end, rows, first_batch, key]
+        prev_b = 0  # the key's previous batch, read only once state holds a session
         while i < m and ko[i] == key_:
             b = bo[i]
             state_kept = []

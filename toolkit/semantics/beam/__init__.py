@@ -88,8 +88,8 @@ class Beam(Semantics):
 
     def replay(self, log: Any, s: Any, *, limits: Any, sources: Any, explicit: Any) -> Any:
         from toolkit.replays.arrays import log_arrays
-        from toolkit.semantics.beam.replay import beam_parts
         from toolkit.replays.result import ReplayResult
+        from toolkit.semantics.beam.replay import beam_parts
 
         return ReplayResult(**beam_parts(log, s, log_arrays(log, s, self)))
 

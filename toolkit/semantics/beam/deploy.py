@@ -6,7 +6,7 @@ from typing import Any
 
 from toolkit.deployment import Deployment, python_seconds
 from toolkit.durations import readable
-from toolkit.settings import (Session, Setting, SettingError, Sliding, Tumbling)
+from toolkit.settings import Session, Setting, SettingError, Sliding, Tumbling
 
 
 # -------------------------------------------------------------------------------------- Beam

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from toolkit.replays.translate import Intent
-from toolkit.settings import Setting
 from toolkit.semantics.flink.translate import to_intent as flink_to_intent
+from toolkit.settings import Setting
 
 _BEAM_BOUNDARY = ("Beam drops an element only when its watermark is strictly past window end + allowed lateness: "
                   "a record arriving exactly when Flink's window is cleaned up is still taken by Beam (1 ms later)")

@@ -6,8 +6,17 @@ from typing import Any
 
 from toolkit.deployment import Deployment, java_duration, sql_interval
 from toolkit.durations import readable
-from toolkit.settings import (EVENT_TIME_WINDOWS, Custom, DynamicSession, Global, Session, Setting, Sliding, Tumbling,
-                              TriggerSpec)
+from toolkit.settings import (
+    EVENT_TIME_WINDOWS,
+    Custom,
+    DynamicSession,
+    Global,
+    Session,
+    Setting,
+    Sliding,
+    TriggerSpec,
+    Tumbling,
+)
 
 
 def _config_duration(ms: int) -> str:

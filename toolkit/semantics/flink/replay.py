@@ -44,14 +44,26 @@ from toolkit.fast.sessions import elements_with_gaps
 from toolkit.metrics.fates import FATE_NAMES, closed_form_fates, drop_reasons, fates_from_firings
 from toolkit.metrics.summary import SUMMARY_COLUMNS, merge_config, partial_rows
 from toolkit.replays.arrays import log_arrays
-from toolkit.semantics.flink.export import join_lines, scenario_lines, stage_lines
 from toolkit.replays.frames import emissions_frame, fates_frame, fill_late_ids, watermarks_frame
 from toolkit.replays.result import ReplayResult, StageResult
 from toolkit.replays.union import TWO_INPUT_MODES, UnionInputs, union_logs
+from toolkit.semantics.flink.export import join_lines, scenario_lines, stage_lines
 from toolkit.semantics.flink.figures import has_figures, positions_of, run_partial
-from toolkit.semantics.flink.window_operator import closed_form, fates_closed_form, operator_kwargs, stage_operator_kwargs
-from toolkit.settings import (Setting, SettingError, Sliding, Tumbling, describe_setting, format_setting_value,
-                              staggered_offset)
+from toolkit.semantics.flink.window_operator import (
+    closed_form,
+    fates_closed_form,
+    operator_kwargs,
+    stage_operator_kwargs,
+)
+from toolkit.settings import (
+    Setting,
+    SettingError,
+    Sliding,
+    Tumbling,
+    describe_setting,
+    format_setting_value,
+    staggered_offset,
+)
 
 
 def replay_inputs(logs: list, s: Setting, two_input: Any, *, limits: Any, explicit: Callable[[str], bool]) -> ReplayResult:

@@ -8,6 +8,7 @@ from typing import Any
 from toolkit.replays.translate import Intent
 from toolkit.settings import Session, Setting, SettingError, Sliding, Tumbling
 
+
 def to_intent(s: Setting) -> tuple[Intent, list[str]]:
     notes: list[str] = []
     if not isinstance(s.window, (Tumbling, Sliding, Session)):

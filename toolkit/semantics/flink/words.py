@@ -8,13 +8,14 @@ import numpy as np
 import pandas as pd
 
 from toolkit.durations import readable
-from toolkit.settings import parse_window
 from toolkit.semantics.words import join_words, varying
+from toolkit.settings import parse_window
 
 
 def why_dropped(result: Any, rows: np.ndarray) -> tuple[list[str], list[Any]]:
     d = result.drops(fates=("dropped",)).set_index("row")
-    texts, keep = [], []
+    texts: list[str] = []
+    keep: list[Any] = []
     lateness = int(result.setting.lateness)
     for r in rows.tolist():
         x = d.loc[r]

@@ -15,8 +15,20 @@ from typing import Any
 import numpy as np
 
 from toolkit.semantics.base import Semantics, refuse_given
-from toolkit.settings import (Option, KafkaSliding, Session, SettingError, Sliding, TriggerSpec, Tumbling, as_bool, choice,
-                              format_duration, integer, optional_duration)
+from toolkit.settings import (
+    KafkaSliding,
+    Option,
+    Session,
+    SettingError,
+    Sliding,
+    TriggerSpec,
+    Tumbling,
+    as_bool,
+    choice,
+    format_duration,
+    integer,
+    optional_duration,
+)
 
 #: emit="update": EmitStrategy.onWindowUpdate() with the record cache off; "final":
 #: EmitStrategy.onWindowClose(); "suppress": .suppress(Suppressed.untilWindowCloses(unbounded()))
@@ -159,8 +171,8 @@ class KafkaStreams(Semantics):
 
     def replay(self, log: Any, s: Any, *, limits: Any, sources: Any, explicit: Any) -> Any:
         from toolkit.replays.arrays import log_arrays
-        from toolkit.semantics.kafka_streams.replay import kafka_parts
         from toolkit.replays.result import ReplayResult
+        from toolkit.semantics.kafka_streams.replay import kafka_parts
 
         return ReplayResult(**kafka_parts(log, s, log_arrays(log, s, self)))
 

@@ -2,9 +2,8 @@
 the engine cannot express is said in the deployment's notes, never written as other code."""
 from __future__ import annotations
 
-
 from toolkit.deployment import Deployment, java_duration
-from toolkit.settings import (Session, Setting, SettingError, Sliding, Tumbling)
+from toolkit.settings import Session, Setting, SettingError, Sliding, Tumbling
 
 
 # ------------------------------------------------------------------------------- Kafka Streams
@@ -49,7 +48,7 @@ def render(s: Setting) -> Deployment:
              "",
              "StreamsBuilder builder = new StreamsBuilder();",
              'KStream<String, Event> events = builder.stream("events", Consumed.with(Serdes.String(), eventSerde));',
-             f"KTable<Windowed<String>, CountAndSum> results = events"]
+             "KTable<Windowed<String>, CountAndSum> results = events"]
     if s.repartition:
         if s.tasks is not None:
             lines.append(f"        // {s.tasks} stream tasks: key -> partition by the default partitioner (murmur2 of "

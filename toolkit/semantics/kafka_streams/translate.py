@@ -3,10 +3,10 @@
 no counterpart."""
 from __future__ import annotations
 
-
 from toolkit.durations import readable
 from toolkit.replays.translate import Intent
 from toolkit.settings import Setting
+
 
 def to_intent(s: Setting) -> tuple[Intent, list[str]]:
     notes = ["Kafka Streams has no watermark: each task's stream time (the largest timestamp it has seen) closes "

@@ -9,8 +9,8 @@ import pandas as pd
 
 from toolkit.durations import readable
 from toolkit.replays.why import instant, last_window_end
-from toolkit.settings import Sliding, Tumbling
 from toolkit.semantics.words import join_words, varying
+from toolkit.settings import Sliding, Tumbling
 
 
 def why_dropped(result: Any, rows: np.ndarray) -> tuple[list[str], list[Any]]:

@@ -14,8 +14,19 @@ from typing import Any
 import numpy as np
 
 from toolkit.semantics.base import Semantics, refuse_given
-from toolkit.settings import (Option, SESSION_WINDOWS, DynamicSession, KafkaSliding, Session, SettingError, Sliding, TriggerSpec,
-                              Tumbling, choice, optional_duration)
+from toolkit.settings import (
+    SESSION_WINDOWS,
+    DynamicSession,
+    KafkaSliding,
+    Option,
+    Session,
+    SettingError,
+    Sliding,
+    TriggerSpec,
+    Tumbling,
+    choice,
+    optional_duration,
+)
 
 OUTPUT_MODES = ("append", "update", "complete")
 #: Spark's default processing-time trigger (ms) when the query sets none
@@ -94,8 +105,8 @@ class StructuredStreaming(Semantics):
 
     def replay(self, log: Any, s: Any, *, limits: Any, sources: Any, explicit: Any) -> Any:
         from toolkit.replays.arrays import log_arrays
-        from toolkit.semantics.structured_streaming.replay import microbatch_parts
         from toolkit.replays.result import ReplayResult
+        from toolkit.semantics.structured_streaming.replay import microbatch_parts
 
         a = log_arrays(log, s, self)
         if not s.partitions_as_sources:

@@ -37,7 +37,6 @@ from toolkit.metrics.fates import FATE_NAMES
 from toolkit.semantics.structured_streaming.figures import PreparedLog, SettingRun
 from toolkit.settings import Setting, describe_setting
 
-
 #: fate names by engine code; a row without a session (null/zero/negative per-record gap) is invalid
 _FATES = np.append(FATE_NAMES, "invalid").astype(object)
 

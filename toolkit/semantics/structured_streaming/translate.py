@@ -3,11 +3,11 @@
 no counterpart."""
 from __future__ import annotations
 
-
 from toolkit.durations import readable
 from toolkit.replays.translate import Intent
 from toolkit.semantics.structured_streaming import TRIGGER_INTERVAL_DEFAULT
 from toolkit.settings import Setting, SettingError
+
 
 def to_intent(s: Setting) -> tuple[Intent, list[str]]:
     notes = []

@@ -15,8 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..sources import WatermarkOutputMultiplexer
-from .jsonl import StepOutput, dumps
-from .jsonl import get_int
+from .jsonl import StepOutput, dumps, get_int
 
 __all__ = ["run"]
 

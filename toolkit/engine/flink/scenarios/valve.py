@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..valve import StatusWatermarkValve
-from .jsonl import StepOutput, dumps
-from .jsonl import get_int
+from .jsonl import StepOutput, dumps, get_int
 
 __all__ = ["run"]
 
