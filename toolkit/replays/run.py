@@ -13,10 +13,9 @@ from typing import Any
 
 from toolkit.replays.result import ReplayResult, StageResult
 from toolkit.semantics import get
-from toolkit.semantics.flink.replay import connect_stages, stage_fates
 from toolkit.settings import Limits, Setting, SettingError
 
-__all__ = ["replay", "ReplayResult", "StageResult", "connect_stages", "stage_fates"]
+__all__ = ["replay", "ReplayResult", "StageResult"]
 
 
 def _explicit(setting: Any, settings: dict, name: str) -> bool:
