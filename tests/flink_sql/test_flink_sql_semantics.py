@@ -191,3 +191,19 @@ def test_cli_replay_with_flink_sql(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "numLateRecordsDropped" in text
     assert len(pd.read_csv(out)) > 0
+
+
+def test_compare_with_the_datastream_job_says_who_keeps_what(sample):
+    """The same intent in both: Flink SQL's delay is 1 ms more (its watermark has no - 1 ms), and
+    what the DataStream job keeps thanks to allowed lateness Flink SQL drops, saying why."""
+    c = toolkit.compare_engines(sample, Setting.parse(window="tumbling:1s", delay="500ms", lateness="1s"),
+                                semantics=["flink", "flink_sql"])
+    sql = c.translations["flink_sql"]
+    assert sql.setting.delay == 501 and any("no allowed lateness" in n for n in sql.notes)
+    f = c.fates
+    kept_by_flink = (f["fate_flink"] != "dropped") & (f["fate_flink_sql"] == "dropped")
+    assert kept_by_flink.sum() > 0 and ((f["fate_flink"] == "dropped") & (f["fate_flink_sql"] != "dropped")).sum() == 0
+    assert "window TVF has no allowed lateness" in c.summary_text()
+    same = toolkit.compare_engines(sample, Setting.parse(window="tumbling:1s", delay="500ms"),
+                                   semantics=["flink", "flink_sql"])
+    assert (same.fates["fate_flink"] == same.fates["fate_flink_sql"]).all()  # no lateness: the same records
