@@ -207,3 +207,34 @@ def test_compare_with_the_datastream_job_says_who_keeps_what(sample):
     same = toolkit.compare_engines(sample, Setting.parse(window="tumbling:1s", delay="500ms"),
                                    semantics=["flink", "flink_sql"])
     assert (same.fates["fate_flink"] == same.fates["fate_flink_sql"]).all()  # no lateness: the same records
+
+
+@pytest.fixture(scope="module")
+def small():
+    rng = np.random.default_rng(3)
+    n = 400
+    arrival = np.sort(rng.integers(0, 20_000, n))
+    return toolkit.log.EventLog.from_arrays(arrival - rng.integers(0, 3000, n), arrival, key=rng.integers(0, 5, n),
+                                            partition=rng.integers(0, 3, n), value=rng.random(n))
+
+
+@pytest.mark.parametrize("given", [
+    dict(window="session:700ms"), dict(window="session:700ms", window_syntax="legacy"),
+    dict(window="sliding:2s/500ms,100ms"),
+    dict(window="tumbling:2s", window_syntax="legacy", early_fire=True, late_fire=True, allow_lateness="1s"),
+    dict(window="tumbling:2s", interval=0), dict(window="tumbling:2s", watermark_emit="on-event"),
+    dict(window="tumbling:2s", mini_batch="1s"), dict(window="tumbling:2s", idleness="100ms"),
+    dict(window="tumbling:10s", cumulate_step="2s", partitions_as_sources=False),
+])
+def test_summary_is_the_sweep_row(small, given):
+    from toolkit.metrics.summary import SUMMARY_COLUMNS
+
+    s = toolkit.replay(small, semantics="flink_sql", delay="300ms", **given).summary()
+    assert s["on_time"] + s["late_accepted"] + s["dropped"] == s["records"] == 400
+    row = toolkit.sweep(small, semantics="flink_sql", delay="300ms", execution="local", progress=False, **given).iloc[0]
+    for k in SUMMARY_COLUMNS:
+        assert row[k] == pytest.approx(s[k], nan_ok=True), k
+    if given.get("interval") == 0:  # no periodic watermark: everything fires at the end of input
+        assert s["at_end_firings"] == s["firings"] and s["dropped"] == 0
+    if given.get("early_fire"):
+        assert s["retractions"] > 0 and s["late_accepted"] > 0 and s["notes"]

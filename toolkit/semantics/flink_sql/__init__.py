@@ -198,12 +198,25 @@ class FlinkSQL(Semantics):
 
         return flink_sql_words(row, results)
 
+    first_result_note = ("Flink SQL with early_fire: every record that changes a legacy window emits it, so a "
+                         "window's first row is partial and its first-result completeness is low by design; its final "
+                         "completeness tells whether records are kept.")
+    first_result_note_short = "Flink SQL, early_fire: a window's first row is partial by design."
+
+    def partial_first_results(self, rows: Any) -> bool:
+        """Rows with ``early_fire`` (their first row is an early firing)."""
+        return "early_fire" in rows.columns and bool(rows["early_fire"].astype(str).eq("True").any())
+
     def result_notes(self, s: Any) -> list[str]:
+        notes = []
+        if s.early_fire:
+            notes.append("early_fire: a legacy window's first row is emitted at its first record, so completeness_first "
+                         "(and exact_windows) are low by design; read completeness_final")
         if s.idleness is not None:
-            return ["with an idle timeout, windows still open when every partition is idle at the end of the input "
-                    "never fire (Flink drops the final watermark while the source is idle): their records are "
-                    "dropped with reason never_fired"]
-        return []
+            notes.append("with an idle timeout, windows still open when every partition is idle at the end of the input "
+                         "never fire (Flink drops the final watermark while the source is idle): their records are "
+                         "dropped with reason never_fired")
+        return notes
 
     def summary_lines(self, summary: dict, setting: Any, result: Any, fmt: Any) -> list[str]:
         if "late_records_counter" not in summary:
