@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from toolkit.engine.flink import (
+    AggregateFunction,
     EventTimeSessionWindows,
     GlobalWindows,
     OutputTag,
@@ -24,6 +25,7 @@ from toolkit.engine.flink.functions import ProcessContext
 from toolkit.engine.flink.operator_fast import TimeWindowEventTimeOperator
 from toolkit.engine.flink.results import SideOutput, WindowResult
 from toolkit.engine.flink.state import (
+    AggregatingState,
     KeyedStateStore,
     ListState,
     MapState,
@@ -123,7 +125,25 @@ def test_global_state_works_with_merging_windows_and_is_shared_across_windows():
     assert [r.value for r in _fires(op)] == [[1, 2], [1, 2, 3]]
 
 
+class NoOpAggregateFunction(AggregateFunction):
+    """Flink's test's ``NoOpAggregateFunction``: every method returns null."""
+
+    def create_accumulator(self):
+        return None
+
+    def add(self, value, accumulator):
+        return None
+
+    def get_result(self, accumulator):
+        return None
+
+    def merge(self, a, b):
+        return None
+
+
 def test_WindowOperatorContractTest_testStateTypeIsConsistentFromWindowStateAndGlobalState():
+    """List, value, aggregating, reducing and map state: the window store and the global store
+    hand out the same class (Flink 2.3 has no folding state any more)."""
     seen = {}
 
     def fn(key, ctx, elements):
@@ -131,7 +151,9 @@ def test_WindowOperatorContractTest_testStateTypeIsConsistentFromWindowStateAndG
         assert isinstance(w, KeyedStateStore) and isinstance(g, KeyedStateStore)
         for kind in ("get_state", "get_list_state", "get_map_state"):
             assert type(getattr(w, kind)("w" + kind)) is type(getattr(g, kind)("g" + kind))
-        assert type(w.get_reducing_state("wr", max)) is type(g.get_reducing_state("gr", max)) is ReducingState
+        assert (type(w.get_aggregating_state("windowAgg", NoOpAggregateFunction()))
+                is type(g.get_aggregating_state("globalAgg", NoOpAggregateFunction())) is AggregatingState)
+        assert type(w.get_reducing_state("wr", lambda a, b: a)) is type(g.get_reducing_state("gr", lambda a, b: a)) is ReducingState
         seen["ok"] = True
 
     op = WindowOperator(TumblingEventTimeWindows(20), trigger=CountTrigger(1), function=ProcessWindowFunction(fn))
@@ -234,3 +256,96 @@ def test_a_detached_context_says_what_is_missing():
     ctx = ProcessContext("k", None, 0, 0, 0, "on_time")
     with pytest.raises(RuntimeError, match="not attached to a window operator"):
         ctx.global_state()
+
+
+class Average(AggregateFunction):
+    """(sum, count) accumulator, the mean as result."""
+
+    def create_accumulator(self):
+        return (0, 0)
+
+    def add(self, value, acc):
+        return (acc[0] + value, acc[1] + 1)
+
+    def get_result(self, acc):
+        return acc[0] / acc[1]
+
+    def merge(self, a, b):
+        return (a[0] + b[0], a[1] + b[1])
+
+
+def test_aggregating_state_add_get_clear():
+    """Flink's HeapAggregatingState: add folds into the accumulator (created on the first
+    add), get is getResult (null when empty), add(null) and clear empty it."""
+    table = {}
+    s = KeyedStateStore(table, ("k", "w")).get_aggregating_state("avg", Average())
+    assert s.get() is None and table == {}
+    s.add(2)
+    s.add(4)
+    assert s.get() == 3.0 and table == {("k", "w"): {"avg": (6, 2)}}
+    s.add(None)
+    assert s.get() is None and table == {}
+    s.add(10)
+    assert s.get() == 10.0
+    s.clear()
+    assert s.get() is None and table == {}
+    with pytest.raises(ValueError, match="must be an AggregateFunction"):
+        KeyedStateStore(table, ("k",)).get_aggregating_state("bad", lambda a, b: a)
+
+
+def test_reducing_state_add_null_clears_as_flink_heap_state_does():
+    table = {}
+    r = KeyedStateStore(table, ("k",)).get_reducing_state("sum", lambda a, b: a + b)
+    r.add(2)
+    r.add(3)
+    assert r.get() == 5
+    r.add(None)
+    assert r.get() is None and table == {}
+
+
+def test_aggregating_state_per_window_and_per_key_in_a_running_operator():
+    """Window aggregating state lives per window until the function clears it at cleanup;
+    global aggregating state spans the key's windows."""
+
+    class Means(ProcessWindowFunction):
+        def process(self, key, ctx, elements):
+            w = ctx.window_state().get_aggregating_state("w", Average())
+            g = ctx.global_state().get_aggregating_state("g", Average())
+            for e in elements:
+                w.add(e)
+                g.add(e)
+            return (w.get(), g.get())
+
+        def clear(self, ctx):
+            ctx.window_state().get_aggregating_state("w", Average()).clear()
+
+    op = WindowOperator(TumblingEventTimeWindows(10), trigger=CountTrigger(1), function=Means())
+    for ts, v in [(1, 2), (2, 4), (11, 12)]:
+        op.process_element("k", ts, v)
+    # window [0,10): first firing sees [2] -> 2; second sees [2, 4] on top of [2] -> (2+2+4)/3
+    assert [r.value for r in _fires(op)] == [(2.0, 2.0), (8 / 3, 8 / 3), (12.0, 20 / 4)]
+    op.process_watermark(100)
+    assert op.num_keyed_state_entries() == 1          # the global accumulator only
+
+
+def test_aggregating_state_is_refused_per_window_with_merging_windows():
+    """Flink never merges per-window state: MergingWindowStateStore refuses every getter,
+    aggregating state included; global aggregating state works across sessions."""
+
+    def per_window(key, ctx, elements):
+        ctx.window_state().get_aggregating_state("w", Average())
+
+    op = WindowOperator(EventTimeSessionWindows(20), trigger=CountTrigger(1), function=ProcessWindowFunction(per_window))
+    with pytest.raises(UnsupportedOperationError, match="Per-window state is not allowed when using merging windows."):
+        op.process_element(0, 0, 1)
+
+    def per_key(key, ctx, elements):
+        g = ctx.global_state().get_aggregating_state("g", Average())
+        g.add(sum(elements))
+        return g.get()
+
+    op = WindowOperator(EventTimeSessionWindows(3), function=ProcessWindowFunction(per_key))
+    for ts, v in [(0, 1), (1, 3), (10, 8)]:
+        op.process_element("k", ts, v)
+    op.end_input()
+    assert [r.value for r in _fires(op)] == [4.0, 6.0]

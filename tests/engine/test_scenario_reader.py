@@ -61,3 +61,54 @@ def test_a_negative_count_evictor_and_a_negative_time_evictor_evict_everything()
 def test_a_float_is_refused_not_truncated() -> None:
     with pytest.raises(ValueError, match="expected an integer, got 10.7"):
         _run('{"assigner":{"type":"tumbling","size":10.7}}', *RECS)
+
+
+# ---------------------------------------------------------------- quirks real Flink decides
+# (fixtures reader_30 .. reader_42, written by tests/fixtures/window/gen_reader_quirks.py and
+# run through the oracle; the conformance test replays all of them line for line)
+
+MIN = -(2**63)
+
+
+@pytest.mark.parametrize("assigner", [
+    '{"type":"tumbling","size":10,"offset":%d}' % MIN,
+    '{"type":"sliding","size":10,"slide":5,"offset":%d}' % MIN])
+def test_an_offset_of_long_min_is_accepted_as_java_math_abs_lets_it_pass(assigner) -> None:
+    """Math.abs(Long.MIN_VALUE) is negative, so abs(offset) < size holds (reader_30, reader_31);
+    one more (Long.MIN + 1) is refused with Flink's reason (reader_34)."""
+    from toolkit.engine.flink.assigners import java_abs
+
+    assert java_abs(MIN) == MIN and java_abs(MIN + 1) == 2**63 - 1
+    out = _run('{"assigner":%s}' % assigner, '{"record":{"key":"a","ts":1,"value":1}}')
+    assert out and out[0]["kind"] == "fire"
+    with pytest.raises(ValueError, match=r"abs\(offset\) < size"):
+        _run('{"assigner":{"type":"tumbling","size":10,"offset":%d}}' % (MIN + 1), *RECS)
+
+
+@pytest.mark.parametrize("line, value", [
+    ('{"assigner":{"type":"tumbling","size":10},"allowed_lateness":false}', False),
+    ('{"assigner":{"type":"tumbling","size":10},"allowed_lateness":true}', True)])
+def test_a_boolean_lateness_is_refused_as_the_oracle_refuses_it(line, value) -> None:
+    """Jackson: a boolean cannot convert to a long, "field 'allowed_lateness' must be an
+    integer" (reader_36, reader_37); null is the default 0 (reader_35)."""
+    with pytest.raises(ValueError) as err:
+        _run(line, *RECS)
+    # the oracle: "field 'allowed_lateness' must be an integer: <the config line>"
+    assert str(err.value) == f"field 'allowed_lateness' must be an integer: {line} (expected an integer, got {value})"
+    assert _run('{"assigner":{"type":"tumbling","size":10},"allowed_lateness":null}', *RECS)[-1]["kind"] == "late"
+    with pytest.raises(ValueError, match="'gap'.*expected an integer"):
+        _run('{"assigner":{"type":"dynamic_session","gap_field":"gap"}}',
+             '{"record":{"key":"a","ts":1,"value":1,"gap":false}}')
+
+
+@pytest.mark.parametrize("text, key", [
+    ("1e20", "1.0E20"), ("1E20", "1.0E20"), ("1e-4", "1.0E-4"), ("1234.5", "1234.5"), ("1e7", "1.0E7"),
+    ("9999999.0", "9999999.0"), ("0.001", "0.001"), ("-0.0", "-0.0"), ("4.9e-324", "4.9E-324"),
+    # Java 17 writes more digits than needed here (not the shortest round trip)
+    ("1e23", "9.999999999999999E22"), ("2e23", "1.9999999999999998E23"), ("8.41e21", "8.409999999999999E21"),
+    ("2.82879384806159e17", "2.82879384806159008E17"),
+    ("100000000000000000000", "100000000000000000000"), ("true", "true")])
+def test_number_keys_are_written_as_the_oracle_writes_them(text, key) -> None:
+    """The job keys by Jackson's asText: a float as Java 17's Double.toString (reader_40 to 42)."""
+    out = _run('{"assigner":{"type":"tumbling","size":10}}', '{"record":{"key":%s,"ts":1,"value":1}}' % text)
+    assert out[0]["key"] == key

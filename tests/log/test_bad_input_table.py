@@ -164,6 +164,27 @@ def folder_broken_json(tmp):
     return tmp / "j"
 
 
+#: 4 KB of binary garbage (a seeded random byte string): the first row pyarrow finds wrong is
+#: not UTF-8, so its invalid-row callback fails before ours runs (byte 0xd4)
+GARBAGE = __import__("random").Random(7).randbytes(4096)
+
+
+def folder_with_parquet_part(tmp):
+    """A Parquet part among CSV parts, each named for its format."""
+    (tmp / "mixed").mkdir()
+    (tmp / "mixed" / "part-0.csv").write_text(f"event_time,key\n{T0},a\n")
+    pd.DataFrame({"event_time": [T0 + 1], "key": ["b"]}).to_parquet(tmp / "mixed" / "part-1.parquet")
+    return tmp / "mixed"
+
+
+def folder_with_binary_part(tmp):
+    """A binary part named like its CSV siblings."""
+    (tmp / "bin").mkdir()
+    (tmp / "bin" / "part-0.csv").write_text(f"event_time,key\n{T0},a\n")
+    (tmp / "bin" / "part-1.csv").write_bytes(GARBAGE)
+    return tmp / "bin"
+
+
 def uint_values(tmp):
     path = tmp / "uint.parquet"
     pd.DataFrame({"event_time": [T0, T0 + 1], "value": np.array([2**64 - 1, 5], dtype=np.uint64)}).to_parquet(path)
@@ -434,6 +455,21 @@ CASES = [
         "delimiter): '{{\"event_time\": 1700000000000, \"key\": \"a\"'; fix or remove that line")),
     Case("parquet-uint64-value-beyond-int64", uint_values,
          Quarantine([(0, "value", "integer out of int64 range", "18446744073709551615")], 1)),
+    # ------------------------------------------------------------------ binary garbage, mixed formats
+    Case("binary-garbage-csv", text("garbage.csv", GARBAGE), Error(
+        LogReadError, "{path!r} is not UTF-8 text (byte 0xd4 cannot be decoded): is it a binary file, or a file in "
+        "another format than csv? A csv log must be UTF-8 text")),
+    Case("binary-garbage-parquet", text("garbage.parquet", GARBAGE), Error(
+        LogReadError, "{path!r} is not a Parquet file (it does not end with Parquet's magic bytes): is it in another "
+        "format, or was it cut off while being written or copied?")),
+    Case("folder-with-a-parquet-part-among-csv-parts", folder_with_parquet_part, Error(
+        LogReadError, "folder {path!r} mixes formats: part 'part-0.csv' is csv, part 'part-1.parquet' is parquet; "
+        "keep one format per folder (or pass format= to read every part as one format)",
+        "folder {path!r} mixes formats: part 'part-0.csv' is csv, part 'part-1.parquet' is parquet; "
+        "keep one format per folder (or pass --format to read every part as one format)")),
+    Case("folder-with-a-binary-part-among-csv-parts", folder_with_binary_part, Error(
+        LogReadError, "part 'part-1.csv' of folder {path!r}: {part!r} is not UTF-8 text (byte 0xd4 cannot be "
+        "decoded): is it a binary file, or a file in another format than csv? A csv log must be UTF-8 text")),
     Case("unknown-file-suffix", text("log.dat", f"event_time\n{T0}\n"), Error(
         ValueError, "cannot tell the format of {path!r} from its name; pass format='csv', 'parquet' or 'jsonl'",
         "cannot tell the format of {path!r} from its name; pass --format csv, parquet or jsonl")),
@@ -470,8 +506,8 @@ def test_an_unexpected_failure_is_one_error_line(tmp_path, capsys, monkeypatch):
 
 
 def _message(template: str, path) -> str:
-    part = Path(path) / "part-1.jsonl" if isinstance(path, Path) else None
-    return template.format(path=str(path), part=str(part))
+    parts = sorted(Path(path).glob("part-1.*")) if isinstance(path, Path) and Path(path).is_dir() else []
+    return template.format(path=str(path), part=str(parts[0]) if parts else None)
 
 
 def test_the_table_is_big_enough():
@@ -546,3 +582,32 @@ def test_describe_json_carries_floored_rows_and_warnings(tmp_path, capsys):
     assert figures["floored"] == {"event_time": 1}
     assert figures["warnings"] == ["column 'event_time': 1 of 2 times had a fraction of a millisecond and were "
                                    "floored to whole milliseconds (e.g. row 0: 1700000000000.5 -> 1700000000000 ms)"]
+
+
+#: the cases whose reading once printed pyarrow's "Exception ignored in ... Traceback" before the
+#: clear error (issue 28), and their neighbours: run as a user runs them, in a fresh process
+SUBPROCESS_CASES = [c for c in FILE_CASES if c.id.startswith(("binary-garbage", "folder-with-", "jsonl-broken",
+                                                               "csv-row-with-extra"))]
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("case", SUBPROCESS_CASES, ids=[c.id for c in SUBPROCESS_CASES])
+def test_no_traceback_reaches_the_terminal(case, tmp_path):
+    """``python -m toolkit describe`` in its own process: exit 2, the one error line on stderr,
+    nothing else (Python prints unraisable callback errors straight to the process's stderr,
+    which an in-process run does not show)."""
+    import subprocess
+    import sys
+
+    path = case.source(tmp_path)
+    cmd = [sys.executable, "-m", "toolkit", "describe", str(path), *case.cli]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert "Traceback" not in done.stdout + done.stderr and "Exception ignored" not in done.stderr
+    assert done.returncode == 2
+    assert done.stderr == "error: " + _message(case.expect.cli or case.expect.message, path) + "\n"
+
+
+def test_the_subprocess_cases_cover_issue_28():
+    assert {"binary-garbage-csv", "folder-with-a-parquet-part-among-csv-parts",
+            "folder-with-a-binary-part-among-csv-parts"} <= {c.id for c in SUBPROCESS_CASES}

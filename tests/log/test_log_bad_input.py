@@ -199,7 +199,10 @@ def test_folder_with_one_corrupt_part(tmp_path):
     pd.DataFrame({"event_time": [3]}).to_parquet(folder / "part-2.parquet")
     with pytest.raises(LogReadError) as err:
         toolkit.load_log(folder)
-    assert str(err.value).startswith(f"cannot read part 'part-1.parquet' of folder {str(folder)!r} as parquet: ")
+    assert str(err.value) == (
+        f"part 'part-1.parquet' of folder {str(folder)!r}: {str(folder / 'part-1.parquet')!r} is not a Parquet file "
+        "(it does not end with Parquet's magic bytes): is it in another format, or was it cut off while being "
+        "written or copied?")
 
 
 def test_boolean_event_time_column_is_a_type_error():

@@ -43,6 +43,7 @@ def cli_text(message: str) -> str:
                               "--event-time and --arrival-time")
     message = message.replace("keep these rows in log.quarantine", "list these rows in the quarantine")
     message = re.sub(r"pass format='(\w+)', '(\w+)' or '(\w+)'", r"pass --format \1, \2 or \3", message)
+    message = message.replace("(or pass format= to read", "(or pass --format to read")
     message = re.sub(r"^max_invalid_fraction must", "--max-invalid-fraction must", message)
     message = re.sub(r"^partitions\b", "--partitions", message)
     return message

@@ -7,7 +7,9 @@ applies the same rules in Spark; :func:`toolkit.log.load_log` chooses between th
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -150,6 +152,8 @@ def read_path(path: Path, *, format: str | None = None, string_columns: list[str
     if path.is_dir():
         parts = list_parts(path)
         fmt = detect_format(parts[0], format)
+        if format is None:
+            _check_one_format(path, parts, fmt)
         frames = []
         for part in parts:
             if part.stat().st_size == 0:
@@ -178,6 +182,21 @@ def read_path(path: Path, *, format: str | None = None, string_columns: list[str
         raise
     except Exception as exc:  # noqa: BLE001
         raise LogReadError(f"cannot read {str(path)!r} as {fmt}: {_first_line(exc)}") from exc
+
+
+def _check_one_format(folder: Path, parts: list[Path], fmt: str) -> None:
+    """Parts whose names say another format than the first part's are an error naming both
+    (read as the first part's format they would fail with a misleading message); a part whose
+    name says no format is read as the first part's."""
+    for part in parts[1:]:
+        try:
+            other = detect_format(part)
+        except ValueError:
+            continue
+        if other != fmt:
+            raise LogReadError(
+                f"folder {str(folder)!r} mixes formats: part {parts[0].name!r} is {fmt}, part {part.name!r} is "
+                f"{other}; keep one format per folder (or pass format= to read every part as one format)")
 
 
 def _first_line(exc: Exception) -> str:
@@ -227,7 +246,15 @@ def read_file(path: Path, fmt: str, string_columns: list[str] = (), exact_column
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
-        return _to_pandas(pq.read_table(path), exact_columns)
+        try:
+            table = pq.read_table(path)
+        except pa.ArrowInvalid as exc:
+            if "magic bytes not found" in str(exc):
+                raise LogReadError(f"{str(path)!r} is not a Parquet file (it does not end with Parquet's magic "
+                                   f"bytes): is it in another format, or was it cut off while being written or "
+                                   f"copied?") from None
+            raise
+        return _to_pandas(table, exact_columns)
     if fmt == "jsonl":
         # pyarrow keeps int64 with nulls exact (pandas would go through float: ns times lose digits);
         # a column mixing numbers and strings (bad rows) makes pyarrow give up: pandas then keeps
@@ -303,11 +330,18 @@ def _read_csv(path: Path, string_columns, exact_columns=()) -> pd.DataFrame:
         return "error"
 
     parse = pcsv.ParseOptions(delimiter=delimiter, invalid_row_handler=invalid_row)
+    undecodable: list[UnicodeDecodeError] = []
     try:
-        table = pcsv.read_csv(path, parse_options=parse, convert_options=convert)
+        with _row_text_errors_kept(undecodable):
+            table = pcsv.read_csv(path, parse_options=parse, convert_options=convert)
     except pa.ArrowInvalid as exc:
         if "Empty CSV file" in str(exc):
             raise EmptyLogError(f"file {str(path)!r} is empty") from None
+        if undecodable:
+            err = undecodable[0]
+            raise LogReadError(
+                f"{str(path)!r} is not UTF-8 text (byte 0x{err.object[err.start]:02x} cannot be decoded): is it a "
+                f"binary file, or a file in another format than csv? A csv log must be UTF-8 text") from None
         if bad:
             expected, actual, text = bad[0]
             line = _line_number(path, text)
@@ -320,12 +354,34 @@ def _read_csv(path: Path, string_columns, exact_columns=()) -> pd.DataFrame:
     frame = _to_pandas(table, exact_columns)
     rounded = [c for c in _rounded_integers(frame) if c in exact_columns]
     if rounded:  # re-read those columns as text: integers beyond 2^53 are checked exactly
-        text = pcsv.read_csv(path, parse_options=parse, convert_options=pcsv.ConvertOptions(
-            include_columns=rounded, column_types={c: pa.string() for c in rounded},
-            null_values=[""], strings_can_be_null=True))
+        with _row_text_errors_kept(undecodable):
+            text = pcsv.read_csv(path, parse_options=parse, convert_options=pcsv.ConvertOptions(
+                include_columns=rounded, column_types={c: pa.string() for c in rounded},
+                null_values=[""], strings_can_be_null=True))
         for c in rounded:
             frame[c] = text.column(c).to_pandas()
     return frame
+
+
+@contextlib.contextmanager
+def _row_text_errors_kept(errors: list):
+    """Keep the text errors pyarrow meets in our invalid-row handler (it decodes a bad row as
+    UTF-8 before calling it) instead of letting Python print them ("Exception ignored in ...
+    Traceback ..."): binary garbage read as csv then ends in one clear error. Any other
+    unraisable exception goes to the hook as before."""
+    previous = sys.unraisablehook
+
+    def keep(unraisable):
+        if isinstance(unraisable.exc_value, UnicodeDecodeError) and "invalid_row" in repr(unraisable.object):
+            errors.append(unraisable.exc_value)
+        else:
+            previous(unraisable)
+
+    sys.unraisablehook = keep
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
 
 
 def _line_number(path: Path, text: str) -> int | None:

@@ -73,6 +73,9 @@ class ReplayResult:
     engine: Any = field(default=None, repr=False)
     #: the log's names of its partitions (``EventLog.partition_names``), set by ``toolkit.replay``
     partition_names: list[str] | None = field(default=None, repr=False)
+    #: quarantined rows of the replayed log(s), set by ``toolkit.replay``: ``summary()`` counts
+    #: them in ``records`` and ``invalid`` whatever the log and engine, as a sweep row does
+    invalid: int = 0
 
     def partition_label(self, code: Any) -> str:
         """The name the log gives partition ``code`` (``EWR``), or the number when partitions are numbers:
@@ -102,16 +105,23 @@ class ReplayResult:
         ``last_stage_late_side_output``; ``settings`` last. Every other figure is stage 1's.
         ``never_fired``: of the ``dropped``, the records taken into a window and never emitted
         (reason ``never_fired`` in ``fates``: Flink keeps them in window state, it does not drop
-        them for lateness; ``toolkit.metrics.fates.DROP_REASONS``)."""
+        them for lateness; ``toolkit.metrics.fates.DROP_REASONS``).
+
+        Every log and engine: ``records`` = the log's rows, quarantined ones included, =
+        ``on_time + late_accepted + dropped + invalid``. The figures that need processing time
+        (completeness, latency, state) are there only when the log has arrival times and the
+        windows are event-time windows; a log without arrival times has the counts alone."""
         if self._summary is None:
             figures = self._figures() if self._figures is not None else {}
             em = self.emissions
             fires = em[em["kind"] == "fire"] if len(em) else em
+            invalid = int(self.invalid)
             own = {
-                "records": int(len(self.fates)),
+                "records": int(len(self.fates)) + invalid,
                 "on_time": int((self.fates["fate"] == "on_time").sum()),
                 "late_accepted": int((self.fates["fate"] == "late_accepted").sum()),
                 "dropped": int((self.fates["fate"] == "dropped").sum()),
+                "invalid": invalid,
                 "firings": int(len(fires)),
                 "late_firings": int((fires["timing"] == "late").sum()) if len(fires) else 0,
             }

@@ -55,4 +55,6 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         result = engine.replay(log, s, limits=limits, sources=sources, explicit=explicit)
         result.partition_names = getattr(log, "partition_names", None)
     result.engine = engine
+    logs = log if isinstance(log, (list, tuple)) else [log]
+    result.invalid = sum(int(getattr(one, "n_invalid", 0) or 0) for one in logs)
     return result

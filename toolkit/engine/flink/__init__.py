@@ -44,7 +44,7 @@ _EXPORTS: dict[str, str] = {
     "CollectValues": "functions", "OutputTag": "functions",
     # process-function state
     "KeyedStateStore": "state", "ValueState": "state", "ListState": "state", "MapState": "state",
-    "ReducingState": "state", "UnsupportedOperationError": "state",
+    "ReducingState": "state", "AggregatingState": "state", "UnsupportedOperationError": "state",
     # operator
     "MergingWindowSet": "merging", "WindowOperator": "operator", "WindowResult": "results",
     "LateRecord": "results", "SideOutput": "results", "side_outputs": "results", "ACCUMULATION_MODES": "operator",

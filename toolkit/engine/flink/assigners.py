@@ -81,7 +81,8 @@ class TumblingEventTimeWindows(WindowAssigner):
     """Windows ``[start, start + size)`` with
     ``start = getWindowStartWithOffset(ts, (offset + stagger offset) % size, size)``.
 
-    Flink requires ``size > 0`` and ``abs(offset) < size``. ``stagger`` (a
+    Flink requires ``size > 0`` and ``Math.abs(offset) < size`` (Java's: ``Math.abs(Long.MIN_VALUE)``
+    is Long.MIN_VALUE, so that offset passes, as in Flink). ``stagger`` (a
     :class:`WindowStagger`, default ``ALIGNED``) is resolved at the first element; each
     window operator works on its own copy of a staggered assigner (Flink serialises the
     assigner into every operator instance). ``rng`` seeds ``RANDOM``.
@@ -95,7 +96,7 @@ class TumblingEventTimeWindows(WindowAssigner):
         self.offset = _check_int("offset", offset, name)
         if self.size <= 0:
             raise ValueError(f"{name}: size must be > 0, got {self.size}")
-        if abs(self.offset) >= self.size:
+        if java_abs(self.offset) >= self.size:
             raise ValueError(f"{name}: parameters must satisfy abs(offset) < size, got offset {self.offset}, size {self.size}")
         stagger = WindowStagger.ALIGNED if stagger is None else stagger
         if not isinstance(stagger, WindowStagger):
@@ -146,7 +147,8 @@ class TumblingProcessingTimeWindows(TumblingEventTimeWindows):
 class SlidingEventTimeWindows(WindowAssigner):
     """Windows of ``size`` every ``slide``: all ``[s, s + size)`` with ``s > ts - size``, latest first.
 
-    Flink requires ``size > 0``, ``slide > 0`` and ``abs(offset) < slide``.
+    Flink requires ``size > 0``, ``slide > 0`` and ``Math.abs(offset) < slide`` (Java's
+    ``Math.abs``: an offset of Long.MIN_VALUE passes).
     """
 
     is_event_time = True
@@ -160,7 +162,7 @@ class SlidingEventTimeWindows(WindowAssigner):
             raise ValueError(f"{name}: size must be > 0, got {self.size}")
         if self.slide <= 0:
             raise ValueError(f"{name}: slide must be > 0, got {self.slide}")
-        if abs(self.offset) >= self.slide:
+        if java_abs(self.offset) >= self.slide:
             raise ValueError(f"{name}: parameters must satisfy abs(offset) < slide, got offset {self.offset}, slide {self.slide}")
 
     @classmethod
@@ -351,6 +353,11 @@ class GlobalWindows(WindowAssigner):
 
     def default_trigger(self):
         return EndOfStreamTrigger() if self.end_of_stream else NeverTrigger()
+
+
+def java_abs(x: int) -> int:
+    """Java's ``Math.abs(long)``: ``Math.abs(Long.MIN_VALUE)`` overflows and stays Long.MIN_VALUE."""
+    return x if x == MIN_TIMESTAMP else abs(x)
 
 
 def _java_rem(a: int, b: int) -> int:

@@ -53,7 +53,7 @@ from .functions import (
 )
 from .operator import WindowOperator, check_config
 from .operator_fast import SessionEventTimeOperator, TimeWindowEventTimeOperator
-from toolkit.engine.flink.scenarios.jsonl import as_bool, as_int
+from toolkit.engine.flink.scenarios.jsonl import as_bool, as_int, get_int
 from .triggers import (
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
@@ -109,11 +109,11 @@ def assigner_from_dict(a: dict) -> WindowAssigner:
         raise ValueError("assigner.type missing")
     cls = _ASSIGNER_TYPES.get(t)
     if cls is not None and t.startswith("tumbling"):
-        return cls(as_int(_req(a, "size", "assigner"), "assigner.size"), as_int(a.get("offset", 0), "assigner.offset"))
+        return cls(as_int(_req(a, "size", "assigner"), "assigner.size"), get_int(a, "offset", 0))
     if cls is not None and t.startswith("sliding"):
         return cls(as_int(_req(a, "size", "assigner"), "assigner.size"),
                    as_int(_req(a, "slide", "assigner"), "assigner.slide"),
-                   as_int(a.get("offset", 0), "assigner.offset"))
+                   get_int(a, "offset", 0))
     if cls is not None:
         return cls(as_int(_req(a, "gap", "assigner"), "assigner.gap"))
     if t == "dynamic_session":
@@ -467,7 +467,7 @@ class WindowConfig:
             assigner_from_dict(cfg["assigner"]),
             trigger=trigger_from_dict(cfg.get("trigger")),
             evictor=evictor_from_dict(cfg.get("evictor")),
-            allowed_lateness=as_int(cfg.get("allowed_lateness", 0) or 0, "allowed_lateness"),
+            allowed_lateness=get_int(cfg, "allowed_lateness", 0),
             function=function_from_name(cfg.get("function", "process") or "process", scenario=True,
                                         emit_timestamps=as_bool(cfg.get("emit_timestamps"), False)),
             side_output_late=as_bool(cfg.get("side_output_late"), True),

@@ -13,9 +13,28 @@ from .windows import wrap_long
 
 
 class TimestampedValue(NamedTuple):
+    """A window element (Flink's ``TimestampedValue``). A record without a timestamp has
+    ``has_timestamp=False`` and ``timestamp`` Long.MIN_VALUE (what Flink's ``StreamRecord``
+    reports for it); reading the timestamp of such an element through :func:`timestamp_of`
+    fails as Flink's ``getTimestamp`` does."""
+
     value: Any
     timestamp: int
     record_id: Any = None
+    has_timestamp: bool = True
+
+
+NO_TIMESTAMP_MESSAGE = (
+    "Record has no timestamp. Is the time characteristic set to 'ProcessingTime', or did you "
+    "forget to call 'DataStream.assignTimestampsAndWatermarks(...)'?")
+
+
+def timestamp_of(element: TimestampedValue) -> int:
+    """The element's timestamp; an element without one raises Flink's ``IllegalStateException``
+    message (``TimestampedValue.getTimestamp``)."""
+    if not element.has_timestamp:
+        raise RuntimeError(NO_TIMESTAMP_MESSAGE)
+    return element.timestamp
 
 
 class Evictor:
@@ -53,7 +72,7 @@ class _OneSidedEvictor(Evictor):
 class CountEvictor(_OneSidedEvictor):
     """Keeps the last ``max_count`` elements (drops the first ``size - max_count``). Flink's
     ``CountEvictor.of`` takes any long: with ``max_count <= 0`` every element is evicted
-    (checked with the oracle)."""
+    (checked with the oracle). It reads no timestamps: records without one count alike."""
 
     def __init__(self, max_count: int, after: bool = False):
         if isinstance(max_count, bool) or not isinstance(max_count, int):
@@ -73,7 +92,11 @@ class CountEvictor(_OneSidedEvictor):
 
 class TimeEvictor(_OneSidedEvictor):
     """Keeps elements with ``timestamp > max timestamp in the window - keep`` (the difference in
-    Java ``long`` arithmetic: below Long.MIN it wraps, and then nothing is kept)."""
+    Java ``long`` arithmetic: below Long.MIN it wraps, and then nothing is kept).
+
+    Records without a timestamp (Flink 2.3's ``hasTimestamp``): when the window's *first*
+    element has none, nothing is evicted; when the first has one and a later one has none,
+    reading the later one's timestamp fails with Flink's message."""
 
     def __init__(self, keep: int, after: bool = False):
         # Flink's TimeEvictor.of takes any duration: a negative keep evicts every element
@@ -87,14 +110,15 @@ class TimeEvictor(_OneSidedEvictor):
         return cls(keep, after)
 
     def evict(self, elements, window, ctx):
-        if not elements:
+        if not elements or not elements[0].has_timestamp:
             return
-        cutoff = wrap_long(max(e.timestamp for e in elements) - self.keep)
+        cutoff = wrap_long(max(timestamp_of(e) for e in elements) - self.keep)
         elements[:] = [e for e in elements if e.timestamp > cutoff]
 
 
 class DeltaEvictor(_OneSidedEvictor):
-    """Drops elements with ``delta_fn(element, last element) >= threshold``."""
+    """Drops elements with ``delta_fn(element, last element) >= threshold``. It reads values
+    only: records without a timestamp are evicted as any other."""
 
     def __init__(self, threshold: float, delta_fn: Callable[[Any, Any], float], after: bool = False):
         if not callable(delta_fn):

@@ -25,7 +25,8 @@ class WindowOperatorTestHarness:
     def _collect(self) -> None:
         self.output.extend(self.operator.drain())
 
-    def process_element(self, key, timestamp: int, value=1, record_id=None) -> None:
+    def process_element(self, key, timestamp: int | None, value=1, record_id=None) -> None:
+        """One record; ``timestamp=None`` is a record without a timestamp (general operator)."""
         self.operator.process_element(key, timestamp, value, record_id)
         self._collect()
 

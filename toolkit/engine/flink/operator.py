@@ -464,13 +464,13 @@ class WindowOperator:
             return
         (self._et if self._event_time else self._ptq).remove(c, key, window)
 
-    def _add(self, sk, value, timestamp, record_id):
+    def _add(self, sk, value, timestamp, record_id, has_timestamp=True):
         if self._full:
             lst = self._contents.get(sk)
             if lst is None:
-                lst = self._contents[sk] = [TimestampedValue(value, timestamp, record_id)]
+                lst = self._contents[sk] = [TimestampedValue(value, timestamp, record_id, has_timestamp)]
             else:
-                lst.append(TimestampedValue(value, timestamp, record_id))
+                lst.append(TimestampedValue(value, timestamp, record_id, has_timestamp))
             if self._sorted_input:
                 self._arrivals.append((sk, timestamp, len(lst) - 1))
                 self._flink_order = None
@@ -520,8 +520,14 @@ class WindowOperator:
 
     # ------------------------------------------------------------------ elements
 
-    def process_element(self, key, timestamp: int, value, record_id=None) -> None:
-        """Process one record (Flink's ``WindowOperator.processElement``)."""
+    def process_element(self, key, timestamp: int | None, value, record_id=None) -> None:
+        """Process one record (Flink's ``WindowOperator.processElement``). ``timestamp=None`` is
+        a record without a timestamp: assigner, trigger and lateness see Long.MIN_VALUE (what
+        Flink's ``StreamRecord.getTimestamp`` returns for it) and its window element has
+        ``has_timestamp=False`` (what a ``TimeEvictor`` checks)."""
+        has_timestamp = timestamp is not None
+        if not has_timestamp:
+            timestamp = MIN_TIMESTAMP
         if not self.keyed:
             key = None
         if record_id is None and self.track_records:
@@ -551,7 +557,7 @@ class WindowOperator:
                 if sw is None:
                     raise RuntimeError(f"Window {actual} is not in in-flight window set.")
                 sk = (key, sw)
-                self._add(sk, value, timestamp, record_id)
+                self._add(sk, value, timestamp, record_id, has_timestamp)
                 ctx.key = key
                 ctx.window = actual
                 r = trigger.on_element(value, timestamp, actual, ctx)
@@ -573,7 +579,7 @@ class WindowOperator:
                     continue
                 skipped = False
                 sk = (key, window)
-                self._add(sk, value, timestamp, record_id)
+                self._add(sk, value, timestamp, record_id, has_timestamp)
                 ctx.key = key
                 ctx.window = window
                 r = trigger.on_element(value, timestamp, window, ctx)

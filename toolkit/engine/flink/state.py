@@ -14,7 +14,7 @@ Rules (Flink's ``WindowOperator``, checked by the contract tests re-expressed in
 - The window and the global store hand out the same state classes.
 
 State kinds (Flink names): :class:`ValueState`, :class:`ListState`, :class:`MapState`,
-:class:`ReducingState`. A state is addressed by its name within its namespace; a cleared or
+:class:`ReducingState`, :class:`AggregatingState`. A state is addressed by its name within its namespace; a cleared or
 never-set state holds nothing (``value()`` is ``None``, ``get()`` of a list is empty).
 """
 from __future__ import annotations
@@ -144,7 +144,8 @@ class MapState(_State):
 
 
 class ReducingState(_State):
-    """``add(v)`` folds ``v`` into the value with ``fn(current, v)``; ``get()`` (``None`` when unset)."""
+    """``add(v)`` folds ``v`` into the value with ``fn(current, v)``; ``add(None)`` clears, as
+    Flink's heap state does; ``get()`` (``None`` when unset)."""
 
     __slots__ = ("_fn",)
 
@@ -158,8 +159,48 @@ class ReducingState(_State):
         return self._get()
 
     def add(self, value) -> None:
+        if value is None:
+            self.clear()
+            return
         cur = self._get()
         self._set(value if cur is None else self._fn(cur, value))
+
+
+class AggregatingState(_State):
+    """Flink's ``AggregatingState`` (``AggregatingStateDescriptor``): the state holds the
+    accumulator of an ``AggregateFunction``. ``add(v)`` folds ``v`` in with ``fn.add(v, acc)``,
+    starting from ``fn.create_accumulator()`` when empty; ``add(None)`` clears, as Flink's heap
+    state does; ``get()`` is ``fn.get_result(acc)``, ``None`` when empty; ``clear()`` empties it.
+    (Flink merges such state with ``fn.merge`` only inside merging windows, where per-window
+    state is refused: see :class:`MergingWindowStateStore`.)"""
+
+    __slots__ = ("_fn",)
+
+    def __init__(self, table, ns, name, fn):
+        super().__init__(table, ns, name)
+        missing = [m for m in ("create_accumulator", "add", "get_result", "merge")
+                   if not callable(getattr(fn, m, None))]
+        if missing:
+            raise ValueError(f"AggregatingState {name!r}: the function must be an AggregateFunction "
+                             f"(create_accumulator, add, get_result, merge), got {fn!r}")
+        self._fn = fn
+
+    def get(self):
+        d = self._table.get(self._ns)
+        if d is None or self._name not in d:
+            return None
+        acc = d[self._name]
+        return None if acc is None else self._fn.get_result(acc)
+
+    def add(self, value) -> None:
+        if value is None:
+            self.clear()
+            return
+        d = self._table.get(self._ns)
+        acc = None if d is None else d.get(self._name)
+        if acc is None:
+            acc = self._fn.create_accumulator()
+        self._set(self._fn.add(value, acc))
 
 
 def _check_name(name) -> str:
@@ -189,6 +230,10 @@ class KeyedStateStore:
     def get_reducing_state(self, name: str, fn: Callable[[Any, Any], Any]) -> ReducingState:
         return ReducingState(self._table, self._ns, _check_name(name), fn)
 
+    def get_aggregating_state(self, name: str, fn) -> AggregatingState:
+        """``fn``: an ``AggregateFunction`` (``toolkit.engine.flink.AggregateFunction``)."""
+        return AggregatingState(self._table, self._ns, _check_name(name), fn)
+
 
 class MergingWindowStateStore(KeyedStateStore):
     """``window_state()`` under a merging assigner: Flink refuses every state."""
@@ -198,7 +243,7 @@ class MergingWindowStateStore(KeyedStateStore):
     def _refuse(self, *args, **kwargs):
         raise UnsupportedOperationError("Per-window state is not allowed when using merging windows.")
 
-    get_state = get_list_state = get_map_state = get_reducing_state = _refuse
+    get_state = get_list_state = get_map_state = get_reducing_state = get_aggregating_state = _refuse
 
 
 def window_namespace(key, window) -> tuple:

@@ -13,7 +13,10 @@ from operator import index
 from pathlib import Path
 from typing import Any, Iterable
 
-__all__ = ["read", "read_lines", "dumps", "write", "discover", "is_scenario_file", "output_name", "as_int", "as_bool"]
+from .java_double import double_to_string
+
+__all__ = ["read", "read_lines", "dumps", "write", "discover", "is_scenario_file", "output_name", "as_int",
+           "get_int", "as_bool", "key_text"]
 
 
 def read_lines(lines: Iterable[str], where: str = "scenario", *, allow_empty: bool = False) -> list[Any]:
@@ -89,6 +92,36 @@ def as_int(v: Any, where: str) -> int:
                 return i
             raise ValueError(f"{where}: {i} does not fit in a Java long (int64: -2**63 .. 2**63-1)")
     raise ValueError(f"{where}: expected an integer, got {v!r}")
+
+
+def get_int(d: dict[str, Any], key: str, default: Any = None, *, required: bool = False) -> Any:
+    """An optional integer field as the oracle's reader takes it (its ``Json.getLong``): absent
+    or ``null`` is ``default`` (``required``: an error); anything else must pass :func:`as_int`,
+    so ``false`` is refused (Jackson's ``canConvertToLong`` is false for a boolean: the oracle
+    says "must be an integer"), not read as 0."""
+    v = d.get(key)
+    if v is None:
+        if required:
+            raise ValueError(f"missing {key!r} in {dumps(d)}")
+        return default
+    try:
+        return as_int(v, key)
+    except ValueError as exc:   # the oracle's words, then why
+        raise ValueError(f"field {key!r} must be an integer: {dumps(d)} ({str(exc).split(': ', 1)[1]})") from None
+
+
+def key_text(k: Any) -> str:
+    """A record key as the oracle's job sees it (Jackson's ``JsonNode.asText``): a string as it
+    is, ``true``/``false``, an integer in decimal, a float as Java 17's ``Double.toString`` writes
+    it (``1e20`` -> ``1.0E20``, ``1e-4`` -> ``1.0E-4``, ``1e23`` -> ``9.999999999999999E22``:
+    :mod:`.java_double`)."""
+    if isinstance(k, str):
+        return k
+    if isinstance(k, bool):
+        return "true" if k else "false"
+    if isinstance(k, float):
+        return double_to_string(k)
+    return str(k)
 
 
 def as_bool(v: Any, default: bool) -> bool:

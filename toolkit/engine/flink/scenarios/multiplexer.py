@@ -16,7 +16,7 @@ from typing import Any
 
 from ..sources import WatermarkOutputMultiplexer
 from .jsonl import StepOutput, dumps
-from .watermarks import get_int
+from .jsonl import get_int
 
 __all__ = ["run"]
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..valve import StatusWatermarkValve
 from .jsonl import StepOutput, dumps
-from .watermarks import get_int
+from .jsonl import get_int
 
 __all__ = ["run"]
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..sources import WatermarkEmitter
 from ..watermarks import BoundedOutOfOrderness, Monotonous, WatermarkStrategy, WithIdleness, make_strategy
-from .jsonl import as_int, dumps
+from .jsonl import dumps, get_int
 
 __all__ = ["run", "strategy_from_config", "FLINK_CLASSES", "get_int"]
 
@@ -29,16 +29,6 @@ FLINK_CLASSES = {
 }
 
 _STRATEGY_PARAMS = ("delay", "lag", "step", "quantile", "window", "min_delay", "max_delay", "initial_delay")
-
-
-def get_int(d: dict[str, Any], key: str, default: Any = None, *, required: bool = False) -> Any:
-    """``d[key]`` as an integer (``jsonl.as_int``), ``default`` when absent or null."""
-    v = d.get(key)
-    if v is None:
-        if required:
-            raise ValueError(f"missing {key!r} in {dumps(d)}")
-        return default
-    return as_int(v, f"{key!r} in {dumps(d)}")
 
 
 def strategy_from_config(cfg: dict[str, Any]) -> WatermarkStrategy:

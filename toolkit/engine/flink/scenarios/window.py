@@ -8,8 +8,9 @@ for each firing and ``{"kind": "late", "key", "ts", "value"}`` for each late rec
 end the ``MAX_TIMESTAMP`` watermark unless ``"final_watermark": false`` (then, as in the
 oracle's job, a ``MAX_TIMESTAMP`` watermark line of the scenario is swallowed too).
 
-Keys are strings (other JSON scalars are stringified as Java would); ts and value are
-integers (``jsonl.as_int``).
+Keys are strings (other JSON scalars are stringified as Jackson's ``asText`` does:
+``jsonl.key_text``); ts and value are integers (``jsonl.as_int``; optional integer fields
+``jsonl.get_int``).
 """
 from __future__ import annotations
 
@@ -20,17 +21,9 @@ from ..config import Element, WindowConfig
 from ..operator import WindowOperator
 from ..results import LateRecord
 from ..windows import MAX_TIMESTAMP
-from .jsonl import as_bool, as_int, read
+from .jsonl import as_bool, as_int, get_int, key_text, read
 
 __all__ = ["parse", "build_operator", "run_scenario", "run", "run_file", "Element"]
-
-
-def _key_text(k: Any) -> str:
-    if isinstance(k, str):
-        return k
-    if isinstance(k, bool):
-        return "true" if k else "false"
-    return str(k)
 
 
 def _req(obj: dict, name: str, where: str) -> Any:
@@ -54,8 +47,8 @@ def parse(objs: list[Any], where: str = "scenario") -> tuple[dict, list]:
                 raise ValueError(f"{where}: record without key: {o}")
             ts = as_int(_req(r, "ts", where), f"{where}: record ts")
             value = as_int(_req(r, "value", where), f"{where}: record value")
-            gap = as_int(r.get(gap_field) or 0, f"{where}: record {gap_field}")
-            events.append(("record", _key_text(r["key"]), Element(value, ts, gap)))
+            gap = get_int(r, gap_field, 0)
+            events.append(("record", key_text(r["key"]), Element(value, ts, gap)))
         elif isinstance(o, dict) and "watermark" in o:
             events.append(("watermark", as_int(o["watermark"], f"{where}: watermark")))
         else:
