@@ -52,30 +52,28 @@ def test_extensions_and_interval_zero_are_notes_not_code():
 
 
 def test_flink_sql_watermark_is_the_expression_itself():
-    d = deploy("window=tumbling:1s delay=2s idleness=2s", engine="flink-sql")
-    assert "WATERMARK FOR ts AS ts - INTERVAL '2.001' SECOND" in d.code  # = max - 2 s - 1 ms
-    assert "SET 'table.exec.source.idle-timeout' = '2 s';" in d.code
+    """Flink SQL is ``semantics="flink_sql"``'s target: the SQL printed is the setting replayed."""
+    d = deploy("window=tumbling:1s delay=2s idleness=2s semantics=flink_sql", engine="flink-sql")
+    assert "WATERMARK FOR ts AS ts - INTERVAL '2' SECOND" in d.code  # the expression itself: max - 2 s
+    assert "SET 'table.exec.source.idle-timeout' = '2000 ms';" in d.code
     assert "SET 'pipeline.auto-watermark-interval' = '200 ms';" in d.code
     assert "FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' SECOND))" in d.code
     assert d.exact and d.language == "sql"
-    assert "WATERMARK FOR ts AS ts - INTERVAL '2' SECOND" in deploy(strategy="legacy", delay="2s", engine="flink-sql").code
-    hop = deploy(window="sliding:10s/5s", engine="flink-sql").code
+    hop = deploy(window="sliding:10s/5s", semantics="flink_sql").code
     assert "HOP(TABLE events, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)" in hop  # slide, then size
     assert "SESSION(TABLE events PARTITION BY `key`, DESCRIPTOR(ts), INTERVAL '30' SECOND)" in deploy(
-        window="session:30s", engine="flink-sql").code
+        window="session:30s", semantics="flink_sql").code
 
 
-def test_flink_sql_says_what_it_cannot_express():
-    d = deploy("window=tumbling:1s delay=2s lateness=5s trigger=count:3", engine="flink-sql")
-    assert not d.exact
-    assert any("allowed lateness (5 s)" in n for n in d.notes)
-    assert any("trigger count:3" in n for n in d.notes)
-    assert "allowedLateness" not in d.code.replace("-- NOTE", "")  # no made-up SQL for it
-    assert str(d).startswith("-- NOTE: ")
-    d = deploy(window="sliding:10s/3s", engine="flink-sql")
-    assert "HOP(" not in d.code and any("whole multiple of the slide" in n for n in d.notes)
-    d = deploy(window="global", engine="flink-sql")
-    assert "SELECT" not in d.code and any("no Flink SQL window" in n for n in d.notes)
+def test_flink_sql_refuses_what_it_cannot_express_and_datastream_settings_are_not_sql():
+    with pytest.raises(SettingError, match="engine 'flink-sql' deploys semantics='flink_sql'") as e:
+        deploy("window=tumbling:1s delay=2s lateness=5s", engine="flink-sql")
+    assert e.value.setting == "engine"
+    for kwargs, named in ((dict(lateness="5s"), "lateness"), (dict(trigger="count:3"), "trigger"),
+                         (dict(window="sliding:10s/3s"), "window"), (dict(window="global"), "window")):
+        with pytest.raises(SettingError) as e:
+            deploy(semantics="flink_sql", **kwargs)
+        assert e.value.setting == named
 
 
 @hsettings(max_examples=60, deadline=None)
@@ -96,7 +94,7 @@ def test_every_grid_setting_renders_in_every_engine():
     for s in grid(window=["tumbling:1s", "sliding:2s/1s", "session:1s", "global"], delay=[0, 1500],
                   lateness=[0, "1s"], strategy=["bounded", "legacy", "monotonous", "time_lag"],
                   idleness=[None, "2s"], interval=[0, 200]):
-        assert list(engines(s)) == ["flink", "flink-sql"]
+        assert list(engines(s)) == ["flink"]
         for engine in engines(s):
             d = deploy(s, engine=engine)
             assert d.code and d.setting == s
@@ -157,11 +155,11 @@ def test_cli_prints_the_code(capsys):
     assert main(["deploy", "--window", "tumbling:1s", "--delay", "2s", "--lateness", "5s", "--idleness", "2s"]) == 0
     out = capsys.readouterr().out
     assert "forBoundedOutOfOrderness(Duration.ofSeconds(2))" in out and ".allowedLateness(Duration.ofSeconds(5))" in out
-    assert main(["deploy", "--delay", "2s", "--lateness", "5s", "--engine", "flink-sql"]) == 0
+    assert main(["deploy", "--semantics", "flink_sql", "--delay", "2s", "--engine", "flink-sql"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("-- NOTE: allowed lateness") and "INTERVAL '2.001' SECOND" in out
-    assert main(["deploy", "--delay", "2s", "--engine", "all"]) == 0
-    assert "===== Flink SQL" in capsys.readouterr().out
+    assert out.startswith("-- Watermark Lab setting") and "INTERVAL '2' SECOND" in out
+    assert main(["deploy", "--semantics", "flink_sql", "--delay", "2s", "--engine", "all"]) == 0
+    assert "FROM TABLE(TUMBLE(" in capsys.readouterr().out  # its one target
 
 
 def test_cli_errors_name_the_option(capsys):
@@ -184,7 +182,7 @@ def test_spark_settings_deploy_as_pyspark_and_flink_ones_do_not():
     with pytest.raises(SettingError, match="engine 'flink' deploys semantics='flink'.*its engines: spark") as err:
         deploy(s, engine="flink")
     assert err.value.setting == "engine"
-    with pytest.raises(SettingError, match="its engines: flink, flink-sql"):
+    with pytest.raises(SettingError, match="its engines: flink$"):
         deploy(delay="1s", engine="spark")
 
 
@@ -200,12 +198,14 @@ def test_dynamic_gap_and_stagger_in_flink_java_and_not_in_sql():
     d = deploy(window="dynamic_session:gap_ms", delay="1s")
     assert ".window(EventTimeSessionWindows.withDynamicGap((SessionWindowTimeGapExtractor<Event>) event -> event.gap_ms))" \
         in d.code and d.exact
-    sql = deploy(window="dynamic_session:gap_ms", engine="flink-sql")
-    assert not sql.exact and "per-record gaps (withDynamicGap) exist only in the DataStream API" in sql.notes[0]
-    assert "FROM TABLE(" not in sql.code
+    with pytest.raises(SettingError) as e:  # Flink SQL's SESSION has one gap
+        deploy(window="dynamic_session:gap_ms", semantics="flink_sql")
+    assert e.value.setting == "window"
     for stagger, java in (("natural", "NATURAL"), ("random:4", "RANDOM")):
         d = deploy(window="tumbling:10s,1s", stagger=stagger)
         assert f".window(TumblingEventTimeWindows.of(Duration.ofSeconds(10), Duration.ofSeconds(1), WindowStagger.{java}))" in d.code
         assert any("stagger" in n for n in d.notes)
-        assert any("no WindowStagger" in n for n in deploy(window="tumbling:10s", stagger=stagger, engine="flink-sql").notes)
+        with pytest.raises(SettingError, match="TUMBLE takes a fixed offset") as e:
+            deploy(window="tumbling:10s", stagger=stagger, semantics="flink_sql")
+        assert e.value.setting == "stagger"
     assert "WindowStagger" not in deploy(window="tumbling:10s").code

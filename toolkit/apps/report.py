@@ -20,7 +20,6 @@ import pandas as pd
 import toolkit.viz as viz
 from toolkit.apps.report_template import TEMPLATE
 from toolkit.deployment import engines as deploy_engines
-from toolkit.replays import explain
 from toolkit.sweeps import choose
 from toolkit.viz import _format as fmt
 
@@ -224,7 +223,7 @@ def _drops_section(log: Any, replay: Any, chart: Any) -> dict[str, Any]:
     engine = getattr(replay, "engine", None)
     explains = engine is not None and engine.explain_refusal("drop_causes") is None
     if explains and getattr(replay, "setting", None) is not None and int((replay.fates["fate"] == "dropped").sum()):
-        causes = explain.drop_causes(replay)  # every "keeps" in these sentences is checked by a replay rule
+        causes = replay.drop_causes()  # the engine's words; every "keeps" in them is checked by a replay rule
         charts.insert(0, chart(viz.drops_over_time(log, replay)))
     return {"anchor": "drops", "title": "Where records were dropped, and why",
             "text": "The main causes, biggest first, and what would have kept the records "

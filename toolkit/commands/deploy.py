@@ -1,4 +1,4 @@
-"""``python -m toolkit deploy [setting options] [--engine flink|flink-sql|all]``: the code that runs a setting.
+"""``python -m toolkit deploy [setting options] [--engine TARGET|all]``: the code that runs a setting.
 
 Prints what an engineer pastes into a job (``toolkit.deploy``): Flink DataStream Java or Flink
 SQL, with what the engine cannot express said as comments, never written as other code."""

@@ -149,18 +149,18 @@ class ReplayResult:
         its arrival, who held it, and the smallest delay / lateness / idle timeout that keeps
         it (:func:`toolkit.replays.explain.drops`; ``fates=("dropped",)`` for drops only)."""
         self._flink_only("drops")
-        return explaining.drops(self, fates=fates)
+        return self.engine.drops(self, fates) if self.engine is not None else explaining.drops(self, fates=fates)
 
     def explain(self, row: int) -> explaining.Explanation:
         """Why the record of log row ``row`` was dropped, late or on time, in words
         (``str()``) and as data (``.data``); see :func:`toolkit.replays.explain.explain`."""
         self._flink_only("explain")
-        return explaining.explain(self, row)
+        return self.engine.explain(self, row) if self.engine is not None else explaining.explain(self, row)
 
     def drop_causes(self, top: int = 3) -> list[str]:
         """The main causes of the drops in words (:func:`toolkit.replays.explain.drop_causes`)."""
         self._flink_only("drop_causes")
-        return explaining.drop_causes(self, top=top)
+        return self.engine.drop_causes(self, top) if self.engine is not None else explaining.drop_causes(self, top=top)
 
     def _flink_only(self, what: str) -> None:
         if str(self.settings.get("two_input", "")).startswith("interval"):

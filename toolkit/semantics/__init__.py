@@ -19,6 +19,7 @@ BUILT_IN = {
     "spark": "toolkit.semantics.structured_streaming",
     "kafka_streams": "toolkit.semantics.kafka_streams",
     "beam": "toolkit.semantics.beam",
+    "flink_sql": "toolkit.semantics.flink_sql",
 }
 
 _REGISTRY: dict[str, Semantics] = {}

@@ -217,6 +217,25 @@ class Semantics:
         return (f"{what}() explains drops by Flink's watermark; with semantics={self.name!r} read result.late "
                 "(each dropped record with the watermark that dropped it) and result.emissions")
 
+    def drops(self, result: Any, fates: tuple[str, ...]) -> Any:
+        """``result.drops()``: every record of ``fates`` with why it got that fate (default:
+        Flink's explanation by its watermark, ``toolkit.replays.explain``)."""
+        from toolkit.replays import explain
+
+        return explain.drops(result, fates=fates)
+
+    def explain(self, result: Any, row: int) -> Any:
+        """``result.explain(row)``: why log row ``row`` got its fate, in words (default: Flink's)."""
+        from toolkit.replays import explain
+
+        return explain.explain(result, row)
+
+    def drop_causes(self, result: Any, top: int) -> list[str]:
+        """``result.drop_causes()``: the main causes of the drops in words (default: Flink's)."""
+        from toolkit.replays import explain
+
+        return explain.drop_causes(result, top=top)
+
     # -- between engines ------------------------------------------------------------------------
     # An engine's package may hold ``translate.py`` (``to_intent``, ``from_intent``) and ``words.py``
     # (``why_dropped``): the methods below find them there (``package``), or a subclass overrides them.

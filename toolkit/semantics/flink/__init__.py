@@ -27,8 +27,7 @@ class Flink(Semantics):
     shards_in_process = True
     multi_input = True
     exports_scenarios = True
-    deploy_targets = {"flink": ("Flink DataStream API (Java)", "java"),
-                      "flink-sql": ("Flink SQL (window table-valued functions)", "sql")}
+    deploy_targets = {"flink": ("Flink DataStream API (Java)", "java")}  # Flink SQL: semantics="flink_sql"
 
     def timer_targets(self, setting: Any, event_time: Any, gaps: Any = None) -> Any:
         from toolkit.semantics.flink.window_operator import timer_targets
@@ -84,9 +83,9 @@ class Flink(Semantics):
         return None
 
     def render(self, setting: Any, target: str) -> Any:
-        from toolkit.semantics.flink.deploy import render_datastream, render_sql
+        from toolkit.semantics.flink.deploy import render_datastream
 
-        return render_sql(setting) if target == "flink-sql" else render_datastream(setting)
+        return render_datastream(setting)
 
 
 SEMANTICS = Flink()

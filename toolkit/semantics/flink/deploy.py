@@ -1,11 +1,11 @@
-"""Flink's deployments: the code an engineer pastes into a job to run a setting (DataStream Java, ``render_datastream``; Flink SQL, ``render_sql``); what
+"""Flink's deployments: the code an engineer pastes into a job to run a setting (DataStream Java,
+``render_datastream``; Flink SQL is ``semantics="flink_sql"``'s, ``toolkit.semantics.flink_sql.deploy``); what
 the engine cannot express is said in the deployment's notes, never written as other code."""
 from __future__ import annotations
 
 from typing import Any
 
-from toolkit.deployment import Deployment, java_duration, sql_interval
-from toolkit.durations import readable
+from toolkit.deployment import Deployment, java_duration
 from toolkit.settings import (
     EVENT_TIME_WINDOWS,
     Custom,
@@ -196,102 +196,3 @@ def render_datastream(s: Setting) -> Deployment:
             notes.append(f"stage {k}: accumulation={st.accumulation} is Beam's pane mode (see above)")
         prev = name
     return Deployment("flink", "java", "\n".join(lines) + "\n", tuple(notes), s)
-
-
-# ------------------------------------------------------------------------------- Flink SQL
-def _sql_watermark(s: Setting, notes: list[str]) -> tuple[str, str]:
-    """The WATERMARK expression and a comment line on it ("" when SQL cannot express the strategy)."""
-    st = s.strategy
-    if st == "bounded":
-        return f"ts - {sql_interval(s.delay + 1)}", (
-            f"-- = max(ts) - {s.delay} ms - 1 ms: SQL's watermark is the expression itself, DataStream's "
-            "forBoundedOutOfOrderness subtracts 1 ms more")
-    if st == "legacy":
-        return (f"ts - {sql_interval(s.delay)}" if s.delay else "ts"), ""
-    if st == "monotonous":
-        return f"ts - {sql_interval(1)}", "-- ascending timestamps (ties allowed): max(ts) - 1 ms"
-    notes.append(f"the {st} watermark strategy cannot be written as a SQL WATERMARK expression (SQL has only "
-                 "bounded expressions of the row time); use the DataStream API")
-    return "", ""
-
-
-def _sql_window(w: Any, notes: list[str]) -> str | None:
-    if isinstance(w, Tumbling):
-        off = f", {sql_interval(w.offset)}" if w.offset else ""
-        return f"TUMBLE(TABLE events, DESCRIPTOR(ts), {sql_interval(w.size)}{off})"
-    if isinstance(w, Sliding):
-        off = f", {sql_interval(w.offset)}" if w.offset else ""
-        if w.size % w.slide:
-            notes.append(f"window {w}: Flink SQL's HOP needs the size to be a whole multiple of the slide; "
-                         "use the DataStream API's SlidingEventTimeWindows")
-            return None
-        return f"HOP(TABLE events, DESCRIPTOR(ts), {sql_interval(w.slide)}, {sql_interval(w.size)}{off})"
-    if isinstance(w, Session):
-        return f"SESSION(TABLE events PARTITION BY `key`, DESCRIPTOR(ts), {sql_interval(w.gap)})"
-    if isinstance(w, DynamicSession):
-        notes.append(f"window {w}: Flink SQL's SESSION window has one fixed gap; per-record gaps "
-                     "(withDynamicGap) exist only in the DataStream API: use engine='flink'")
-        return None
-    notes.append(f"window {w} has no Flink SQL window table-valued function (TUMBLE, HOP, CUMULATE, SESSION)")
-    return None
-
-
-def render_sql(s: Setting) -> Deployment:
-    notes: list[str] = []
-    wm, wm_comment = _sql_watermark(s, notes)
-    lines = [f"-- Watermark Lab setting: {s}"]
-    if s.interval > 0:
-        lines.append(f"SET 'pipeline.auto-watermark-interval' = '{_config_duration(s.interval)}';")
-    else:
-        pass  # a watermark after every record: the source's on-event emit strategy (below)
-    if s.idleness is not None and s.idleness > 0:
-        lines.append(f"SET 'table.exec.source.idle-timeout' = '{_config_duration(s.idleness)}';")
-    lines.append("")
-    lines.append("CREATE TABLE events (")
-    lines.append("  `key` STRING,")
-    lines.append("  `value` DOUBLE,")
-    lines.append("  ts TIMESTAMP_LTZ(3),")
-    if wm:
-        if wm_comment:
-            lines.append(f"  {wm_comment}")
-        lines.append(f"  WATERMARK FOR ts AS {wm}")
-    else:
-        lines.append("  -- no WATERMARK clause can express this strategy (see the notes)")
-    lines.append(") WITH (")
-    if s.interval == 0:
-        lines.append("  'scan.watermark.emit.strategy' = 'on-event',  -- a watermark after every record "
-                     "(sources with watermark push-down, e.g. Kafka)")
-    lines.append("  'connector' = '...'  -- your source; with Kafka each partition gets its own watermark")
-    lines.append(");")
-    lines.append("")
-    tvf = _sql_window(s.window, notes)
-    if s.stagger != "aligned":
-        notes.append(f"stagger {s.stagger}: Flink SQL windows have no WindowStagger (TUMBLE takes a fixed offset "
-                     "only); use engine='flink' (TumblingEventTimeWindows.of(size, offset, WindowStagger))")
-    if tvf:
-        lines.append("SELECT `key`, window_start, window_end, COUNT(*) AS `count`, SUM(`value`) AS `sum`")
-        lines.append(f"FROM TABLE({tvf})")
-        lines.append("GROUP BY `key`, window_start, window_end;")
-    if s.lateness > 0:
-        notes.append(f"allowed lateness ({readable(s.lateness)}) cannot be set on Flink SQL window aggregations: records "
-                     "behind the watermark are dropped; use the DataStream API's allowedLateness")
-    if not s.partitions_as_sources:
-        notes.append("one watermark generator for the whole stream (partitions_as_sources=false): a SQL source "
-                     "with watermark push-down generates per split")
-    t = s.trigger
-    if isinstance(t, Custom) or (isinstance(t, TriggerSpec) and t.kind not in ("default", "event_time")):
-        notes.append(f"trigger {t} cannot be set in Flink SQL (window aggregations fire when the watermark "
-                     "passes the window end)")
-    if s.evictor is not None:
-        notes.append(f"evictor {s.evictor} cannot be set in Flink SQL")
-    if s.accumulation != "accumulating":
-        notes.append(f"accumulation={s.accumulation} (Beam's pane mode) has no Flink SQL equivalent")
-    if s.function != "count_sum":
-        notes.append(f"function {s.function}: the query above computes count and sum; write your own aggregate")
-    if s.source_parallelism != 1:
-        lines.insert(1, f"-- source parallelism {s.source_parallelism}: set it on the source (e.g. the connector's "
-                        "'scan.parallelism' where it has one)")
-    if s.pipeline_stages:
-        notes.append("the later windowed stages are not written out: cascade a window TVF per stage over the "
-                     "previous query's window_time")
-    return Deployment("flink-sql", "sql", "\n".join(lines) + "\n", tuple(notes), s)
