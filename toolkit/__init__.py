@@ -37,7 +37,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "viz": ("toolkit.viz", None),
     "explore": ("toolkit.apps.explore", "explore"),
     "explore_sweep": ("toolkit.apps.explore", "explore_sweep"),
-    "report": ("toolkit.apps.report", "report"),
+    "report": ("toolkit.reports.report", "report"),
     "spark_session": ("toolkit.spark", "spark_session"),
     "deploy": ("toolkit.deployment", "deploy"),
 }

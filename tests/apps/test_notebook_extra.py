@@ -16,12 +16,13 @@ def _run(code: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", HIDE + code], cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
-def test_the_explorer_names_the_extra_in_one_line():
-    done = _run("import toolkit.apps\nimport toolkit.apps.explore\n")
-    assert done.returncode == 1
-    last = done.stderr.strip().splitlines()[-1]
-    assert last == ('toolkit.errors.MissingExtraError: toolkit.explore needs the notebook extra: '
-                    'pip install "watermark-lab[notebook]" (missing: ipywidgets)'), done.stderr
+def test_importing_the_apps_names_the_extra_in_one_line():
+    for statement in ("import toolkit.apps", "import toolkit.apps.explore", "from toolkit.apps import controls"):
+        done = _run(statement + "\n")
+        assert done.returncode == 1
+        last = done.stderr.strip().splitlines()[-1]
+        assert last == ('toolkit.errors.MissingExtraError: toolkit.apps (toolkit.explore, toolkit.explore_sweep) '
+                        'needs the notebook extra: pip install "watermark-lab[notebook]" (missing: ipywidgets)'), done.stderr
 
 
 def test_toolkit_explore_names_the_extra_and_is_an_import_error():
@@ -32,7 +33,7 @@ def test_toolkit_explore_names_the_extra_and_is_an_import_error():
 def test_the_report_and_the_api_need_no_notebook_extra(tmp_path):
     out = tmp_path / "r.html"
     done = _run(f'''
-import toolkit, toolkit.apps, toolkit.viz
+import toolkit, toolkit.reports.report, toolkit.viz
 log = toolkit.load_log("data/sample.csv", max_invalid_fraction=0.001)
 r = toolkit.replay(log, window="tumbling:1s", delay="500ms", lateness="1s")
 res = toolkit.sweep(log, window="tumbling:1s", delay=["0", "1s"], progress=False)

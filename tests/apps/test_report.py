@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import toolkit
-from toolkit.apps.report import render, spec_json
+from toolkit.reports.report import render, spec_json
 from toolkit.viz import _format as fmt
 
 from helpers.chromium import chromium_path, dump_dom
@@ -136,7 +136,7 @@ def test_report_shows_figures_in_the_shared_style(report_file, xss_log):
 
 
 def test_report_computes_replay_and_sweep_when_missing(xss_log, tmp_path):
-    from toolkit.apps.report import build
+    from toolkit.reports.report import build
 
     ctx = build(xss_log, grid={"delay": ["0ms", "500ms"], "lateness": ["0ms"], "window": "tumbling:100ms",
                                "interval": "50ms"})

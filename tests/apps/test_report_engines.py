@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import toolkit
-from toolkit.apps.report import build, render
+from toolkit.reports.report import build, render
 from toolkit.sweeps.choose import engine_name
 
 from helpers.chromium import chromium_path, dump_dom

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 import toolkit
-from toolkit.apps.report import build, render
+from toolkit.reports.report import build, render
 from toolkit.semantics.kafka_streams import CHART_NOTE as KAFKA_UPDATE_NOTE
 
 
@@ -35,7 +35,7 @@ def test_the_figures_table_and_chart_carry_the_kafka_update_note():
 def test_a_figures_table_with_kafka_update_has_the_note():
     from types import SimpleNamespace as NS
 
-    from toolkit.apps.report import _first_result_caption
+    from toolkit.reports.report import _first_result_caption
     from toolkit.settings import Setting
 
     flink = NS(setting=Setting.parse(window="tumbling:1s"))
@@ -73,7 +73,7 @@ def test_several_engines_the_sweep_views_are_the_leading_engines():
 
 
 def test_the_sweep_table_names_engines_and_leaves_other_engines_settings_empty():
-    from toolkit.apps.report import sortable_table
+    from toolkit.reports.report import sortable_table
 
     frame = pd.DataFrame({"semantics": ["flink", "kafka_streams"], "delay_ms": [500, 0], "emit": ["none", "update"],
                           "dropped": [3, 4]})

@@ -27,7 +27,7 @@ LAYERS = {
     "fast": 2, "metrics": 2, "incidents": 2,
     "replays": 3, "sweeps": 3, "semantics": 3, "deployment": 3,
     "viz": 4,
-    "apps": 5,
+    "apps": 5, "reports": 5,
     "commands": 6, "bench": 6, "cli": 6, "__main__": 6,
 }
 #: edges allowed although they point up (none: keep it that way)
@@ -203,7 +203,7 @@ def test_public_functions_are_functions():
     import subprocess
 
     code = (
-        "import toolkit.replays, toolkit.sweeps, toolkit.apps.report, toolkit, types\n"
+        "import toolkit.replays, toolkit.sweeps, toolkit.reports.report, toolkit, types\n"
         "for name in ('replay', 'sweep', 'report', 'explore', 'frontier', 'recommend'):\n"
         "    assert isinstance(getattr(toolkit, name), types.FunctionType), name\n"
         "assert toolkit.sweeps.frontier is toolkit.frontier\n"

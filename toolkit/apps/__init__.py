@@ -1,12 +1,17 @@
-"""What a person looks at: the ipywidgets explorers and the offline HTML report.
+"""What a person explores in a notebook: the ipywidgets apps.
 
 - :mod:`toolkit.apps.explore`: ``toolkit.explore(log)`` and ``toolkit.explore_sweep(results)``;
-- :mod:`toolkit.apps.report`: ``toolkit.report(log, ...)``, with its page in
-  :mod:`toolkit.apps.report_template`.
+- :mod:`toolkit.apps.controls`: one widget per declared setting.
 
-The apps sit on top: they call the computation through the public API (``toolkit.replay``,
-``toolkit.sweep``, ``toolkit.recommend``), draw with :mod:`toolkit.viz`, and format numbers and
-HTML tables with :mod:`toolkit.viz._format`. This package re-exports nothing, so that
-``toolkit.report`` and ``toolkit.explore`` stay the functions and the modules keep their own
-names.
+The apps need the ``notebook`` extra (ipywidgets): importing this package without it raises
+:class:`toolkit.errors.MissingExtraError`, one line naming the extra. The offline HTML report
+needs no extra and lives in :mod:`toolkit.reports`. The apps call the computation through the
+public API and draw with :mod:`toolkit.viz`; this package re-exports nothing, so that
+``toolkit.explore`` stays the function.
 """
+from toolkit.errors import MissingExtraError
+
+try:
+    import ipywidgets  # noqa: F401  (checked here so that the first import names the extra)
+except ImportError as exc:
+    raise MissingExtraError("toolkit.apps (toolkit.explore, toolkit.explore_sweep)", "notebook", exc.name) from None

@@ -15,12 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from toolkit.errors import MissingExtraError
-
-try:
-    import ipywidgets as w
-except ModuleNotFoundError as exc:
-    raise MissingExtraError("toolkit.explore's controls", "notebook", exc.name) from None
+import ipywidgets as w  # the package's __init__ names the extra when it is missing
 
 from toolkit.durations import parse_duration
 from toolkit.settings import COMMON_OPTIONS, MORE_OPTIONS, Option, format_duration

@@ -19,12 +19,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from toolkit.errors import MissingExtraError
-
-try:
-    import ipywidgets as w
-except ModuleNotFoundError as exc:
-    raise MissingExtraError("toolkit.explore", "notebook", exc.name) from None
+import ipywidgets as w  # the package's __init__ names the extra when it is missing
 import pandas as pd
 
 import toolkit.viz as viz

@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
 
             write_results(results, args.results)
         step(2)
-        from toolkit.apps.report import build, render
+        from toolkit.reports.report import build, render
 
         replayed = None
         if limits and not getattr(log, "is_spark", False) and (replay_setting is not None or len(results)):

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 import toolkit.viz as viz
-from toolkit.apps.report_template import TEMPLATE
+from toolkit.reports.template import TEMPLATE
 from toolkit.deployment import engines as deploy_engines
 from toolkit.sweeps import choose
 from toolkit.viz import _format as fmt
