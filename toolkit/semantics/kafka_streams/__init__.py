@@ -90,6 +90,7 @@ def min_retention(s: Any) -> tuple[int, str]:
 
 class KafkaStreams(Semantics):
     name = "kafka_streams"
+    window_types = (Tumbling, Sliding, Session, KafkaSliding)
     package = __name__
     title = "Kafka Streams"
     aliases = ("kafka", "kafka-streams", "kstreams")
