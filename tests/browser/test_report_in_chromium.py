@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import toolkit
+from toolkit.incidents import stall
 
 from helpers.spans import year_log
 
@@ -30,13 +31,26 @@ return Array.from(document.querySelectorAll('div.chart[data-rendered=yes]')).map
 """
 
 
+# the first line of each row label of the robustness heatmaps (the chart after the "incidents" heading)
+INCIDENT_ROWS_JS = """
+var h = document.getElementById('incidents'), n = h.nextElementSibling;
+while (n && !(n.classList && n.classList.contains('chart'))) { n = n.nextElementSibling; }
+return Array.from(n.querySelectorAll('g.role-axis-label')).filter(function (g) {
+  return g.closest('g.role-axis').getAttribute('aria-label').indexOf('Y-axis') === 0; })
+  .map(function (g) { return Array.from(g.querySelectorAll('text')).map(function (t) {
+    return t.querySelector('tspan') ? t.querySelector('tspan').textContent : t.textContent; }); }).flat();
+"""
+
+
 def _reports(folder: Path) -> dict[str, Path]:
     sample = toolkit.load_log(ROOT / "data" / "sample.csv", max_invalid_fraction=0.001)
     year = year_log()
     return {
         "sample": toolkit.report(sample, out=folder / "sample.html", settings=dict(window="tumbling:1s", delay="500ms",
                                                                                   lateness="1s"),
-                                 grid=dict(window=["tumbling:1s"], delay=["0", "250ms", "1s", "5s"], lateness=["0", "1s"])),
+                                 grid=dict(window=["tumbling:1s"], delay=["0", "250ms", "1s", "5s"], lateness=["0", "1s"]),
+                                 incidents=[stall(partition=2, at="1min", duration="2min", drain="200/s"),
+                                            "restart:at=3min,downtime=10s,replay_from=1min,source_rate=1000/s"]),
         "year": toolkit.report(year, out=folder / "year.html", settings=dict(window="tumbling:1h", delay="10min",
                                                                               lateness="1h"),
                                grid=dict(window=["tumbling:1h"], delay=["0", "10min", "1h", "3h"], lateness=["0", "1h"])),
@@ -60,6 +74,14 @@ def test_report_time_axes_read_right_in_chromium(chrome, artifacts):
         for i, node in enumerate(chrome.find_elements("css selector", "div.chart[data-rendered=yes]")):
             chrome.execute_script("arguments[0].scrollIntoView()", node)
             node.screenshot(str(folder / f"{name}-chart{i:02d}.png"))
+        if name == "sample":  # the bad days' section: its heatmaps drew, one row per log
+            section = chrome.find_element("id", "incidents")
+            chrome.execute_script("arguments[0].scrollIntoView()", section)
+            chrome.save_screenshot(str(folder / "sample-incidents.png"))
+            rows = chrome.execute_script(INCIDENT_ROWS_JS)
+            if rows != ["recorded log", "partition 2 stalled at 0:01:00 for 2 min, drained at 200", "the job restarted at "
+                        "0:03:00 after 10 s down, re-reading"] * 2:
+                problems.append(f"sample: the incident heatmaps' rows are {rows}")
         time_axes = [(c, t, labels) for c, t, labels in chrome.execute_script(AXES_JS) if "UTC" in t]
         if len(time_axes) < 6:
             problems.append(f"{name}: only {len(time_axes)} time axes drawn")

@@ -35,6 +35,14 @@ def register(subparsers) -> None:
                    "like 'delay=500ms lateness=1s' (the other settings: the first of each list)")
     r.add_argument("--replay-delay", default=None, help=argparse.SUPPRESS)
     r.add_argument("--replay-lateness", default=None, help=argparse.SUPPRESS)
+    i = p.add_argument_group("incidents (docs/incidents.md)")
+    i.add_argument("--incident", action="append", default=None, metavar="SPEC",
+                   help="also sweep the log of a bad day, e.g. stall:partition=2,at=1min,duration=2min,drain=500/s "
+                   "(repeat for several): the report then shows how each setting holds up and recommends one that "
+                   "survives them")
+    i.add_argument("--robust", type=float, default=0.95, metavar="SHARE",
+                   help="with --incident: the share (0..1) of the incident variants on which the recommended setting "
+                   "must meet --completeness too (default 0.95)")
     x = p.add_argument_group("execution and output")
     x.add_argument("--execution", default="auto", choices=["auto", "local", "spark"],
                    help="where the sweep runs (default auto: Spark for Spark-backed logs or a master)")
@@ -59,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0.0 <= args.completeness <= 1.0:
         raise UserError(f"--completeness must be between 0 and 1, got {args.completeness}")
+    if not 0.0 <= args.robust <= 1.0:
+        raise UserError(f"--robust must be a share between 0 and 1 (e.g. 0.95), got {args.robust}")
     if args.max_points < 10:
         raise UserError(f"--max-points must be at least 10, got {args.max_points}")
     given = given_settings(args, lists=True)
@@ -66,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
     given.setdefault("delay", DEFAULT_DELAYS.split(","))
     given.setdefault("lateness", DEFAULT_LATENESS.split(","))
     configs = grid(**given)  # validated before the log is read
+    from toolkit.commands.sweep import given_incidents
+
+    incidents = given_incidents(args.incident)
     limits = given_limits(args)
     Limits.of(**limits).check_settings(configs)
     replay_setting = None
@@ -79,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
     set_spark_log_level(args.spark_log_level)
     from tqdm.auto import tqdm
 
-    steps = ["load the log", f"sweep {len(configs)} settings", "replay and draw the charts", "write the page"]
+    variants = f" on {1 + len(incidents)} logs (the recorded one and {len(incidents)} incident{'s' if len(incidents) != 1 else ''})" if incidents else ""
+    steps = ["load the log", f"sweep {len(configs)} settings{variants}", "replay and draw the charts", "write the page"]
     with tqdm(total=len(steps), desc="report", unit="step", disable=args.no_progress,
               bar_format="{desc}: {n}/{total} steps |{bar}| {elapsed}{postfix}") as bar:
         def step(i: int) -> None:
@@ -94,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
         sweep_kwargs = {"execution": args.execution, "progress": False if args.no_progress else None}
         if args.master:
             sweep_kwargs["master"] = args.master
-        results = toolkit.sweep(log, configs, **sweep_kwargs, **limits)
+        results = toolkit.sweep(log, configs, incidents=[None, *incidents] if incidents else None, **sweep_kwargs,
+                                **limits)
         bar.update()
         if args.results:
             from toolkit.commands.sweep import write_results
@@ -111,15 +126,17 @@ def run(args: argparse.Namespace) -> int:
             if chosen is not None:
                 Limits.of(**limits).check_settings([chosen])
                 replayed = toolkit.replay(log, chosen, **limits)
-        context = build(log, replay=replayed, sweep=results, settings=replay_setting, title=args.title, completeness=args.completeness,
-                        metric=args.metric, max_points=args.max_points)
+        context = build(log, replay=replayed, sweep=results, settings=replay_setting, title=args.title,
+                        completeness=args.completeness, metric=args.metric, max_points=args.max_points,
+                        robust=args.robust)
         bar.update()
         step(3)
         path = Path(args.out)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(render(context), encoding="utf-8")
         bar.update()
-    rec = toolkit.recommend(results, completeness=args.completeness, metric=args.metric)
+    rec = toolkit.recommend(results, completeness=args.completeness, metric=args.metric,
+                            robust=args.robust if incidents else None)
     print(rec["reason"])
     if args.results:
         print(f"wrote {args.results} ({len(results):,} settings)")

@@ -21,6 +21,7 @@ import toolkit.viz as viz
 from toolkit.reports.template import TEMPLATE
 from toolkit.deployment import engines as deploy_engines
 from toolkit.sweeps import choose
+from toolkit.sweeps.variants import INCIDENT_COLUMN, RECORDED
 from toolkit.viz import _format as fmt
 
 DEFAULT_SETTINGS: dict[str, Any] = {"window": "tumbling:1s", "delay": "500ms", "lateness": "1s", "interval": "200ms"}
@@ -68,14 +69,17 @@ def _json_default(value: Any) -> Any:
 def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, settings: Any = None,
           grid: dict | None = None, completeness: float = 0.99, metric: str = "latency_p99_ms",
           title: str | None = None, max_points: int = 2000, max_windows_per_record: int | None = None,
-          max_memory: Any = None) -> dict[str, Any]:
+          max_memory: Any = None, incidents: list | None = None, robust: float = 0.95) -> dict[str, Any]:
     """Compute what is missing (sweep, recommendation, replay) and return the report's context.
     ``max_windows_per_record`` / ``max_memory``: the limits of that sweep and replay
-    (:class:`toolkit.settings.Limits`)."""
+    (:class:`toolkit.settings.Limits`). ``incidents``: bad days the sweep it runs also evaluates
+    (a given ``sweep`` brings its own); with them, the charts of the sweep are the recorded log's
+    and a section shows how the settings hold up (the ``robust`` recommendation)."""
     import toolkit
 
     sweep, per_engine, rec, replay = _computed(log, replay, sweep, settings, grid, completeness, metric,
-                                               max_windows_per_record, max_memory)
+                                               max_windows_per_record, max_memory, incidents)
+    everything, sweep = sweep, recorded_rows(sweep)
     engines = engines_of(sweep)
     spark_backed = bool(getattr(log, "is_spark", False))
     rec_row, reason = viz.recommended_row(sweep, rec)
@@ -92,6 +96,7 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
                                         local=not spark_backed, max_points=max_points))
     sections += _sweep_sections(sweep, engines if per_engine else None, rec, rec_row, cfg_cols, chart, completeness,
                                 metric)
+    sections += _robustness_sections(everything, engines, chart, completeness, metric, robust)
     sections += _record_sections(log, replay, chart, spark_backed, max_points)
     summary = log.summary() if hasattr(log, "summary") else {}
     replay_rows = readable_rows(replay.summary() if replay is not None else {})
@@ -115,7 +120,8 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         "replay_table": fmt.kv_table(replay_rows, inline=False) if replay_rows else "",
         "recommendation": recommendation,
         "sections": sections,
-        "sweep_table": _sweep_table(sweep, cfg_cols, varying, rec_row),
+        "sweep_table": _sweep_table(everything, viz.config_columns(everything),
+                                    viz.sweep.varying(everything, viz.config_columns(everything)), rec_row),
         "quarantine": _quarantine_table(log),
         "replay": replay,
         "sweep": sweep,
@@ -124,7 +130,7 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
 
 def _computed(log: Any, replay: Any, sweep: pd.DataFrame | None, settings: Any, grid: dict | None,
               completeness: float, metric: str, max_windows_per_record: int | None,
-              max_memory: Any) -> tuple[pd.DataFrame, dict, dict | None, Any]:
+              max_memory: Any, incidents: list | None = None) -> tuple[pd.DataFrame, dict, dict | None, Any]:
     """``(sweep, per_engine, rec, replay)``: the sweep (``DEFAULT_GRID`` around the setting when
     not given), one recommendation per engine when it has several (else ``{}``), the leading
     recommendation (the first engine's) and the replay of the setting (else of the recommended
@@ -138,7 +144,8 @@ def _computed(log: Any, replay: Any, sweep: pd.DataFrame | None, settings: Any, 
         g = dict(DEFAULT_GRID, **(grid or {}))
         g.setdefault("window", str(base.window))
         g.setdefault("interval", base.interval)
-        sweep = toolkit.sweep(log, max_windows_per_record=max_windows_per_record, max_memory=max_memory, **g)
+        sweep = toolkit.sweep(log, max_windows_per_record=max_windows_per_record, max_memory=max_memory,
+                              incidents=[None, *incidents] if incidents else None, **g)
     engines = engines_of(sweep)
     per_engine = toolkit.recommend(sweep, completeness=completeness, metric=metric, per="semantics") \
         if len(engines) > 1 else {}
@@ -180,6 +187,32 @@ def _sweep_sections(sweep: pd.DataFrame, engines: list[str] | None, rec: dict | 
          "charts": [chart(viz.sweep_heatmap(own, m, x=x, y=y, width=300, height=200))
                     for m in HEATMAP_METRICS if m in own.columns]},
     ]
+
+
+def recorded_rows(sweep: pd.DataFrame) -> pd.DataFrame:
+    """The recorded log's rows of a sweep with incidents (all rows of a plain sweep)."""
+    if INCIDENT_COLUMN not in sweep.columns:
+        return sweep
+    return sweep[(sweep[INCIDENT_COLUMN].astype(str) == RECORDED).to_numpy()]
+
+
+def _robustness_sections(sweep: pd.DataFrame, engines: list[str], chart: Any, completeness: float, metric: str,
+                         robust: float) -> list[dict[str, Any]]:
+    """"How the recommended setting holds up": the robust recommendation (of the leading engine,
+    as the other sweep sections) in words and the setting x incident heatmaps. None without
+    incident variants."""
+    import toolkit
+
+    if INCIDENT_COLUMN not in sweep.columns or sweep[INCIDENT_COLUMN].astype(str).nunique() < 2:
+        return []
+    own = sweep[sweep["semantics"].astype(str) == engines[0]] if len(engines) > 1 else sweep
+    rec = toolkit.recommend(own, completeness=completeness, metric=metric, robust=robust)
+    whose = f" ({choose.engine_name(engines[0])})" if len(engines) > 1 else ""
+    return [{"anchor": "incidents", "title": "How the recommended setting holds up" + whose,
+             "text": f"Each setting replayed on the recorded log and on each bad day; the recommendation asks for "
+                     f"the target on the recorded log and on at least {robust:.0%} of the incident variants. "
+                     + rec["reason"],
+             "charts": [chart(viz.robustness(own, recommendation=rec))]}]
 
 
 def _record_sections(log: Any, replay: Any, chart: Any, spark_backed: bool, max_points: int) -> list[dict[str, Any]]:
@@ -460,7 +493,8 @@ def render(context: dict[str, Any]) -> str:
 def report(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, out: str | Path = "report.html",
            title: str | None = None, settings: Any = None, grid: dict | None = None,
            completeness: float = 0.99, metric: str = "latency_p99_ms", max_points: int = 2000,
-           max_windows_per_record: int | None = None, max_memory: Any = None) -> Path:
+           max_windows_per_record: int | None = None, max_memory: Any = None, incidents: list | None = None,
+           robust: float = 0.95) -> Path:
     """Write a self-contained HTML report of ``log`` to ``out`` and return its path.
 
     ``replay``: a :class:`toolkit.replays.ReplayResult` (default: replay ``settings``, a
@@ -472,10 +506,13 @@ def report(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, o
     ``max_points`` rows (sampled with a visible note beyond that). ``max_windows_per_record``
     and ``max_memory`` raise the guards of the sweep and replay it runs, as for
     :func:`toolkit.sweep` and :func:`toolkit.replay` (:class:`toolkit.settings.Limits`).
+    ``incidents`` (``toolkit.incidents``; their spellings too): bad days the sweep also
+    evaluates; the report then shows how each setting holds up and the setting that meets the
+    target on the recorded log and on at least ``robust`` of them (docs/incidents.md).
     """
     context = build(log, replay=replay, sweep=sweep, settings=settings, grid=grid, completeness=completeness,
                     metric=metric, title=title, max_points=max_points, max_windows_per_record=max_windows_per_record,
-                    max_memory=max_memory)
+                    max_memory=max_memory, incidents=incidents, robust=robust)
     html = render(context)
     path = Path(out)
     if path.parent and not path.parent.exists():

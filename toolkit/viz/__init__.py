@@ -10,6 +10,7 @@ JupyterChart widget (see :mod:`toolkit.viz.rendering`).
 from toolkit.viz._common import FATE_COLORS, FATES, MAX_POINTS, lateness_of, stratified_sample
 from toolkit.viz.drops import drops_over_time
 from toolkit.viz.engines import disagreements, engine_fates, engines_by_delay
+from toolkit.viz.incidents import robustness
 from toolkit.viz.records import (
     drops_by_key,
     drops_by_partition,
@@ -39,6 +40,6 @@ __all__ = [
     "event_time_scatter", "lateness_histogram", "drops_by_partition", "drops_by_key", "fate_counts_by",
     "drops_over_time", "engines_by_delay", "engine_fates", "disagreements",
     "watermark_lag", "firing_timeline", "state_over_time", "readable", "summary_table",
-    "sweep_heatmap", "sweep_scatter", "latency_completeness", "sweep_sliders", "pareto", "recommended_row",
+    "sweep_heatmap", "sweep_scatter", "robustness", "latency_completeness", "sweep_sliders", "pareto", "recommended_row",
     "config_columns", "metric_columns", "lateness_of", "stratified_sample",
 ]
