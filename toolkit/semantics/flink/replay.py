@@ -47,6 +47,7 @@ from toolkit.replays.arrays import log_arrays
 from toolkit.replays.frames import emissions_frame, fates_frame, fill_late_ids, watermarks_frame
 from toolkit.replays.result import ReplayResult, StageResult
 from toolkit.replays.union import TWO_INPUT_MODES, UnionInputs, union_logs
+from toolkit.semantics.flink.alignment import align_arrays
 from toolkit.semantics.flink.export import join_lines, scenario_lines, stage_lines
 from toolkit.semantics.flink.figures import has_figures, positions_of, run_partial
 from toolkit.semantics.flink.window_operator import (
@@ -120,6 +121,8 @@ def replay_flink(log: Any, s: Setting, *, limits: Any, sources: Any, explicit: C
     a["log_partition"] = a["part"]
     if not s.partitions_as_sources:  # one watermark generator for the whole stream
         a["part"] = np.zeros_like(a["part"])
+    if s.alignment is not None:  # paused splits are read later: the records' processing times move
+        a = align_arrays(a, s, sources if s.partitions_as_sources else None)
     n = len(a["ts"])
     if n == 0:
         raise SettingError("log", "the log has no valid records to replay")
