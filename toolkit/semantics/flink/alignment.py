@@ -86,12 +86,11 @@ def check_alignment(s: Any) -> None:
 
 def align_arrays(a: dict, s: Any, partitions: Any) -> dict:
     """The replay's arrays (in arrival order) re-ordered by when each record is read under
-    ``s.alignment``; ``a["arr"]`` becomes the read time and ``a["arrival"]`` keeps the arrival."""
-    if not a["has_arr"]:
-        raise SettingError("alignment", "alignment moves records in processing time; the log needs arrival times")
+    ``s.alignment``, ties in row order (the arrival-order rule applied to read times);
+    ``a["arr"]`` becomes the read time and ``a["arrival"]`` keeps the arrival."""
     reads = aligned_reads(a["ts"], a["arr"], a["part"], s.watermark_strategy(), interval=int(s.interval),
                           parallelism=int(s.source_parallelism), alignment=s.alignment, partitions=partitions)
-    order = np.lexsort((np.arange(len(reads.read_time)), reads.read_time))
+    order = np.lexsort((a["rows"], reads.read_time))
     out = {k: (v[order] if isinstance(v, np.ndarray) and len(v) == len(order) else v) for k, v in a.items()}
     out["arrival"] = a["arr"][order]
     out["arr"] = reads.read_time[order]

@@ -113,6 +113,8 @@ def replay_flink(log: Any, s: Setting, *, limits: Any, sources: Any, explicit: C
                  inputs: UnionInputs | None = None, join: bool = False) -> ReplayResult:
     """One local log (or a union of logs, ``inputs``) through Flink's pipeline."""
     has_arr = bool(log.has_arrival_time)
+    if not has_arr and s.alignment is not None:
+        raise SettingError("alignment", "alignment moves records in processing time; the log needs arrival times")
     if not has_arr:
         s = _without_processing_time(s, explicit)
     from toolkit.semantics.flink import SEMANTICS
