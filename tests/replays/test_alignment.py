@@ -1,15 +1,12 @@
 """Flink's ``alignment`` setting: its spelling and refusals, the replay reading records when the
 model says (the real-Flink corpus of tests/fixtures/flink_alignment), sweep rows equal to the
-replay, the deploy code."""
+replay (the property test is in tests/sweeps/test_sweep_property.py), the deploy code."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
 
 import toolkit
 from toolkit.deployment import deploy
@@ -118,36 +115,6 @@ def test_sweep_rows_with_alignment_equal_the_replay():
         r = toolkit.replay(log, window="tumbling:100ms", interval="50ms", lateness=int(row["lateness_ms"]),
                            alignment=a).summary()
         assert {k: r[k] for k in SUMMARY_COLUMNS} == {k: row[k] for k in SUMMARY_COLUMNS}
-
-
-@st.composite
-def aligned_cases(draw):
-    n = draw(st.integers(1, 30))
-    table = pd.DataFrame({
-        "row": np.arange(n, dtype=np.int64),
-        "event_time": np.array(draw(st.lists(st.integers(-40, 200), min_size=n, max_size=n)), dtype=np.int64),
-        "arrival_time": np.array(draw(st.lists(st.integers(0, 60), min_size=n, max_size=n)), dtype=np.int64),
-        "key": np.array(draw(st.lists(st.sampled_from(["a", "b"]), min_size=n, max_size=n)), dtype=object),
-        "partition": np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), dtype=np.int64),
-    })
-    s = dict(window=draw(st.sampled_from(["tumbling:10ms", "sliding:20ms/5ms", "session:7ms"])),
-             delay=draw(st.integers(0, 10)), lateness=draw(st.integers(0, 10)),
-             interval=draw(st.sampled_from([1, 3, 7])), source_parallelism=draw(st.sampled_from([1, 2])),
-             alignment=dict(drift=draw(st.integers(0, 30)), update=draw(st.sampled_from([1, 4, 10])),
-                            buffer=draw(st.integers(0, 3))))
-    return table, s
-
-
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(aligned_cases())
-def test_sweep_equals_replay_with_alignment(case):
-    table, s = case
-    log = toolkit.EventLog.from_arrays(table["event_time"].to_numpy(), arrival_time=table["arrival_time"].to_numpy(),
-                                       key=table["key"].to_numpy(), partition=table["partition"].to_numpy())
-    row = toolkit.sweep(log, progress=False, **s).iloc[0]
-    r = toolkit.replay(log, **s).summary()
-    for k in SUMMARY_COLUMNS:
-        assert r[k] == row[k] or (pd.isna(r[k]) and pd.isna(row[k])), k
 
 
 def test_per_window_detail_is_the_replays():
