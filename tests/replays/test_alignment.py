@@ -41,6 +41,7 @@ def test_spelling_round_trips_and_defaults():
 @pytest.mark.parametrize("bad, words", [
     ("drift=x", "duration"), ("foo=1s", "unknown part 'foo'"), ("update=1s", "drift= is missing"),
     ("drift=1s,buffer=-1", "buffer"), ("drift=1s,update=0", "update"), ("drift", "duration"),
+    ({"drift": "1s", "group": "a b"}, "group"),
 ])
 def test_a_bad_spelling_names_alignment(bad, words):
     with pytest.raises(SettingError, match=words) as e:

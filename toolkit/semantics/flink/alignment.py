@@ -8,6 +8,7 @@ at the time the model of :mod:`toolkit.engine.flink.alignment` says: their proce
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -56,6 +57,8 @@ def parse_alignment(v: Any, name: str) -> Alignment | None:
         got[key] = val
     if "drift" not in got:
         raise SettingError(name, f"{name}: drift= is missing (maxAllowedWatermarkDrift)")
+    if not re.fullmatch(r"[\w.-]+", str(got.get("group", "default"))):
+        raise SettingError(name, f"{name}: a group is letters, digits, '_', '.' or '-', got {got['group']!r}")
     try:
         return Alignment(duration(got["drift"], f"{name} drift"),
                          duration(got.get("update", 1000), f"{name} update", positive=True),
