@@ -18,8 +18,8 @@ from typing import Any
 import pandas as pd
 
 import toolkit.viz as viz
-from toolkit.reports.template import TEMPLATE
 from toolkit.deployment import engines as deploy_engines
+from toolkit.reports.template import TEMPLATE
 from toolkit.sweeps import choose
 from toolkit.sweeps.variants import INCIDENT_COLUMN, RECORDED
 from toolkit.viz import _format as fmt

@@ -140,6 +140,11 @@ class Semantics:
         """Whether ``setting``'s figures can be computed shard by shard (keys independent)."""
         return True
 
+    def in_one_piece(self, setting: Any) -> bool:
+        """Whether ``setting`` runs in one piece (:meth:`whole_figures`) even where this engine
+        shards: something global to the log moves its records (e.g. Flink's watermark alignment)."""
+        return False
+
     def sweep_paths(self, configs: list, path: str, *, event_range: Any, gap_max: dict) -> list[str]:
         """The ``path`` of each of this engine's rows (``path``: the sweep's ``path=`` option;
         ``event_range()``: the log's (min, max) event time, an aggregate asked only when needed)."""

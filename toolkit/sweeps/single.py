@@ -9,6 +9,7 @@ import pandas as pd
 from toolkit.fast import sessions as fast_sessions
 from toolkit.fast.evaluate import FixedWindows, Shard, window_frame
 from toolkit.metrics.fates import FATE_NAMES, closed_form_fates
+from toolkit.semantics import get
 from toolkit.semantics.flink.paths import choose_paths
 from toolkit.settings import SESSION_WINDOWS, Setting, SettingError
 from toolkit.sweeps.sweep import _event_range, _inputs, dynamic_gap_max, resolve_staggers, settings_grid
@@ -23,6 +24,9 @@ def _one(log: Any, settings: Any, kwargs: dict) -> tuple[pd.DataFrame, Any, Sett
     if len(configs) != 1:
         raise SettingError("settings", f"give exactly one configuration (no lists), got {len(configs)}")
     config = resolve_staggers(configs, table, None)[0]
+    if get(config.semantics).in_one_piece(config):
+        raise SettingError("alignment", f"{config}: its records move by the whole log's watermarks, so its detail "
+                           "comes from the replay: toolkit.replay(log, ...).fates and .emissions")
     tl = build_timelines([config], local_sources(table))[0]
     values = table["value"].to_numpy() if "value" in table else None
     gaps = {}

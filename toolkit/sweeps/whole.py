@@ -1,7 +1,8 @@
 """Sweep rows evaluated in one piece: every record of the log in one evaluation.
 
 A row runs in one piece when its engine says its keys are not independent
-(``Semantics.shardable``: e.g. Beam sessions, or Spark's complete mode) or, in an unsharded
+(``Semantics.shardable``: e.g. Beam sessions, or Spark's complete mode), when its setting moves
+records globally (``Semantics.in_one_piece``: Flink's watermark alignment) or, in an unsharded
 sweep, when the engine has no in-process shard path (``Semantics.shards_in_process``).
 :func:`whole_rows` computes such rows' figures from the log table by each engine's own code
 (``Semantics.whole_figures``), so they equal ``replay(log, setting).summary()``. In-process the table is the log's; on Spark the same function
@@ -31,7 +32,7 @@ def in_one_piece(s: Setting, sharded: bool) -> bool:
     """Whether ``s`` runs in one piece: its engine cannot shard it, or the sweep is unsharded and
     the engine has no in-process shard path of its own."""
     engine = get(s.semantics)
-    return not (engine.shards_in_process or (sharded and engine.shardable(s)))
+    return engine.in_one_piece(s) or not (engine.shards_in_process or (sharded and engine.shardable(s)))
 
 
 def whole_rows(table: pd.DataFrame, configs: dict[int, Setting], invalid: int, partitions=None) -> dict[int, dict]:

@@ -17,11 +17,18 @@ from toolkit.settings import (
     DynamicSession,
     Global,
     KafkaSliding,
+    Option,
     Session,
     SettingError,
     Sliding,
     Tumbling,
 )
+
+
+def _alignment(v: Any, name: str) -> Any:
+    from toolkit.semantics.flink.alignment import parse_alignment
+
+    return parse_alignment(v, name)
 
 
 class Flink(Semantics):
@@ -30,7 +37,12 @@ class Flink(Semantics):
     package = __name__
     title = "Flink"
     aliases = ("apache_flink", "datastream")
-    options = ()  # Flink's settings are the common ones: the window operator's and the watermarks'
+    # Flink's settings are the common ones (the window operator's and the watermarks'), and:
+    options = (
+        Option("alignment", None, _alignment, "watermark alignment of the source's splits "
+               "(withWatermarkAlignment): drift=2s,update=1s,buffer=3, or the drift alone; off: none",
+               control="text", commas=True),
+    )
     shared = ("window", "delay", "lateness", "strategy", *STRATEGY_PARAMETERS, "interval", "idleness", "source_parallelism",
               "partitions_as_sources", "trigger", "evictor", "function", "accumulation", "stagger", "split_discovery",
               "stages")
@@ -49,6 +61,10 @@ class Flink(Semantics):
         if isinstance(s.window, KafkaSliding):
             raise SettingError("window", f"window {s.window} is Kafka Streams' SlidingWindows; give "
                                "semantics='kafka_streams' (or use sliding:SIZE/SLIDE)")
+        from toolkit.semantics.flink.alignment import check_alignment
+
+        self.fill_defaults(s)
+        check_alignment(s)
 
     def fit_grid(self, values: dict) -> dict | None:
         return None if isinstance(values.get("window"), KafkaSliding) else values
@@ -72,6 +88,16 @@ class Flink(Semantics):
         from toolkit.semantics.flink.paths import choose_paths
 
         return choose_paths(configs, path, event_range=event_range(), gap_max=gap_max)
+
+    def in_one_piece(self, s: Any) -> bool:
+        """Alignment moves every record's processing time by the whole log's watermarks."""
+        return s.alignment is not None
+
+    def whole_figures(self, table: Any, configs: list, invalid: int, sources: Any) -> list[dict]:
+        """The replay's own figures over the whole table (settings with alignment)."""
+        from toolkit.semantics.flink.whole import whole_figures
+
+        return [whole_figures(table, s, invalid, sources) for s in configs]
 
     def timelines(self, configs: list, sources: Any) -> dict[int, Any]:
         from toolkit.sweeps.timelines import build_timelines

@@ -62,6 +62,10 @@ def _strategy_java(s: Setting, notes: list[str]) -> str:
     code += "\n        " + ts
     if s.idleness is not None and s.idleness > 0:
         code += f"\n        .withIdleness({java_duration(s.idleness)})"
+    if s.alignment is not None:
+        a = s.alignment
+        code += (f'\n        .withWatermarkAlignment("{a.group}", {java_duration(a.drift)}, '
+                 f'{java_duration(a.update_interval)})')
     return code
 
 
@@ -141,6 +145,9 @@ def render_datastream(s: Setting) -> Deployment:
         lines.append("config.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, Duration.ZERO);  // no periodic watermarks")
         notes.append("interval 0 (a watermark after every record) needs a WatermarkGenerator that emits in "
                      "onEvent: with auto-watermark-interval 0 Flink's periodic generators never emit")
+    if s.alignment is not None and s.alignment.buffer_size != 3:
+        lines.append(f"config.set(PipelineOptions.WATERMARK_ALIGNMENT_BUFFER_SIZE, {s.alignment.buffer_size});"
+                     "  // pipeline.watermark-alignment.buffer-size")
     lines.append("StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);")
     lines.append("")
     lines.append("WatermarkStrategy<Event> watermarks = " + _strategy_java(s, notes) + ";")

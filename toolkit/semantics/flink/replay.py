@@ -47,6 +47,7 @@ from toolkit.replays.arrays import log_arrays
 from toolkit.replays.frames import emissions_frame, fates_frame, fill_late_ids, watermarks_frame
 from toolkit.replays.result import ReplayResult, StageResult
 from toolkit.replays.union import TWO_INPUT_MODES, UnionInputs, union_logs
+from toolkit.semantics.flink.alignment import align_arrays
 from toolkit.semantics.flink.export import join_lines, scenario_lines, stage_lines
 from toolkit.semantics.flink.figures import has_figures, positions_of, run_partial
 from toolkit.semantics.flink.window_operator import (
@@ -112,6 +113,8 @@ def replay_flink(log: Any, s: Setting, *, limits: Any, sources: Any, explicit: C
                  inputs: UnionInputs | None = None, join: bool = False) -> ReplayResult:
     """One local log (or a union of logs, ``inputs``) through Flink's pipeline."""
     has_arr = bool(log.has_arrival_time)
+    if not has_arr and s.alignment is not None:
+        raise SettingError("alignment", "alignment moves records in processing time; the log needs arrival times")
     if not has_arr:
         s = _without_processing_time(s, explicit)
     from toolkit.semantics.flink import SEMANTICS
@@ -120,6 +123,8 @@ def replay_flink(log: Any, s: Setting, *, limits: Any, sources: Any, explicit: C
     a["log_partition"] = a["part"]
     if not s.partitions_as_sources:  # one watermark generator for the whole stream
         a["part"] = np.zeros_like(a["part"])
+    if s.alignment is not None:  # paused splits are read later: the records' processing times move
+        a = align_arrays(a, s, sources if s.partitions_as_sources else None)
     n = len(a["ts"])
     if n == 0:
         raise SettingError("log", "the log has no valid records to replay")

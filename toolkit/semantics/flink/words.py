@@ -79,7 +79,8 @@ def flink_words(row: Any, results: pd.DataFrame | None = None) -> str:
         extra.append(f"{window} windows")
     for col, default in (("stagger", "aligned"), ("source_parallelism", 1), ("partitions_as_sources", True), ("trigger", "event_time"),
                          ("evictor", "none"), ("accumulation", "accumulating"), ("function", "count_sum"),
-                         ("second_window", "none"), ("stages", "none"), ("split_discovery", "at_start")):
+                         ("second_window", "none"), ("stages", "none"), ("split_discovery", "at_start"),
+                         ("alignment", "none")):
         v = row.get(col, default)
         if (v is not None and not pd.isna(v) and str(v) != str(default)) or varying(results, col):
             extra.append(f"{col.replace('_', ' ')} {v}")
