@@ -134,7 +134,8 @@ FIND_SLIDER = """
 const [node, label] = arguments;
 for (const box of node.querySelectorAll('.widget-slider')) {
   const lab = box.querySelector('label');
-  if (lab && lab.innerText.trim() === label) return box.querySelector('.noUi-handle');
+  // textContent: innerText is empty while JupyterLab skips rendering a cell scrolled out of view
+  if (lab && lab.textContent.trim() === label) return box.querySelector('.noUi-handle');
 }
 return null;
 """

@@ -119,7 +119,8 @@ class Explorer(_App):
 
     def __init__(self, log: Any, *, debounce_ms: int = 400, renderer: str | None = None, max_points: int = 2000,
                  replay_fn: Callable[..., Any] | None = None, semantics: str | None = None,
-                 window: str = "tumbling:1s", parallelism: int | None = None, **settings: Any):
+                 window: str = "tumbling:1s", parallelism: int | None = None, incident: Any = None,
+                 incidents: list | None = None, **settings: Any):
         from toolkit import semantics as engines
 
         if parallelism is not None:  # the old spelling
@@ -137,6 +138,7 @@ class Explorer(_App):
         self.errors: dict[str, w.HTML] = {}
         """setting -> the line under its text box that says the parser's error"""
         self._setting_controls(values, most=max(1, len(getattr(log, "partitions", [0]))))
+        self._incident_control(log, incident, incidents)
         self._dress_controls()
         self._build_layout()
         self._show_controls()
@@ -164,6 +166,30 @@ class Explorer(_App):
         self._idle = threading.Event()
         self._idle.set()
         self._following = False  # a picker is following its text box (it must not write the box back)
+
+    def _incident_control(self, log: Any, incident: Any, incidents: list | None) -> None:
+        """A box for a bad day (``toolkit.incidents``' spelling) with suggestions: ``incidents``,
+        else examples fitted to the log (:func:`incident_examples`). Empty: the recorded log."""
+        examples = [str(x) for x in incidents] if incidents is not None else incident_examples(log)
+        self.recorded = log
+        self._variants: dict[str, Any] = {}
+        self.controls["incident"] = w.Combobox(value="" if incident is None else str(incident), options=examples,
+                                               ensure_option=False, description="incident",
+                                               placeholder="none: the recorded log")
+        self.errors["incident"] = w.HTML(value="")
+        if incident is not None:
+            self._variant()  # a bad spelling raises here, naming the incident
+
+    def _variant(self) -> Any:
+        """The log the replay reads: the recorded one, or the incident in the box applied to it."""
+        from toolkit.incidents import parse_incident
+
+        text = self.controls["incident"].value.strip()
+        if not text or text.lower() == "none":
+            return self.recorded
+        if text not in self._variants:
+            self._variants = {text: parse_incident(text).apply(self.recorded)}  # the latest one only
+        return self._variants[text]
 
     def _starting_values(self, log: Any, given: dict[str, Any]) -> dict[str, Any]:
         """Each setting's first value: the one given, else :data:`START`'s, else the declared
@@ -326,11 +352,27 @@ class Explorer(_App):
             if change["new"] != CUSTOM and not self._following:  # writes the text box, whose change replays
                 self.controls[self.pickers[name]].value = change["new"]
             return
+        if name == "incident":
+            self._check_incident()
+            self.schedule()
+            return
         if name in self.errors:
             self._check_text(name)
         if name in ("window", "semantics") or name in self._read_with:
             self._show_controls()
         self.schedule()
+
+    def _check_incident(self) -> None:
+        """Read the incident box (``toolkit.incidents.parse_incident``); its error shows under it."""
+        try:
+            self._variant()
+        except (SettingError, ValueError) as exc:
+            self.errors["incident"].value = (f"<div style='color:#b00020;line-height:1.35;padding:2px 0 6px 0'>"
+                                             f"{html.escape(str(exc))}</div>")
+            self.errors["incident"].layout.display = ""
+        else:
+            self.errors["incident"].value = ""
+            self.errors["incident"].layout.display = "none"
 
     def _check_text(self, name: str) -> None:
         """Parse a typed setting with its declared parser: the error shows under the box (the
@@ -394,7 +436,9 @@ class Explorer(_App):
         t0 = time.perf_counter()
         current = self.CHARTS[self.tabs.selected_index or 0]
         try:
-            result = self._replay(self.log, **settings)
+            log = self._variant()
+            self.log = log  # the charts draw the log that was replayed
+            result = self._replay(log, **settings)
             entry = self._draw(result, current)
         except Exception as exc:  # shown to the user; the previous charts stay
             with self._lock:
@@ -472,6 +516,8 @@ class Explorer(_App):
             rows.append((shown, text))
         idle = "idleness" in settings or "idleness" not in ctl.reads(self.engine, self.options)
         caption = "replay: " + fmt.settings_text(settings) + ("" if idle else ", no idleness")
+        if self.log is not self.recorded:  # a bad day: what the incident did, in its own words
+            caption += "; " + "; ".join(str(line) for line in getattr(self.log, "incidents", []))
         # a long setting (a Beam trigger) wraps in the caption instead of widening the table
         return f"<div style='overflow-wrap:anywhere'>{fmt.kv_grid(rows, columns=2, caption=caption)}</div>"
 
@@ -494,6 +540,10 @@ def explore(log: Any, **options: Any) -> Explorer:
     setting is read by its parser, whose error shows under its box. The replay reruns on change
     (debounced by ``debounce_ms``, default 400, with a busy indicator) and the charts and summary
     follow; a setting an engine refuses is shown as its error, and the last good replay stays.
+    The **incident** box replays a bad day instead of the recorded log: a ``toolkit.incidents``
+    spelling, typed or picked from ``incidents`` (default: a stall, a restart and a silence
+    fitted to the log, :func:`incident_examples`); its parser's error shows under it, empty is
+    the recorded log again, and ``incident=`` starts with one.
 
     Options: ``debounce_ms``, ``renderer`` ("altair" or "svg"; default "altair" in a notebook),
     ``max_points``, ``replay_fn``, and the starting ``semantics``, ``window`` ("tumbling:1s",
@@ -503,6 +553,34 @@ def explore(log: Any, **options: Any) -> Explorer:
     error. The app's ``result`` is the latest replay.
     """
     return Explorer(log, **options)
+
+
+def incident_examples(log: Any) -> list[str]:
+    """Bad days fitted to ``log`` for the explorer's incident box: a stall of its busiest partition
+    and a silence of another for a fifth of the span from a third in, drained at twice the
+    partition's mean rate; a restart two thirds in that re-reads a fifth of the span; nothing for
+    a log without arrival times or with one record."""
+    from toolkit.settings import format_duration
+
+    t = getattr(log, "table", None)
+    if t is None or "arrival_time" not in t or len(t) < 2:
+        return []
+    arrival = t["arrival_time"].to_numpy()
+    span = int(arrival.max() - arrival.min())
+    if span < 10:
+        return []
+    counts = t["partition"].value_counts()
+    busiest, quiet = int(counts.index[0]), int(counts.index[-1])
+    rate = max(1, int(2 * counts.iloc[0] * 1000 / span))
+    whole = max(1, int(2 * len(t) * 1000 / span))
+
+    def d(ms: float) -> str:  # whole seconds below 10 min, whole minutes below 10 h, else hours
+        unit = 1000 if ms < 600_000 else 60_000 if ms < 36_000_000 else 3_600_000
+        return format_duration(max(1, round(ms / unit)) * unit)
+
+    return [f"stall:partition={busiest},at={d(span / 3)},duration={d(span / 5)},drain={rate}/s",
+            f"restart:at={d(2 * span / 3)},downtime={d(span / 30)},replay_from={d(span / 5)},source_rate={whole}/s",
+            f"silence:partition={quiet},at={d(span / 2)},duration={d(span / 10)}"]
 
 
 def description_style(descriptions: list[str]) -> dict[str, str]:
