@@ -18,6 +18,8 @@ public final class Scenario {
     final JsonNode head;
     final List<Integer> partitions = new ArrayList<>();
     final List<Step> steps = new ArrayList<>();
+    /** The table's physical columns (names, type roots), set by the table factory when planned. */
+    volatile List<String[]> columns = List.of();
 
     /** A record (partition, key, value, event time, its 0-based record index) or a tick. */
     static final class Step {
@@ -26,14 +28,16 @@ public final class Scenario {
         final int partition;
         final String key;
         final long value;
+        final double doubleValue;
         final int index;
 
-        Step(boolean tick, long time, int partition, String key, long value, int index) {
+        Step(boolean tick, long time, int partition, String key, long value, double doubleValue, int index) {
             this.tick = tick;
             this.time = time;
             this.partition = partition;
             this.key = key;
             this.value = value;
+            this.doubleValue = doubleValue;
             this.index = index;
         }
     }
@@ -54,14 +58,16 @@ public final class Scenario {
                     throw new IllegalArgumentException(name + ": ticks must be positive and increasing, got " + t);
                 }
                 lastTick = t;
-                steps.add(new Step(true, t, -1, null, 0, -1));
+                steps.add(new Step(true, t, -1, null, 0, 0.0, -1));
             } else if (l.has("record")) {
                 JsonNode r = l.get("record");
                 int p = r.get("p").asInt();
                 if (!partitions.contains(p)) {
                     throw new IllegalArgumentException(name + ": record in undeclared partition " + p);
                 }
-                steps.add(new Step(false, r.get("t").asLong(), p, r.get("k").asText(), r.get("v").asLong(), records++));
+                JsonNode v = r.get("v");
+                steps.add(new Step(false, r.get("t").asLong(), p, r.get("k").asText(), v.asLong(), v.asDouble(),
+                        records++));
             } else {
                 throw new IllegalArgumentException(name + ": step " + i + " is neither a record nor a tick: " + l);
             }

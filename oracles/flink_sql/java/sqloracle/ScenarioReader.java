@@ -73,10 +73,32 @@ public final class ScenarioReader implements SourceReader<RowData, ScenarioSourc
         }
         g.step = pos;
         pos++;
-        GenericRowData row = GenericRowData.of(StringData.fromString(s.key), s.value,
-                TimestampData.fromEpochMillis(s.time), s.partition, s.index);
-        outputs.get(s.partition).collect(row, s.time);
+        outputs.get(s.partition).collect(row(s), s.time);
         return InputStatus.MORE_AVAILABLE;
+    }
+
+    /**
+     * The record as a row of the table's columns, by name: {@code k}/{@code key} the key,
+     * {@code v}/{@code value} the value (BIGINT, INTEGER or DOUBLE), {@code ts} the event time
+     * (TIMESTAMP or TIMESTAMP_LTZ), {@code p} the partition, {@code idx} the record's index. The
+     * corpus' table is (k, v, ts, p, idx); a printed deploy script declares (key, value, ts).
+     */
+    private GenericRowData row(Scenario.Step s) {
+        GenericRowData row = new GenericRowData(sc.columns.size());
+        for (int i = 0; i < sc.columns.size(); i++) {
+            String name = sc.columns.get(i)[0];
+            String type = sc.columns.get(i)[1];
+            switch (name) {
+                case "k", "key" -> row.setField(i, StringData.fromString(s.key));
+                case "v", "value" -> row.setField(i, type.equals("DOUBLE") ? (Object) s.doubleValue
+                        : type.equals("INTEGER") ? (Object) (int) s.value : (Object) s.value);
+                case "ts" -> row.setField(i, TimestampData.fromEpochMillis(s.time));
+                case "p" -> row.setField(i, s.partition);
+                case "idx" -> row.setField(i, s.index);
+                default -> throw new IllegalArgumentException("the scenario source has no column " + name);
+            }
+        }
+        return row;
     }
 
     @Override

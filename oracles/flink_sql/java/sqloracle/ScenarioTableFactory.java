@@ -15,6 +15,8 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
 import org.apache.flink.table.types.DataType;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -43,7 +45,15 @@ public final class ScenarioTableFactory implements DynamicTableSourceFactory {
 
     @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
-        return new Table(context.getPhysicalRowDataType(), null);
+        DataType row = context.getPhysicalRowDataType();
+        List<String[]> columns = new ArrayList<>();
+        List<String> names = DataType.getFieldNames(row);
+        List<DataType> types = DataType.getFieldDataTypes(row);
+        for (int i = 0; i < names.size(); i++) {
+            columns.add(new String[] {names.get(i), types.get(i).getLogicalType().getTypeRoot().name()});
+        }
+        Scenario.current.columns = columns;
+        return new Table(row, null);
     }
 
     /** The scan source; {@code strategy} is what the planner pushed (null: no watermark). */

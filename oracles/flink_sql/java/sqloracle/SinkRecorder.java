@@ -37,6 +37,8 @@ public final class SinkRecorder extends AbstractStreamOperator<String> implement
                 o.put(n, ((java.time.Instant) v).toEpochMilli());
             } else if (v instanceof Long || v instanceof Integer) {
                 o.put(n, ((Number) v).longValue());
+            } else if (v instanceof Double) {
+                o.put(n, (Double) v);
             } else {
                 o.put(n, v.toString());
             }

@@ -29,6 +29,8 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Runs real Flink SQL (Flink 2.3's table planner and runtime, on one local MiniCluster) on
@@ -58,7 +60,53 @@ public final class SqlOracle {
         return conf;
     }
 
-    /** Plans the scenario's query on a fresh environment; returns its job graph. */
+    /** Sets a table option as the scenario's {@code options} and a script's {@code SET} do. */
+    static void setOption(StreamTableEnvironment t, StreamExecutionEnvironment env, String key, String value) {
+        t.getConfig().set(key, value);
+        if (key.equals("pipeline.auto-watermark-interval")) {
+            // the user's interval runs for real (0: no periodic emission; the scenario has no ticks)
+            env.getConfig().setAutoWatermarkInterval(org.apache.flink.util.TimeUtils.parseDuration(value).toMillis());
+        }
+    }
+
+    private static final Pattern SET = Pattern.compile("(?is)SET\\s+'([^']+)'\\s*=\\s*'([^']*)'\\s*");
+
+    /**
+     * Runs a printed deploy script (the header's {@code script}) statement by statement, as the
+     * SQL client would: {@code SET 'k' = 'v'} sets a table option, the {@code SELECT} is the
+     * query (returned), every other statement (the {@code CREATE TABLE}) goes to
+     * {@code executeSql}. Statements end with {@code ;} at the end of a line; whole-line
+     * {@code --} comments before a statement are dropped.
+     */
+    static Table runScript(StreamTableEnvironment t, StreamExecutionEnvironment env, String script) {
+        Table query = null;
+        for (String raw : script.split(";\\s*(\\n|$)")) {
+            StringBuilder b = new StringBuilder();
+            for (String line : raw.split("\\n")) {
+                if (b.length() > 0 || !line.strip().startsWith("--")) {
+                    b.append(line).append('\n');
+                }
+            }
+            String stmt = b.toString().strip();
+            if (stmt.isEmpty()) {
+                continue;
+            }
+            Matcher m = SET.matcher(stmt);
+            if (m.matches()) {
+                setOption(t, env, m.group(1), m.group(2));
+            } else if (stmt.regionMatches(true, 0, "SELECT", 0, 6)) {
+                query = t.sqlQuery(stmt);
+            } else {
+                t.executeSql(stmt);
+            }
+        }
+        if (query == null) {
+            throw new IllegalArgumentException("the script has no SELECT");
+        }
+        return query;
+    }
+
+    /** Plans the scenario's query (or runs its script) on a fresh environment; returns its job graph. */
     static JobGraph plan(Scenario sc, List<ObjectNode> out) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, clusterConfiguration());
         env.setParallelism(1);
@@ -66,16 +114,26 @@ public final class SqlOracle {
         StreamTableEnvironment t =
                 StreamTableEnvironment.create(env, EnvironmentSettings.newInstance().inStreamingMode().build());
         t.getConfig().set("table.local-time-zone", "UTC");
+        Table q = sc.head.has("script") ? runScript(t, env, sc.head.get("script").asText()) : corpusQuery(t, env, sc);
+        ObjectNode plan = Json.obj();
+        plan.put("kind", "plan");
+        String text = q.explain();
+        int at = text.indexOf("== Optimized Execution Plan ==");
+        plan.put("text", at < 0 ? text : text.substring(at + "== Optimized Execution Plan ==".length()).trim());
+        out.add(plan);
+        DataStream<Row> rows = t.toChangelogStream(q);
+        rows.transform("sink-recorder", Types.STRING, new SinkRecorder())
+                .sinkTo(new DiscardingSink<>());
+        return env.getStreamGraph().getJobGraph();
+    }
+
+    /** The corpus' table (k, v, ts, p, idx) with the header's watermark, options and query. */
+    static Table corpusQuery(StreamTableEnvironment t, StreamExecutionEnvironment env, Scenario sc) {
         JsonNode opts = sc.head.get("options");
         if (opts != null) {
             for (Iterator<Map.Entry<String, JsonNode>> it = opts.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
-                t.getConfig().set(e.getKey(), e.getValue().asText());
-                if (e.getKey().equals("pipeline.auto-watermark-interval")) {
-                    // the user's interval runs for real (0: no periodic emission; the scenario has no ticks)
-                    env.getConfig().setAutoWatermarkInterval(
-                            org.apache.flink.util.TimeUtils.parseDuration(e.getValue().asText()).toMillis());
-                }
+                setOption(t, env, e.getKey(), e.getValue().asText());
             }
         }
         StringBuilder with = new StringBuilder("'connector' = 'scenario'");
@@ -90,17 +148,7 @@ public final class SqlOracle {
         t.executeSql("CREATE TABLE events (k STRING, v BIGINT, ts TIMESTAMP(3), p INT, idx INT"
                 + (wm.isEmpty() ? "" : ", WATERMARK FOR ts AS " + wm)
                 + ") WITH (" + with + ")");
-        Table q = t.sqlQuery(sc.head.get("query").asText());
-        ObjectNode plan = Json.obj();
-        plan.put("kind", "plan");
-        String text = q.explain();
-        int at = text.indexOf("== Optimized Execution Plan ==");
-        plan.put("text", at < 0 ? text : text.substring(at + "== Optimized Execution Plan ==".length()).trim());
-        out.add(plan);
-        DataStream<Row> rows = t.toChangelogStream(q);
-        rows.transform("sink-recorder", Types.STRING, new SinkRecorder())
-                .sinkTo(new DiscardingSink<>());
-        return env.getStreamGraph().getJobGraph();
+        return t.sqlQuery(sc.head.get("query").asText());
     }
 
     /** The step of the scenario during which the source emitted watermark {@code ts}. */
