@@ -22,6 +22,7 @@ from toolkit.reports.template import TEMPLATE
 from toolkit.deployment import engines as deploy_engines
 from toolkit.sweeps import choose
 from toolkit.viz import _format as fmt
+from toolkit.viz.tables import count_row
 
 DEFAULT_SETTINGS: dict[str, Any] = {"window": "tumbling:1s", "delay": "500ms", "lateness": "1s", "interval": "200ms"}
 """Replay settings used when neither a replay result nor a sweep recommendation gives one."""
@@ -369,7 +370,7 @@ def engines_section(log: Any, sweep: pd.DataFrame, per_engine: dict, engines: li
         "settings": [{"engine": choose.engine_name(e), "setting": str(t.setting), "notes": list(t.notes)}
                      for e, t in c.translations.items()],
         "figures_table": fmt.table(head, rows, inline=False, caption=_first_result_caption(c)),
-        "kept_table": fmt.table(["kept by", "dropped by", "records", "share of the log"], kd_rows, inline=False),
+        "kept_table": fmt.table(["kept by", "dropped by", "records", "share of the valid records"], kd_rows, inline=False),
         "examples": c.examples(3),
         "compare_charts": [chart(viz.engine_fates(c)), chart(viz.disagreements(c, max_points=max_points))],
     })
@@ -391,16 +392,15 @@ def _and(words: list[str]) -> str:
 
 
 def readable_rows(figures: dict) -> list[tuple[str, str]]:
-    """A replay's figures as (name, shown value) rows: percentages, durations, chart names."""
-    total = int(figures.get("records", 0) or 0)
+    """A replay's figures as (name, shown value) rows: percentages, durations, chart names; the
+    record counts on the one base of shares (``toolkit.viz.tables.count_row``)."""
     rows = []
     for name, v in figures.items():
         if name == "settings":
             continue
-        text = viz.sweep.value_text(name, v)
-        if name in ("on_time", "late_accepted", "dropped", "invalid") and total:
-            text = f"{text} ({fmt.share(v / total)})"
-        rows.append((viz.sweep.name_of(name), fmt.Figure(text)))
+        counted = count_row(name, v, figures)
+        text = counted[1] if counted else viz.sweep.value_text(name, v)
+        rows.append(((counted[0] if counted else None) or viz.sweep.name_of(name), fmt.Figure(text)))
     return rows
 
 
