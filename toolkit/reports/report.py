@@ -107,7 +107,7 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "log_source": source,
         "log_table": fmt.kv_table(_log_rows(summary), inline=False),
-        "describe_text": _describe_text(log),
+        "describe_html": _describe_html(log),
         "replay_words": "" if replay is None or getattr(replay, "setting", None) is None
         else choose.setting_words(replay.setting),
         "replay_settings": "" if replay is None else (str(replay.setting) if getattr(replay, "setting", None) is not None
@@ -243,12 +243,14 @@ def _log_rows(summary: dict) -> list[tuple[str, Any]]:
     return log_rows
 
 
-def _describe_text(log: Any) -> str:
-    """``log.describe()`` as text; describe is informative only, so a failure is said, not raised."""
+def _describe_html(log: Any) -> str:
+    """``log.describe()`` as a table whose values wrap (shown open: it is what the figures rest on);
+    describe is informative only, so a failure is said, not raised."""
     try:
-        return str(log.describe())
+        rows = log.describe().lines()
     except Exception as exc:  # describe is informative only; the report does not depend on it
-        return f"(describe failed: {exc})"
+        return fmt.kv_table([("describe failed", str(exc))], inline=False)
+    return fmt.kv_table(rows, inline=False).replace("<table>", "<table class='describe'>", 1)
 
 
 def _recommendation(sweep: pd.DataFrame, rec: dict, rec_row: pd.Series | None, reason: str,
