@@ -347,6 +347,7 @@ def engines_section(log: Any, sweep: pd.DataFrame, per_engine: dict, engines: li
         return out
     from toolkit.replays.compare import compare_engines
     from toolkit.replays.translate import translatable
+    from toolkit.semantics import get
 
     compared = [e for e in engines if e in translatable()]
     missing = [choose.engine_name(e) for e in engines if e not in compared]
@@ -369,7 +370,8 @@ def engines_section(log: Any, sweep: pd.DataFrame, per_engine: dict, engines: li
                 fmt.Figure(fmt.share(r.share))) for r in kd.itertuples(index=False)]
     out.update({
         "compare_title": f"{choose.engine_name(engines[0])}'s recommended setting in every engine",
-        "settings": [{"engine": choose.engine_name(e), "setting": str(t.setting), "notes": list(t.notes)}
+        "settings": [{"engine": choose.engine_name(e), "setting": str(t.setting),  # with what its figures need
+                      "notes": list(t.notes) + get(e).figure_notes(t.setting, c.results[e].summary())}
                      for e, t in c.translations.items()],
         "figures_table": fmt.table(head, rows, inline=False, caption=_first_result_caption(c)),
         "kept_table": fmt.table(["kept by", "dropped by", "records", "share of the valid records"], kd_rows, inline=False),
