@@ -111,3 +111,13 @@ def test_a_command_that_reads_no_log_says_so_in_one_line(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["deploy", "--window", "tumbling:1s", "--dela", "1s"])
     assert capsys.readouterr().err.strip().endswith("unrecognized option --dela (did you mean --delay?)")
+
+
+def test_the_report_shows_describe_open_in_a_table_that_wraps(year_csv: str) -> None:
+    from toolkit.reports.report import _describe_html
+    from toolkit.reports.template import TEMPLATE
+
+    block = _describe_html(toolkit.load_log(year_csv, max_invalid_fraction=0.01))
+    assert block.startswith("<table class='describe'>") and "<th>out of order</th>" in block and "<pre" not in block
+    assert '<details open class="describe">' in TEMPLATE and "table.describe td { white-space: normal" in TEMPLATE
+    assert re.search(r"\(3\d\d d( \d+ h)?\)", block) and re.search(r"records, [\d.]+/(h|d),", block)
