@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 
 import pandas as pd
 
@@ -113,3 +114,13 @@ def _step(x: float) -> float:
     if x < 86_400_000:
         return 60_000.0
     return 3_600_000.0
+
+
+_NUMBER_UNIT = re.compile(r"(\d) (ms|s|min|h|d|%)(?![\w])")
+
+
+def glued(text: str) -> str:
+    """``text`` with each number and its unit (``0 ms``, ``97.01 %``) joined by a no-break space,
+    so that wrapping (``textwrap`` breaks only at ASCII whitespace) never parts them; undo with
+    ``.replace("\\u00a0", " ")``."""
+    return _NUMBER_UNIT.sub("\\1\u00a0\\2", text)

@@ -121,3 +121,11 @@ def test_the_report_shows_describe_open_in_a_table_that_wraps(year_csv: str) -> 
     assert block.startswith("<table class='describe'>") and "<th>out of order</th>" in block and "<pre" not in block
     assert '<details open class="describe">' in TEMPLATE and "table.describe td { white-space: normal" in TEMPLATE
     assert re.search(r"\(3\d\d d( \d+ h)?\)", block) and re.search(r"records, [\d.]+/(h|d),", block)
+
+
+def test_wrapping_keeps_a_number_with_its_unit() -> None:
+    from toolkit.commands._width import wrapped
+
+    text = wrapped("x " * 70 + "with 0 ms allowed lateness, 97.01 % kept", 150)
+    assert all(len(line) <= 150 for line in text.splitlines())
+    assert "0 ms" in text and "97.01 %" in text and "\u00a0" not in text

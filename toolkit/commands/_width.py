@@ -4,6 +4,8 @@ from __future__ import annotations
 import shutil
 import textwrap
 
+from toolkit.durations import glued
+
 #: the widest a command prints, whatever the terminal (and when the output is not a terminal)
 MAX_WIDTH = 160
 
@@ -23,6 +25,7 @@ def wrapped(text: str, width: int | None = None) -> str:
             out.append(line)
             continue
         lead = " " * (len(line) - len(line.lstrip(" ")))
-        out += textwrap.wrap(line, width=width, subsequent_indent=lead + "    ", break_long_words=False,
-                             break_on_hyphens=False, drop_whitespace=True) or [line]
+        parts = textwrap.wrap(glued(line), width=width, subsequent_indent=lead + "    ", break_long_words=False,
+                              break_on_hyphens=False) or [line]
+        out += [part.replace("\u00a0", " ") for part in parts]  # a number and its unit on one line
     return "\n".join(out)

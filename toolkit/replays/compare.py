@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from toolkit.durations import readable, readable_up
+from toolkit.durations import glued, readable, readable_up
 from toolkit.metrics.base import base_words, quarantine_words
 from toolkit.replays.run import ReplayResult, replay
 from toolkit.replays.translate import Translation, delay_setting, same_setting
@@ -238,8 +238,9 @@ def _wrap(text: str, width: int, indent: str, first: str = "") -> list[str]:
     """``text`` wrapped to ``width`` columns, continuation lines indented by ``indent``."""
     import textwrap
 
-    return textwrap.wrap(text, width=max(40, width), initial_indent=first, subsequent_indent=indent,
-                         break_long_words=False, break_on_hyphens=False) or [first + text]
+    lines = textwrap.wrap(glued(text), width=max(40, width), initial_indent=first, subsequent_indent=indent,
+                          break_long_words=False, break_on_hyphens=False) or [first + text]
+    return [line.replace("\u00a0", " ") for line in lines]  # a number and its unit on one line
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:
