@@ -324,7 +324,8 @@ def drops(result: Any, *, fates: tuple[str, ...] = ("dropped", "late_accepted"))
 
     Readable columns (text): ``event, arrival, window, watermark_at, late_by, missed_by,
     held_by, delay_to_keep, lateness_to_keep, idleness_to_keep`` ("no idleness" when only
-    turning idleness off keeps it), ``delay_on_time``.
+    turning idleness off keeps it), ``delay_on_time``; the four settings are rounded up to what
+    they show (``readable_up``: "1 h 5 min" for 1 h 4 min 27 s), so the value read keeps the record.
     """
     a = _arrays(result)
     names = _codes(result, a)
