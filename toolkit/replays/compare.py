@@ -80,7 +80,7 @@ class EngineComparison:
     @property
     def kept_dropped(self) -> pd.DataFrame:
         """For every ordered pair (A, B): ``kept_by``, ``dropped_by``, ``records`` kept by A and
-        dropped by B, and their ``share`` of the log's records."""
+        dropped by B, and their ``share`` of the log's valid records (the records compared)."""
         n = max(len(self.fates), 1)
         rows = []
         for a, b in itertools.permutations(self.semantics, 2):
@@ -189,7 +189,8 @@ class EngineComparison:
             lat = readable(r.latency_p99_ms) if not pd.isna(r.latency_p99_ms) else "n/a"
             first = percent(r.completeness_first) if not pd.isna(r.completeness_first) else "n/a"
             rows.append([r.semantics, f"{kept:,}", percent(kept / valid), f"{int(r.dropped):,}",
-                         percent(r.dropped / valid), first, lat, f"{int(r.peak_state_records):,}"])
+                         percent(r.dropped / valid), first, lat,
+                         f"{int(r.peak_state_records):,}" if not pd.isna(r.peak_state_records) else "n/a"])
         return head, rows
 
     def _kept_table(self) -> tuple[list[str], list[list[str]]]:
