@@ -58,7 +58,7 @@ def test_readable_up_never_shows_less_than_the_value() -> None:
 def test_every_compare_example_keeps_its_record_with_the_advised_setting(name: str) -> None:
     c = toolkit.compare_engines(logs()[name], SETTINGS[name], semantics="flink,spark,kafka_streams")
     titles = {e.title: e.name for e in all_semantics()}
-    found = [m for e in c.examples(1) for m in [EXAMPLE.search(e)] if m]
+    found = [m for e in c.examples(3) for m in [EXAMPLE.search(e)] if m]
     assert found, "some engine drops what another keeps"
     for m in found:
         engine, knob, x, y = titles[m["engine"]], m["knob"], ms(m["x"]), ms(m["y"])
