@@ -28,10 +28,38 @@ class Parser(argparse.ArgumentParser):
 
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
         ns, extras = super().parse_known_args(args, namespace)
+        if extras and self._subparsers is None and "--event-time" not in self._option_string_actions:
+            self._refuse_log(extras)
         for token in extras:
             if token.startswith("-"):
                 self.error(f"unrecognized option {token}{_suggest(self, token)}")
         return ns, extras
+
+    def _refuse_log(self, extras: list[str]) -> None:
+        """A command that reads no log, given a log file or a column option (``deploy FILE
+        --event-time ts``): one line that says it needs none, naming what the user typed."""
+        given: list[str] = []
+        for i, token in enumerate(extras):
+            after_log_option = i > 0 and extras[i - 1] in log_options()  # its value
+            if token.split("=")[0] in log_options() or after_log_option or \
+                    (not token.startswith("-") and (i == 0 or not extras[i - 1].startswith("-"))):  # a LOG file
+                given.append(token)
+        if given:
+            self.error(f"{self.prog.split()[-1]} reads no log, so it takes no LOG file and none of the options that "
+                       f"load one ({', '.join(sorted(log_options())[:4])} ...): leave out {' '.join(given)}")
+
+    def error(self, message: str):  # type: ignore[override]
+        """One line on stderr (``--help`` has the usage), exit code 2."""
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def log_options() -> set[str]:
+    """The options of the commands that load a log (``--event-time``, ``--arrival-time``, ``--key`` ...)."""
+    from toolkit.commands.describe import add_log_arguments
+
+    p = argparse.ArgumentParser(add_help=False)
+    add_log_arguments(p)
+    return {o for o in p._option_string_actions if o.startswith("--")}
 
 
 def _suggest(parser: argparse.ArgumentParser, token: str) -> str:

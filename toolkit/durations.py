@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 
 import pandas as pd
 
@@ -84,3 +85,42 @@ def readable(ms: float) -> str:
         return f"{sign}{h} h" + (f" {m} min" if m else "")
     d, h = divmod(s // 3600, 24)
     return f"{sign}{d:,} d" + (f" {h} h" if h else "")
+
+
+def readable_up(ms: float) -> str:
+    """``readable(ms)`` rounded up, never down, to what it shows: the text names a duration of
+    at least ``ms`` (advice such as "a delay of X keeps it" must hold for the X it prints:
+    3 h 0 min 0.001 s reads ``3 h 1 min``, not ``3 h``)."""
+    x = float(ms)
+    if math.isinf(x) or math.isnan(x) or x <= 0:
+        return readable(x)
+    for _ in range(8):  # a carry (59.999 s -> 1 min) may land in a coarser unit: round again
+        step = _step(x)
+        up = math.ceil(x / step - 1e-9) * step
+        if up == x:
+            break
+        x = up
+    return readable(x)
+
+
+def _step(x: float) -> float:
+    """The resolution (ms) at which ``readable`` shows a positive ``x``."""
+    if x < 1000:
+        return 1.0 if x >= 1 else 10.0 ** (math.floor(math.log10(x)) - 3)
+    if x < 60_000:
+        return 10.0 ** (math.floor(math.log10(x / 1000)) - 3) * 1000
+    if x < 3_600_000:
+        return 1000.0
+    if x < 86_400_000:
+        return 60_000.0
+    return 3_600_000.0
+
+
+_NUMBER_UNIT = re.compile(r"(\d) (ms|s|min|h|d|%)(?![\w])")
+
+
+def glued(text: str) -> str:
+    """``text`` with each number and its unit (``0 ms``, ``97.01 %``) joined by a no-break space,
+    so that wrapping (``textwrap`` breaks only at ASCII whitespace) never parts them; undo with
+    ``.replace("\\u00a0", " ")``."""
+    return _NUMBER_UNIT.sub("\\1\u00a0\\2", text)

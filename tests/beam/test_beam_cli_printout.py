@@ -20,6 +20,13 @@ BASE = 1_700_000_000_000
 RECORDS = [(1000, 1000), (2000, 2000), (11000, 11000), (9000, 11500), (16500, 16500), (3000, 17000)]
 
 
+@pytest.fixture(autouse=True)
+def unwrapped(monkeypatch):
+    """These tests read the words line by line: no wrapping at the terminal's width (160 at most)."""
+    monkeypatch.setattr("toolkit.commands._width.MAX_WIDTH", 10_000)
+    monkeypatch.setenv("COLUMNS", "10000")
+
+
 @pytest.fixture()
 def path(tmp_path):
     p = tmp_path / "log.csv"

@@ -106,7 +106,9 @@ def test_misspelled_option_gets_a_suggestion(csv, capsys):
 def test_sweep_prints_a_readable_table_and_recommendation(csv, capsys):
     assert main(["sweep", str(csv), *COLUMNS, "--window", "tumbling:5s", "--delay", "0,1s,2s", "--lateness", "0,2s",
                  "--recommend", "0.9", "--no-progress"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    base, *lines = capsys.readouterr().out.splitlines()
+    assert base.startswith("On time, late accepted and dropped count the ") and base.endswith(" valid records; "
+                                                                                          "completeness is a share of record-window pairs.")
     head = lines[0].split()
     assert head[:2] == ["delay", "lateness"] and "window" not in head  # the settings that vary, then the figures
     assert "completeness" in head and "latency" in head and "_ms" not in lines[0]

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 import toolkit
 from toolkit.log.model import EventLog
-from toolkit.replays.explain import COLUMNS, duration_text, instant_text
+from toolkit.replays.explain import COLUMNS, duration_text, instant_text, keep_text
 
 from helpers.explain_demo import DEMO, demo_log
 
@@ -172,9 +172,9 @@ def test_drop_causes_on_the_demo_log() -> None:
     counts = [int(c.split(" of ")[0].replace(",", "")) for c in causes[:-1]]
     assert sum(counts) == 297 and all(" of 297 drops" in c for c in causes[:-1])
     d = r.drops(fates=("dropped",))
-    top = duration_text(int(d["delay_to_keep_ms"].max()))
+    top = keep_text(int(d["delay_to_keep_ms"].max()))
     assert causes[-1] == (f"All 297: a delay of {top} (now 500 ms) or an allowed lateness of "
-                          f"{duration_text(int(d['lateness_to_keep_ms'].max()))} (now 1 s) keeps every one.")
+                          f"{keep_text(int(d['lateness_to_keep_ms'].max()))} (now 1 s) keeps every one.")
     idle = toolkit.replay(demo_log(), **DEMO, idleness="2s").drop_causes()
     line = next(c for c in idle if "marked idle" in c)
     assert "partition 2 was silent" in line and "keeps them all" in line

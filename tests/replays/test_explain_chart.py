@@ -40,7 +40,7 @@ def test_chart_spec_readable_axis_tooltips_and_idle_bands() -> None:
     assert x["title"] == "processing time (arrival; UTC, 2023-11-14, h:min)"  # minute ticks over 5 minutes
     assert [t["title"] for t in bars["encoding"]["tooltip"]] == [
         "partition", "from", "to", "dropped records", "records of the partition", "share dropped"]
-    assert spec["title"]["subtitle"][0].startswith("335 of 29,994 records dropped (1.12%); bars of 5 s")
+    assert spec["title"]["subtitle"][0].startswith("335 of 29,994 valid records dropped (1.12%); bars of 5 s")
     idle = idle_periods(r, True)
     assert 2 in set(idle["partition"]) and band["mark"]["type"] == "rect"
     long = idle[idle["partition"] == 2]

@@ -69,7 +69,7 @@ def test_replay_command_prints_a_readable_summary_and_the_files(tmp_path: Path, 
     assert main(["replay", str(FIX / "log00.csv"), "--window", "tumbling:1s", "--delay", "500ms", "--lateness", "2s",
                  "--idleness", "1s", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert text.startswith("Replayed 259 records of ")
+    assert text.startswith("Replayed 259 valid records of ")
     assert "setting: window=tumbling:1s lateness=2s delay=500ms idleness=1s" in text
     assert "late but accepted" in text and "%" in text and "result latency (first firing - window end): median " in text
     assert " ms" in text or " s," in text  # durations carry their unit

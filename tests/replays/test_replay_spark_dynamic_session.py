@@ -159,7 +159,7 @@ def test_command_line(tmp_path, capsys):
                  "--delay", "2s"]) == 0
     out = capsys.readouterr().out
     want = toolkit.replay(log, semantics="spark", window="dynamic_session:gap_ms", delay="2s").summary()
-    assert f"{want['invalid']} of its 500 rows invalid" in out and "no session" in out
+    assert f"{want['invalid']} more rows of the 500 read" in out and "no session" in out
     csv = tmp_path / "sweep.csv"
     assert main(["sweep", str(p), "--time-unit", "ms", "--window", "dynamic_session:gap_ms", "--semantics", "spark",
                  "--delay", "1s,2s", "--shards", "2", "--out", str(csv)]) == 0

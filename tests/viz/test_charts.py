@@ -477,7 +477,7 @@ def test_drops_over_time_says_how_many_dropped_were_never_emitted():
     log, r = _never_fired_replay()
     spec = viz.drops_over_time(log, r).to_dict()
     note = " ".join(spec["title"]["subtitle"])
-    assert note.startswith("6 of 9 records dropped") and "5 of them never emitted" in note and "not late" in note
+    assert note.startswith("6 of 9 valid records dropped") and "5 of them never emitted" in note and "not late" in note
     data, *_ = viz.drops.drops_frame(log, r, fate="never_fired")
     assert int(data["count"].sum()) == 5
     with pytest.raises(ValueError, match="fate: 'gone' is not a fate; choose one of dropped, late_accepted"):

@@ -27,6 +27,7 @@ from toolkit.apps import controls as ctl
 from toolkit.apps.controls import CUSTOM
 from toolkit.settings import Option, SettingError
 from toolkit.viz import _format as fmt
+from toolkit.viz.tables import count_row
 
 WINDOW_TYPES = ["tumbling", "sliding", "session", "dynamic_session"]
 ALL = "\u2217all"  # filter value meaning "no filter"
@@ -504,16 +505,13 @@ class Explorer(_App):
     def _summary_html(self, result: Any, settings: dict, elapsed: float) -> str:
         """The replay's figures in three compact columns (so the chart tabs stay in view)."""
         s = result.summary()
-        total = max(1, int(s.get("records", 0)))
         rows = []
         for name, v in s.items():
             if name in ("settings", "deployable"):  # figures only: the code is toolkit.deploy's
                 continue
-            text = fmt.cell(name, v)
-            if name in ("on_time", "late_accepted", "dropped"):
-                text = fmt.Figure(f"{text} ({fmt.share(v / total)})")
+            counted = count_row(name, v, s)  # the fates as shares of the valid records
             shown = viz.sweep.name_of(name) if name in viz.sweep.METRIC_NAMES else fmt.label(name).replace("_", " ")
-            rows.append((shown, text))
+            rows.append(((counted[0] or shown), counted[1]) if counted else (shown, fmt.cell(name, v)))
         idle = "idleness" in settings or "idleness" not in ctl.reads(self.engine, self.options)
         caption = "replay: " + fmt.settings_text(settings) + ("" if idle else ", no idleness")
         if self.log is not self.recorded:  # a bad day: what the incident did, in its own words

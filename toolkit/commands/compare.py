@@ -12,8 +12,9 @@ def register(subparsers) -> None:
         help="replay a log under the same setting in several engines (--semantics flink,spark) and show the records "
         "one keeps and another drops",
         description="Translate one setting to each engine (what maps and what has no counterpart is printed), replay "
-        "LOG under each, and print drops, first-result completeness, latency and state per engine, the counts of "
-        "records kept by one engine and dropped by another, and examples with the reason.",
+        "LOG under each, and print a table of kept and dropped records (shares of the valid records), first-result "
+        "completeness, latency and state per engine, a table of the records kept by one engine and dropped by "
+        "another, the notes the figures need, and one example per pair of engines with the reason (--examples N).",
     )
     p.add_argument("log", metavar="LOG", help="event log file or folder of parts")
     add_log_arguments(p)
@@ -22,8 +23,8 @@ def register(subparsers) -> None:
     c.add_argument("--lateness-as", dest="lateness_as", default="drop", metavar="drop|delay",
                    help="how an engine without allowed lateness (Spark) reads --lateness: drop (what it keeps is "
                    "dropped; default) or delay (folded into the watermark delay)")
-    c.add_argument("--examples", type=int, default=3, metavar="N",
-                   help="examples per pair of engines (default 3)")
+    c.add_argument("--examples", type=int, default=1, metavar="N",
+                   help="examples per pair of engines that one keeps and the other drops (default 1)")
     c.add_argument("--differences", metavar="FILE", help="write every record one engine keeps and another drops, "
                    "with the reason, as CSV")
     c.add_argument("--json", action="store_true", help="print the comparison as one JSON object")
@@ -36,6 +37,7 @@ def run(args) -> int:
     import pandas as pd
 
     from toolkit.commands._settings import given_settings
+    from toolkit.commands._width import terminal_width, wrapped
     from toolkit.commands.describe import load_from_args
     from toolkit.replays.compare import _base_setting, _names, compare_engines
     from toolkit.replays.translate import LATENESS_CHOICES, same_setting
@@ -63,7 +65,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(c.to_dict(examples=args.examples), indent=2, default=str))
         return 0
-    print(c.summary_text(examples=args.examples))
+    print(wrapped(c.summary_text(examples=args.examples, width=terminal_width())))
     if args.differences:
         print(f"\nwrote {args.differences}")
     return 0

@@ -63,6 +63,7 @@ def _step(message: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     import toolkit
+    from toolkit.commands._width import terminal_width, wrapped
     from toolkit.commands.report import set_spark_log_level
     from toolkit.spark import require_java
 
@@ -76,13 +77,13 @@ def run(args: argparse.Namespace) -> int:
     log = toolkit.load_log(args.log, event_time="event_time", arrival_time="arrival_time",
                            key="key", partition="partition", value="value", time_unit="ms",
                            max_invalid_fraction=0.01)
-    print(log.describe())
+    print(log.describe().text(width=terminal_width()))
 
     _step(f"replaying with window={DEMO_WINDOW}, delay=500ms, lateness=1s, interval=200ms")
     result = toolkit.replay(log, window=DEMO_WINDOW, delay="500ms", lateness="1s", interval="200ms")
     from toolkit.commands.replay import summary_text
 
-    print(summary_text(result.summary(), result.setting, source=args.log))
+    print(wrapped(summary_text(result.summary(), result.setting, source=args.log)))
 
     from toolkit.replays.translate import delay_axes, translatable
     from toolkit.semantics import get
@@ -116,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     if lead is not None:
         _step(f"the {engine_name(engines[0])} recommendation in every engine, record by record "
               "(python -m toolkit compare ... does this for any setting)")
-        print(toolkit.compare_engines(log, lead, semantics=engines).summary_text(examples=1))
+        print(toolkit.compare_engines(log, lead, semantics=engines).summary_text(examples=1, width=terminal_width()))
 
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -130,6 +130,7 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
+    from toolkit.commands._width import terminal_width
     from toolkit.log.quarantine import short
 
     log = load_from_args(args, note=False)
@@ -138,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({**desc.to_dict(), "unused_columns": log.unused_columns}, indent=2, default=str))
         return 0
     print(f"{args.log}")
-    print(cli_text(str(desc)))
+    print(cli_text(desc.text(width=terminal_width())))
     if log.unused_columns:
         print(f"columns not used: {', '.join(log.unused_columns)} ({UNUSED_HINT})")
     if log.n_invalid and args.quarantine > 0:

@@ -52,6 +52,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from toolkit.commands._settings import given_limits, given_settings
+    from toolkit.commands._width import wrapped
     from toolkit.replays import replay
     from toolkit.settings import Limits
 
@@ -76,7 +77,7 @@ def run(args) -> int:
         result.drops().to_csv(args.drops, index=False)
     _print(args, setting, result, summary, others, written)
     for e in explained:
-        print(f"\n{e.text}")
+        print("\n" + wrapped(e.text))
     if args.drops:
         print(f"\nwrote {args.drops}: {summary['dropped']:,} dropped and {summary['late_accepted']:,} late records, "
               "why, and what keeps each")
@@ -178,6 +179,8 @@ def _print(args, setting, result, summary: dict, others: list, written: list) ->
     """The figures (``--json``: one JSON line), the stages, and what was written."""
     import json
 
+    from toolkit.commands._width import wrapped
+
     if args.json:
         # a figure that is not defined (no window fired before the end of input) prints as null
         s = {k: (None if isinstance(v, float) and v != v else v) for k, v in summary.items() if k != "settings"}
@@ -185,9 +188,9 @@ def _print(args, setting, result, summary: dict, others: list, written: list) ->
         print(json.dumps(s, default=str))
         return
     source = " + ".join([args.log] + list(others)) if others else args.log
-    print(summary_text(summary, setting, source=source, result=result))
+    print(wrapped(summary_text(summary, setting, source=source, result=result)))
     if len(result.pipeline) > 1:
-        print(stages_text(result))
+        print(wrapped(stages_text(result)))
     for path, rows in written:
         what = f"{rows:,} rows" if rows >= 0 else f"{path.stat().st_size:,} bytes"
         print(f"wrote {path} ({what})")
@@ -197,21 +200,14 @@ def summary_text(summary: dict, setting, *, source: str = "", result=None) -> st
     """The figures of one replay as a person reads them (percentages, durations, words);
     ``result`` (the ``ReplayResult``, optional) adds what only its tables hold (Beam: the
     panes fired at the end of input by timing, the dropped records by reason)."""
+    from toolkit.metrics.base import base_words, record_share
     from toolkit.semantics import get
     from toolkit.viz import _format as fmt
     from toolkit.viz._format import duration, number, share
 
     engine = get(setting.semantics)
-
-    def pct(n: int, total: int) -> str:
-        return share(n / total) if total else ""
-
-    total = int(summary.get("records", 0))
-    invalid = int(summary.get("invalid", 0) or 0)
-    why = engine.invalid_words(setting) or "quarantined, not replayed"
-    lines = [f"Replayed {number(total - invalid)} records" + (f" of {source}" if source else "")
-             + (f" ({number(invalid)} of its {number(total)} rows invalid: {why})" if invalid else "")]
-    lines.append(f"setting: {setting}")
+    lines = [_replayed_line(summary, engine.invalid_words(setting), source), f"setting: {setting}"]
+    lines.append(f"  fates, as shares {base_words(summary)} (they add to 100 %):")
     rows = [("on time", "on_time"), ("late but accepted", "late_accepted"), ("dropped", "dropped")]
     width = max(len(number(summary.get(k, 0))) for _, k in rows)
     for name, key in rows:
@@ -222,7 +218,8 @@ def summary_text(summary: dict, setting, *, source: str = "", result=None) -> st
             if summary.get("never_fired"):
                 extra = extra[:-1] + (f"; never fired: {number(summary['never_fired'])}, taken into a window whose "
                                       "trigger never fired after them, not late)")
-        lines.append(f"  {name:<18} {number(n):>{width}}  {pct(n, total):>8}{extra or ''}")
+        part = record_share(n, summary)
+        lines.append(f"  {name:<18} {number(n):>{width}}  {share(part) if part is not None else '':>8}{extra or ''}")
     if "pairs" in summary:  # an interval join
         lines.append(f"  interval join: {number(summary['pairs'])} joined pairs ({number(summary.get('pairs_at_end', 0))} "
                      f"at end of input); late records skipped: {number(summary.get('left_late', 0))} of the left log, "
@@ -248,9 +245,23 @@ def summary_text(summary: dict, setting, *, source: str = "", result=None) -> st
                      f"{number(summary.get('peak_state_records', 0))} buffered records (mean "
                      f"{number(summary.get('mean_state_windows', 0))} and {number(summary.get('mean_state_records', 0))})")
     lines += engine.summary_lines(summary, setting, result, fmt)  # what is the engine's own
-    for note in summary.get("notes") or ():
+    notes = list(summary.get("notes") or ())
+    notes += [n for n in engine.figure_notes(setting, summary) if n not in notes]  # e.g. windows never emitted
+    for note in notes:
         lines.append(f"  note: {note}")
     return "\n".join(lines)
+
+
+def _replayed_line(summary: dict, why: str | None, source: str) -> str:
+    """``Replayed 39,940 valid records of LOG``, and the quarantined rows counted apart (what they
+    are: ``why``, the engine's words when it leaves out more than the quarantine)."""
+    from toolkit.metrics.base import quarantine_words, valid_records
+
+    valid = valid_records(summary)
+    text = f"Replayed {valid:,} valid record{'' if valid == 1 else 's'}" + (f" of {source}" if source else "")
+    if summary.get("invalid"):
+        text += f"; {quarantine_words(summary)}" + (f" ({why})" if why else "")
+    return text
 
 
 def stages_text(result) -> str:

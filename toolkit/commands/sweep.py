@@ -46,6 +46,7 @@ def run(args) -> int:
 
     import toolkit
     from toolkit.commands._settings import given_limits, given_settings
+    from toolkit.commands._width import wrapped
     from toolkit.commands.describe import load_from_args
     from toolkit.errors import UserError
     from toolkit.settings import Limits, grid
@@ -89,6 +90,7 @@ def run(args) -> int:
         write_results(results, args.out)
         print(f"wrote {len(results)} configurations to {args.out}")
     else:
+        print(wrapped(base_line(results)))
         print(results_text(results))
         print("(every column, in raw ms and fractions: --out FILE, .csv, .parquet or .json)")
     if args.recommend is not None:
@@ -113,6 +115,22 @@ def given_incidents(specs: list[str] | None) -> list:
         if not (isinstance(x, Composite) and not x.incidents) and x not in out:
             out.append(x)
     return out
+
+
+def base_line(results) -> str:
+    """What the table's counts are of, said once above it: the valid records (the quarantined
+    rows apart), and completeness's own base (:mod:`toolkit.metrics.base`)."""
+    from toolkit.metrics.base import quarantine_words, valid_records
+
+    if not len(results) or "records" not in results.columns:
+        return ""
+    first = results.iloc[0]
+    same = (results["records"] - results.get("invalid", 0)).nunique() == 1
+    text = (f"On time, late accepted and dropped count the {valid_records(first):,} valid records" if same else
+            "On time, late accepted and dropped count each log's valid records (incidents change them; the "
+            f"recorded log has {valid_records(first):,})")
+    quarantined = quarantine_words(first)
+    return text + (f"; {quarantined}" if quarantined else "") + "; completeness is a share of record-window pairs."
 
 
 #: the figures the terminal table shows (every column is in --out's file)

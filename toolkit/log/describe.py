@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from toolkit.durations import parse_duration
+from toolkit.durations import parse_duration, readable
 
 PERCENTILES = (0.5, 0.9, 0.99, 0.999)
 _INT64_MIN = np.iinfo(np.int64).min
@@ -124,9 +124,9 @@ class LogDescription:
         rows.append(("partitions", f"{len(self.partitions)}{declared}; silence = gap of at least {_dur(self.silence)}"))
         for p in self.partitions:
             name = p.name if p.name == str(p.partition) else f"{p.partition} ({p.name})"
-            rate = f"{p.rate_per_s:,.1f}/s" if p.rate_per_s is not None else "n/a"
+            rate = _rate(p.records, p.rate_per_s)
             gap = f"max gap {_dur(p.max_gap)} from {_iso(p.max_gap_start)}" if p.max_gap is not None else "no gaps"
-            sil = f"{p.silences} silence{'s' if p.silences != 1 else ''} ({_dur(p.silent_ms)} in all)"
+            sil = _silences(p.silences, p.silent_ms)
             rows.append((f"  partition {name}", f"{p.records:,} records, {rate}, {gap}, {sil}"))
         for p in self.declared_silent:
             rows.append((f"  partition {p}", "declared, no records (holds the watermark unless idleness or "
@@ -138,9 +138,22 @@ class LogDescription:
         return rows
 
     def __str__(self) -> str:
+        return self.text()
+
+    def text(self, width: int | None = None) -> str:
+        """The readable report: names, then values in one column; with ``width``, a value longer
+        than the line wraps at spaces, continued under its column (never cut)."""
         rows = self.lines()
-        width = max(len(k) for k, _ in rows)
-        return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+        name_width = max(len(k) for k, _ in rows)
+        lines = []
+        for k, v in rows:
+            head = f"{k:<{name_width}}  "
+            if width is None or len(head) + len(v) <= width:
+                lines.append(head + v)
+                continue
+            parts = _wrap_items(v, max(20, width - len(head)))
+            lines += [(head if i == 0 else " " * len(head)) + part for i, part in enumerate(parts)]
+        return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         body = "".join(
@@ -151,6 +164,23 @@ class LogDescription:
 
     def __repr__(self) -> str:
         return f"LogDescription(records={self.records}, behind={self.behind}, partitions={len(self.partitions)})"
+
+
+def _wrap_items(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width``, broken after a comma or semicolon so that an item
+    (``p50 11 min 38 s``) stays whole; an item longer than a line wraps at its spaces."""
+    import re
+    import textwrap
+
+    lines: list[str] = []
+    for item in re.split(r"(?<=[,;]) ", text):
+        if lines and len(lines[-1]) + 1 + len(item) <= width:
+            lines[-1] += " " + item
+        elif len(item) <= width:
+            lines.append(item)
+        else:
+            lines += textwrap.wrap(item, width=width, break_long_words=False, break_on_hyphens=False) or [item]
+    return lines
 
 
 def _iso(ms: int | None) -> str:
@@ -166,21 +196,30 @@ def _span(lo: int | None, hi: int | None) -> str:
 
 
 def _dur(ms: int | None) -> str:
-    """A duration in ms, readable: 350 ms, 2.5 s, 3 min 20 s, 2 h 5 min."""
+    """A duration in ms as a person reads it (``toolkit.durations.readable``: 350 ms, 2.5 s,
+    3 min 20 s, 1 min, 2 h 5 min), in hours up to 48 h (``35 h 6 min``) and in days above (``362 d 5 h``)."""
     if ms is None:
         return "n/a"
     ms = int(ms)
-    sign = "-" if ms < 0 else ""
-    a = abs(ms)
-    if a < 1000:
-        return f"{sign}{a} ms"
-    if a < 60_000:
-        return f"{sign}{a / 1000:.3g} s"
-    if a < 3_600_000:
-        m, s = divmod(a // 1000, 60)
-        return f"{sign}{m} min {s} s"
-    h, m = divmod(a // 60_000, 60)
-    return f"{sign}{h} h {m} min"
+    if 86_400_000 <= abs(ms) <= 48 * 3_600_000:
+        h, m = divmod(round(abs(ms) / 60_000), 60)
+        return ("-" if ms < 0 else "") + f"{h} h" + (f" {m} min" if m else "")
+    return readable(ms)
+
+
+def _rate(records: int, rate_per_s: float | None) -> str:
+    """A rate per second, minute, hour or day: the first unit that gives at least 1 (``1.54/h``)."""
+    if rate_per_s is None:
+        return "n/a"
+    for unit, seconds in (("s", 1), ("min", 60), ("h", 3600), ("d", 86_400)):
+        x = rate_per_s * seconds
+        if x >= 1 or unit == "d":
+            return (f"{x:,.0f}" if x >= 100 else f"{x:.3g}") + f"/{unit}"
+    return "n/a"
+
+
+def _silences(n: int, ms: int) -> str:
+    return "no silences" if n == 0 else f"{n} silence{'s' if n != 1 else ''} ({_dur(ms)} in all)"
 
 
 def percentile_label(p: float) -> str:

@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from toolkit.durations import readable
+from toolkit.durations import glued, readable, readable_up
+from toolkit.metrics.base import base_words, quarantine_words
 from toolkit.replays.run import ReplayResult, replay
 from toolkit.replays.translate import Translation, delay_setting, same_setting
 from toolkit.replays.why import instant
@@ -79,7 +80,7 @@ class EngineComparison:
     @property
     def kept_dropped(self) -> pd.DataFrame:
         """For every ordered pair (A, B): ``kept_by``, ``dropped_by``, ``records`` kept by A and
-        dropped by B, and their ``share`` of the log's records."""
+        dropped by B, and their ``share`` of the log's valid records (the records compared)."""
         n = max(len(self.fates), 1)
         rows = []
         for a, b in itertools.permutations(self.semantics, 2):
@@ -112,49 +113,99 @@ class EngineComparison:
         out = f.assign(event=[instant(v) for v in f["event_time"].tolist()],
                        arrival=[instant(v) for v in f["arrival_time"].tolist()],
                        late_by=[readable(v) for v in (f["arrival_time"] - f["event_time"]).tolist()],
-                       why=texts, delay_to_keep=[readable(v) if v is not None else "" for v in keep])
+                       why=texts, delay_to_keep=[readable_up(v) if v is not None else "" for v in keep])
         out["delay_to_keep_ms"] = pd.array(keep, dtype="Int64")
         return out
 
-    def examples(self, n: int = 3) -> list[str]:
-        """Up to ``n`` records per ordered pair of engines that one keeps and the other drops, in words."""
-        out = []
+    def examples(self, n: int = 1) -> list[str]:
+        """Up to ``n`` records per ordered pair of engines that one keeps and the other drops, in
+        words; a record several engines keep and one drops is one example that names them all."""
+        found: dict[tuple[str, int], list] = {}  # (dropping engine, row) -> [record, keepers]
         for a, b in itertools.permutations(self.semantics, 2):
-            d = self.differences(a, b, limit=n)
-            for r in d.itertuples(index=False):
-                fate = "on time" if getattr(r, f"fate_{a}") == "on_time" else "late but accepted"
-                knob = delay_setting(b)
-                now = readable(getattr(self.translations[b].setting, knob) or 0)
-                name_b = engine_name(b)
-                article = "An" if name_b[:1].upper() in "AEIOU" else "A"
-                keep = f" {article} {name_b} {knob} of {r.delay_to_keep} (now {now}) keeps it." if r.delay_to_keep else ""
-                out.append(f"Row {r.row:,} (key {r.key}, partition {r.partition}, event time {r.event}, arrived "
-                           f"{r.late_by} later) is kept by {engine_name(a)} ({fate}) and dropped by {engine_name(b)}: "
-                           f"{r.why}.{keep}")
+            for r in self.differences(a, b, limit=n).itertuples(index=False) if n else ():
+                found.setdefault((b, int(r.row)), [r, []])[1].append(a)
+        return [self._example(r, keepers, b) for (b, _), (r, keepers) in found.items()]
+
+    def _example(self, r: Any, keepers: list[str], b: str) -> str:
+        """One record kept by ``keepers`` and dropped by ``b``, why, and the delay that keeps it there."""
+        def kept(a: str) -> str:
+            return f"{engine_name(a)} ({'on time' if getattr(r, f'fate_{a}') == 'on_time' else 'late but accepted'})"
+
+        knob = delay_setting(b)
+        now = readable(getattr(self.translations[b].setting, knob) or 0)
+        name_b = engine_name(b)
+        article = "An" if name_b[:1].upper() in "AEIOU" else "A"
+        keep = f" {article} {name_b} {knob} of {r.delay_to_keep} (now {now}) keeps it." if r.delay_to_keep else ""
+        names = [kept(a) for a in keepers]
+        by = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        part = self.results[b].partition_label(r.partition)
+        return (f"Row {r.row:,} (key {r.key}, partition {part}, event time {r.event}, arrived {r.late_by} later) is "
+                f"kept by {by} and dropped by {name_b}: {r.why}.{keep}")
+
+    @property
+    def valid_records(self) -> int:
+        """The records compared (the log's valid records): the base of every share here."""
+        return len(self.fates)
+
+    def notes(self) -> list[str]:
+        """What a reader of the figures needs besides them, per engine (``Semantics.figure_notes``)."""
+        out = []
+        for name, r in self.results.items():
+            out += [f"{name}: {n}" for n in get(name).figure_notes(self.translations[name].setting, r.summary())]
         return out
 
-    def summary_text(self, examples: int = 2) -> str:
-        """The comparison in words: the settings, each engine's figures, who keeps what the other
-        drops, and up to ``examples`` examples per pair of engines."""
-        lines = []
+    def summary_text(self, examples: int = 1, width: int = 100) -> str:
+        """The comparison for a terminal ``width`` columns wide: the settings, a table of the
+        engines' figures (kept and dropped, shares of the valid records), a table of who keeps
+        what another drops, the notes the figures need, and up to ``examples`` examples per pair
+        of engines."""
+        first = next(iter(self.results.values())).summary()
+        lines = ["settings (the same setting in each engine):"]
         for name, t in self.translations.items():
-            lines.append(f"{name}: {t.setting}")
-            lines += [f"  note: {n}" for n in t.notes]
-        lines.append("")
-        fig = self.figures
-        for r in fig.itertuples(index=False):
-            total = max(int(r.records), 1)
-            lat = readable(r.latency_p99_ms) if not pd.isna(r.latency_p99_ms) else "n/a"
-            lines.append(f"{r.semantics}: drops {_records_text(int(r.dropped))} ({percent(r.dropped / total)}), "
-                         f"{percent(r.completeness_first)} complete in the first result, p99 latency {lat}, "
-                         f"peak state {int(r.peak_state_records):,} records")
-        lines.append("")
-        for r in self.kept_dropped.itertuples(index=False):
-            lines.append(f"kept by {r.kept_by}, dropped by {r.dropped_by}: {_records_text(r.records)} ({percent(r.share)})")
+            lines += _wrap(f"{name}: {t.setting}", width, "    ")
+            lines += [x for n in t.notes for x in _wrap(f"note: {n}", width, "      ", "  ")]
+        invalid = quarantine_words(first)
+        lines += ["", f"Figures {base_words(first)}" + (f" ({invalid})" if invalid else "") + ":"]
+        lines += _table(*self._figures_table())
+        lines += ["", f"Records kept by one engine (row) and dropped by another (column), of the {self.valid_records:,} "
+                  "valid records:"]
+        lines += _table(*self._kept_table())
+        notes = self.notes()
+        if notes:
+            lines += ["", "notes:"] + [x for n in notes for x in _wrap(f"- {n}", width, "  ")]
         ex = self.examples(examples) if examples else []
         if ex:
-            lines += ["", "examples:"] + [f"- {e}" for e in ex]
+            lines += ["", f"examples (up to {examples} per pair of engines; --examples N for more):"]
+            lines += [x for e in ex for x in _wrap(f"- {e}", width, "  ")]
         return "\n".join(lines)
+
+    def _figures_table(self) -> tuple[list[str], list[list[str]]]:
+        head = ["engine", "kept", "share", "dropped", "share", "complete (first result)", "p99 latency",
+                "peak state (records)"]
+        rows = []
+        for r in self.figures.itertuples(index=False):
+            valid = max(int(r.on_time) + int(r.late_accepted) + int(r.dropped), 1)
+            kept = int(r.on_time) + int(r.late_accepted)
+            lat = readable(r.latency_p99_ms) if not pd.isna(r.latency_p99_ms) else "n/a"
+            first = percent(r.completeness_first) if not pd.isna(r.completeness_first) else "n/a"
+            rows.append([r.semantics, f"{kept:,}", percent(kept / valid), f"{int(r.dropped):,}",
+                         percent(r.dropped / valid), first, lat,
+                         f"{int(r.peak_state_records):,}" if not pd.isna(r.peak_state_records) else "n/a"])
+        return head, rows
+
+    def _kept_table(self) -> tuple[list[str], list[list[str]]]:
+        kd = self.kept_dropped.set_index(["kept_by", "dropped_by"])
+        rows = []
+        for a in self.semantics:
+            cells = []
+            for b in self.semantics:
+                if a == b:
+                    cells.append("-")
+                    continue
+                r = kd.loc[(a, b)]
+                cells.append(f"{int(r['records']):,} ({percent(r['share'])})" if r["records"] else "0")
+            rows.append([a] + cells)
+        return ["kept by \\ dropped by"] + list(self.semantics), rows
 
     def __str__(self) -> str:
         return self.summary_text()
@@ -169,11 +220,28 @@ class EngineComparison:
             "figures": _records(self.figures),
             "kept_dropped": _records(self.kept_dropped),
             "examples": self.examples(examples),
+            "notes": self.notes(),
+            "valid_records": self.valid_records,
         }
 
 
-def _records_text(n: int) -> str:
-    return f"{n:,} record{'' if n == 1 else 's'}"
+def _table(head: list[str], rows: list[list[str]]) -> list[str]:
+    """Aligned text rows: the first column left-aligned, the others right-aligned."""
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    return [line(head)] + [line(r) for r in rows]
+
+
+def _wrap(text: str, width: int, indent: str, first: str = "") -> list[str]:
+    """``text`` wrapped to ``width`` columns, continuation lines indented by ``indent``."""
+    import textwrap
+
+    lines = textwrap.wrap(glued(text), width=max(40, width), initial_indent=first, subsequent_indent=indent,
+                          break_long_words=False, break_on_hyphens=False) or [first + text]
+    return [line.replace("\u00a0", " ") for line in lines]  # a number and its unit on one line
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:

@@ -42,7 +42,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from toolkit.durations import readable
+from toolkit.durations import readable, readable_up
 from toolkit.engine.flink.pipeline import watermark_timeline
 from toolkit.engine.flink.timeline import INT64_MIN, TimerTargets
 from toolkit.fast.evaluate import FixedWindows, cleanup_time
@@ -102,10 +102,20 @@ def _instants(values: np.ndarray, epoch: bool) -> list[str]:
     return [t if o else instant_text(int(v), True) for t, o, v in zip(text.tolist(), ok.tolist(), values.tolist())]
 
 
-def _durations(values: np.ndarray, valid: np.ndarray | None = None) -> list[str]:
+def _durations(values: np.ndarray, valid: np.ndarray | None = None, up: bool = False) -> list[str]:
+    """Readable durations (empty where not ``valid``); ``up``: rounded up (a setting that keeps a record)."""
+    text = keep_text if up else duration_text
     if valid is None:
-        return [duration_text(v) for v in values.tolist()]
-    return [duration_text(v) if ok else "" for v, ok in zip(values.tolist(), valid.tolist())]
+        return [text(v) for v in values.tolist()]
+    return [text(v) if ok else "" for v, ok in zip(values.tolist(), valid.tolist())]
+
+
+def keep_text(ms: Any) -> str:
+    """A duration that keeps a record, rounded up to what it shows (``readable_up``): the value
+    printed keeps it too; empty for a missing value."""
+    if ms is None or (isinstance(ms, float) and math.isnan(ms)) or ms is pd.NA:
+        return ""
+    return readable_up(int(ms))
 
 
 # ------------------------------------------------------------------------------------- windows
@@ -314,7 +324,8 @@ def drops(result: Any, *, fates: tuple[str, ...] = ("dropped", "late_accepted"))
 
     Readable columns (text): ``event, arrival, window, watermark_at, late_by, missed_by,
     held_by, delay_to_keep, lateness_to_keep, idleness_to_keep`` ("no idleness" when only
-    turning idleness off keeps it), ``delay_on_time``.
+    turning idleness off keeps it), ``delay_on_time``; the four settings are rounded up to what
+    they show (``readable_up``: "1 h 5 min" for 1 h 4 min 27 s), so the value read keeps the record.
     """
     a = _arrays(result)
     names = _codes(result, a)
@@ -408,11 +419,11 @@ def _table(result: Any, a: dict, names: np.ndarray, pos: np.ndarray) -> pd.DataF
     df["missed_by"] = _durations(W - cleanup, has_wm & in_window & dropped)
     df["held_by"] = [_held_text(h, b, sl, s.interval, name) for h, b, sl in zip(holder.tolist(), behind.tolist(),
                                                                                 silent.tolist())]
-    df["delay_to_keep"] = _durations(delay_keep, delay_keep >= 0)
-    df["lateness_to_keep"] = _durations(late_keep, late_keep >= 0)
-    df["idleness_to_keep"] = ["no idleness" if off else (duration_text(v) if v >= 0 else "")
+    df["delay_to_keep"] = _durations(delay_keep, delay_keep >= 0, up=True)
+    df["lateness_to_keep"] = _durations(late_keep, late_keep >= 0, up=True)
+    df["idleness_to_keep"] = ["no idleness" if off else (keep_text(v) if v >= 0 else "")
                               for v, off in zip(idle_keep.tolist(), idle_off.tolist())]
-    df["delay_on_time"] = _durations(on_time, on_time >= 0)
+    df["delay_on_time"] = _durations(on_time, on_time >= 0, up=True)
     return df[COLUMNS]
 
 
@@ -584,7 +595,7 @@ def drop_causes(result: Any, top: int = 3) -> list[str]:
                  "so the watermark moved on without it")
             need = sub["idleness_to_keep_ms"].dropna()
             if len(need) == k and _idle_keeps_all(result, sub, int(need.max())):
-                t += f"; an idle timeout of {duration_text(int(need.max()))} (or none) keeps {them}"
+                t += f"; an idle timeout of {keep_text(int(need.max()))} (or none) keeps {them}"
             else:
                 t += f"; turning idleness off keeps {them}"
             t += _keeps(sub, "it" if k == 1 else "them", also=True)
@@ -619,9 +630,9 @@ def _keeps(sub: pd.DataFrame, what: str, now: Setting | None = None, also: bool 
     parts = []
     dk, lk = sub["delay_to_keep_ms"], sub["lateness_to_keep_ms"]
     if dk.notna().all() and len(dk):
-        parts.append(f"a delay of {duration_text(int(dk.max()))}" + (f" (now {duration_text(now.delay)})" if now else ""))
+        parts.append(f"a delay of {keep_text(int(dk.max()))}" + (f" (now {duration_text(now.delay)})" if now else ""))
     if lk.notna().all() and len(lk):
-        parts.append(f"an allowed lateness of {duration_text(int(lk.max()))}"
+        parts.append(f"an allowed lateness of {keep_text(int(lk.max()))}"
                      + (f" (now {duration_text(now.lateness)})" if now else ""))
     if not parts:
         return "" if also else "; no single delay or lateness keeps them (see the table)"

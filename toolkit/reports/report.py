@@ -23,6 +23,7 @@ from toolkit.reports.template import TEMPLATE
 from toolkit.sweeps import choose
 from toolkit.sweeps.variants import INCIDENT_COLUMN, RECORDED
 from toolkit.viz import _format as fmt
+from toolkit.viz.tables import count_row
 
 DEFAULT_SETTINGS: dict[str, Any] = {"window": "tumbling:1s", "delay": "500ms", "lateness": "1s", "interval": "200ms"}
 """Replay settings used when neither a replay result nor a sweep recommendation gives one."""
@@ -111,7 +112,7 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "log_source": source,
         "log_table": fmt.kv_table(_log_rows(summary), inline=False),
-        "describe_text": _describe_text(log),
+        "describe_html": _describe_html(log),
         "replay_words": "" if replay is None or getattr(replay, "setting", None) is None
         else choose.setting_words(replay.setting),
         "replay_settings": "" if replay is None else (str(replay.setting) if getattr(replay, "setting", None) is not None
@@ -275,12 +276,14 @@ def _log_rows(summary: dict) -> list[tuple[str, Any]]:
     return log_rows
 
 
-def _describe_text(log: Any) -> str:
-    """``log.describe()`` as text; describe is informative only, so a failure is said, not raised."""
+def _describe_html(log: Any) -> str:
+    """``log.describe()`` as a table whose values wrap (shown open: it is what the figures rest on);
+    describe is informative only, so a failure is said, not raised."""
     try:
-        return str(log.describe())
+        rows = log.describe().lines()
     except Exception as exc:  # describe is informative only; the report does not depend on it
-        return f"(describe failed: {exc})"
+        return fmt.kv_table([("describe failed", str(exc))], inline=False)
+    return fmt.kv_table(rows, inline=False).replace("<table>", "<table class='describe'>", 1)
 
 
 def _recommendation(sweep: pd.DataFrame, rec: dict, rec_row: pd.Series | None, reason: str,
@@ -377,6 +380,7 @@ def engines_section(log: Any, sweep: pd.DataFrame, per_engine: dict, engines: li
         return out
     from toolkit.replays.compare import compare_engines
     from toolkit.replays.translate import translatable
+    from toolkit.semantics import get
 
     compared = [e for e in engines if e in translatable()]
     missing = [choose.engine_name(e) for e in engines if e not in compared]
@@ -399,10 +403,11 @@ def engines_section(log: Any, sweep: pd.DataFrame, per_engine: dict, engines: li
                 fmt.Figure(fmt.share(r.share))) for r in kd.itertuples(index=False)]
     out.update({
         "compare_title": f"{choose.engine_name(engines[0])}'s recommended setting in every engine",
-        "settings": [{"engine": choose.engine_name(e), "setting": str(t.setting), "notes": list(t.notes)}
+        "settings": [{"engine": choose.engine_name(e), "setting": str(t.setting),  # with what its figures need
+                      "notes": list(t.notes) + get(e).figure_notes(t.setting, c.results[e].summary())}
                      for e, t in c.translations.items()],
         "figures_table": fmt.table(head, rows, inline=False, caption=_first_result_caption(c)),
-        "kept_table": fmt.table(["kept by", "dropped by", "records", "share of the log"], kd_rows, inline=False),
+        "kept_table": fmt.table(["kept by", "dropped by", "records", "share of the valid records"], kd_rows, inline=False),
         "examples": c.examples(3),
         "compare_charts": [chart(viz.engine_fates(c)), chart(viz.disagreements(c, max_points=max_points))],
     })
@@ -424,16 +429,15 @@ def _and(words: list[str]) -> str:
 
 
 def readable_rows(figures: dict) -> list[tuple[str, str]]:
-    """A replay's figures as (name, shown value) rows: percentages, durations, chart names."""
-    total = int(figures.get("records", 0) or 0)
+    """A replay's figures as (name, shown value) rows: percentages, durations, chart names; the
+    record counts on the one base of shares (``toolkit.viz.tables.count_row``)."""
     rows = []
     for name, v in figures.items():
         if name == "settings":
             continue
-        text = viz.sweep.value_text(name, v)
-        if name in ("on_time", "late_accepted", "dropped", "invalid") and total:
-            text = f"{text} ({fmt.share(v / total)})"
-        rows.append((viz.sweep.name_of(name), fmt.Figure(text)))
+        counted = count_row(name, v, figures)
+        text = counted[1] if counted else viz.sweep.value_text(name, v)
+        rows.append(((counted[0] if counted else None) or viz.sweep.name_of(name), fmt.Figure(text)))
     return rows
 
 

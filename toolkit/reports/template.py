@@ -29,6 +29,8 @@ TEMPLATE = r"""<!DOCTYPE html>
   .note { color: #8a5a00; font-size: 0.9em; }
   .setting { color: #444; font-size: 0.9em; margin: 0.3em 0; }
   pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
+  table.describe th { white-space: nowrap; vertical-align: top; }
+  table.describe td { white-space: normal; overflow-wrap: anywhere; }
   #report-errors { color: #b00020; }
   table.sortable th { cursor: pointer; user-select: none; white-space: nowrap; }
   table.sortable td { white-space: nowrap; }
@@ -50,7 +52,7 @@ TEMPLATE = r"""<!DOCTYPE html>
 
 <h2 id="summary">Summary</h2>
 {{ log_table | safe }}
-{% if describe_text %}<details><summary>What the log looks like</summary><pre>{{ describe_text }}</pre></details>{% endif %}
+{% if describe_html %}<details open class="describe"><summary>What the log looks like</summary>{{ describe_html | safe }}</details>{% endif %}
 
 {% if replay_table %}<h3>Replay of one setting</h3>
 <p class="setting">Setting: {% if replay_words %}{{ replay_words }} (<code>{{ replay_settings }}</code>){% else %}{{ replay_settings }}{% endif %}</p>

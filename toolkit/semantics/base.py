@@ -200,6 +200,12 @@ class Semantics:
         """What a reader of this setting's figures should know (empty when nothing)."""
         return []
 
+    def figure_notes(self, setting: Any, summary: dict) -> list[str]:
+        """Notes a reader of these figures needs that the figures alone do not say (``compare``,
+        ``replay``): the setting's ``result_notes`` and what the figures show (an engine may add,
+        e.g. Kafka Streams' windows its store forgot before emitting them)."""
+        return self.result_notes(setting)
+
     def invalid_words(self, setting: Any) -> str | None:
         """What the replay's invalid rows are, when this engine leaves out more than the quarantine."""
         return None

@@ -139,7 +139,7 @@ def drops_over_time(log: Any, result: Any, *, fate: str = "dropped", bin_ms: int
     total = len(table)
     title = title or f"{label.capitalize()} records over processing time"
     bin_text = duration(w) if axis.startswith("processing") else f"{number(w)} records"
-    note = f"{number(n)} of {number(total)} records {label} ({share(n / total if total else 0)})"
+    note = f"{number(n)} of {number(total)} valid records {label} ({share(n / total if total else 0)})"
     never = int((fate_codes(result, table) == FATES.index("never_fired")).sum()) if fate == "dropped" else 0
     if never:
         note += (f", {number(never)} of them never emitted: taken into a window whose trigger never fired "

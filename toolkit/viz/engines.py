@@ -120,7 +120,7 @@ def engines_by_delay(results: pd.DataFrame, metrics: Sequence[str] = ENGINE_METR
 
 def engine_fates(comparison: Any, *, width: int = 420) -> alt.Chart:
     """Per engine of a comparison (:func:`toolkit.compare_engines`): records late but accepted
-    and dropped, side by side (the on-time rest, and each share of the log, in the tooltip and
+    and dropped, side by side (the on-time rest, and each share of the valid records, in the tooltip and
     the subtitle)."""
     rows = []
     for sem in comparison.semantics:
@@ -129,7 +129,7 @@ def engine_fates(comparison: Any, *, width: int = 420) -> alt.Chart:
         for fate in ("late_accepted", "dropped"):
             n = int(counts.get(fate, 0))
             rows.append({"engine": engine_name(sem), "fate": FATE_LABELS[fate], "records": n,
-                         "share": f"{100 * n / total:.2f} % of {total:,} records",
+                         "share": f"{100 * n / total:.2f} % of {total:,} valid records",
                          "label": f"{n:,} ({100 * n / total:.2f} %)"})
     d = pd.DataFrame(rows)
     fates = ("late_accepted", "dropped")

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from toolkit.metrics.base import FATES, record_share, valid_records
 from toolkit.replays.explain import instant_text
 from toolkit.viz import _format as fmt
 from toolkit.viz.sweep import METRIC_NAMES
@@ -111,26 +112,38 @@ def readable(frame: pd.DataFrame, *, epoch: bool | None = None) -> pd.DataFrame:
 
 
 # -------------------------------------------------------------------------------------- summary
-_FATES = ("on_time", "late_accepted", "dropped", "invalid")
 _NAMES = {**METRIC_NAMES, "records": "records", "dropped": "dropped", "invalid": "invalid (quarantined)",
           "never_fired": "never fired (of the dropped)", "late_side_output": "late side output",
           "at_end_firings": "firings at end of input"}
 """A figure's name in a summary table: the charts' names (``METRIC_NAMES``) and the fates'."""
 
 
+def count_row(name: str, v: Any, summary: dict) -> tuple[str | None, str] | None:
+    """A record count of ``summary`` on the one base of shares (:mod:`toolkit.metrics.base`):
+    ``records`` as the valid records (the base), each fate with its share of them
+    (``297 (0.99%)``), the quarantined rows counted apart. (name or None to keep the figure's
+    own, text); None for a figure that is not a record count."""
+    if name == "records":
+        return "valid records", fmt.Figure(f"{valid_records(summary):,} (every share's base)")
+    if name == "invalid":
+        return "quarantined rows", fmt.Figure(f"{int(v or 0):,} (in no share)")
+    if name in FATES or name == "never_fired":
+        part = record_share(v, summary) if fmt.is_number(v) else None
+        return None, fmt.Figure(f"{fmt.number(v)} ({fmt.share(part)})") if part is not None else fmt.cell(name, v)
+    return None
+
+
 def summary_rows(summary: dict) -> list[tuple[str, str]]:
-    """(name, text) of every figure of ``summary`` (``result.summary()``) but ``settings``: fates
-    with their share of the records (``297 (0.99%)``), completeness as percentages, latencies
-    as durations."""
-    total = max(1, int(summary.get("records", 0) or 0))
+    """(name, text) of every figure of ``summary`` (``result.summary()``) but ``settings``: the
+    record counts by :func:`count_row` (fates with their share of the valid records),
+    completeness as percentages, latencies as durations."""
     rows = []
     for name, v in summary.items():
         if name == "settings":
             continue
-        text = fmt.cell(name, v)
-        if name in _FATES or name == "never_fired":
-            text = fmt.Figure(f"{text} ({fmt.share(v / total)})") if fmt.is_number(v) else text
-        rows.append((_NAMES.get(name) or fmt.label(name).replace("_", " "), text))
+        own = _NAMES.get(name) or fmt.label(name).replace("_", " ")
+        counted = count_row(name, v, summary)
+        rows.append((counted[0] or own, counted[1]) if counted else (own, fmt.cell(name, v)))
     return rows
 
 

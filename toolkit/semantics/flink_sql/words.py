@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from toolkit.durations import readable
+from toolkit.durations import readable, readable_up
 from toolkit.replays.explain import Explanation
 from toolkit.replays.why import instant
 from toolkit.semantics.words import engine_setting_words
@@ -73,7 +73,7 @@ def _why(s: Any, d: dict) -> str:
             + ("window TVF has no allowed lateness, so Flink SQL dropped it" if s.window_syntax != "legacy"
                else "legacy window keeps a fired window only for its late firing's allow-lateness, so it was dropped"))
     if d["delay_to_keep_ms"] is not None:
-        text += f"; a delay of {readable(d['delay_to_keep_ms'])} keeps it"
+        text += f"; a delay of {readable_up(d['delay_to_keep_ms'])} keeps it"
     elif s.window_syntax != "legacy" and not str(s.window).startswith("session"):
         text += ("; the two-phase plan judged it when the local aggregate sent it on, so no delay follows by "
                  "arithmetic: replay with a larger delay")
@@ -114,7 +114,7 @@ def drop_causes(result: Any, top: int = 3) -> list[str]:
                 f"{readable(int(g['missed_by_ms'].max()))} after their last window fired")
         keep = g["delay_to_keep_ms"]
         if keep.notna().all():
-            text += f"; a delay of {readable(int(keep.max()))} keeps them all"
+            text += f"; a delay of {readable_up(int(keep.max()))} keeps them all"
         out.append(text)
     return out
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from toolkit.durations import readable
 from toolkit.semantics.base import Semantics, refuse_given
 from toolkit.settings import (
     KafkaSliding,
@@ -232,6 +233,22 @@ class KafkaStreams(Semantics):
     def result_notes(self, setting: Any) -> list[str]:
         """``emit="update"``: a window's first result is partial by design."""
         return [UPDATE_FIRST_RESULT_NOTE] if (setting.emit or "update") == "update" else []
+
+    def figure_notes(self, setting: Any, summary: dict) -> list[str]:
+        """``result_notes``, and with ``emit="final"`` the windows never emitted: the on-close check
+        runs at most once a second of arrival time and finds only what the store still holds."""
+        notes = self.result_notes(setting)
+        windows, emitted = int(summary.get("windows", 0) or 0), int(summary.get("finals", 0) or 0)
+        if setting.emit == "final" and 0 < emitted < windows:
+            low, what = min_retention(setting)
+            retention = (f"retention {readable(setting.retention)}" if setting.retention is not None else
+                         f"retention {readable(low)}: {what}, the default")
+            notes.append(f"emit=final: {emitted:,} of {windows:,} windows were emitted. Kafka Streams looks for "
+                         "closed windows at most once a second of arrival time and emits only those its store "
+                         f"still holds ({retention}); a jump of stream time longer than that (a silence) loses "
+                         "the windows closed in it. A longer --retention keeps them "
+                         "(docs/kafka_streams_semantics.md, Store retention)")
+        return notes
 
     def summary_lines(self, summary: dict, setting: Any, result: Any, fmt: Any) -> list[str]:
         """Kafka Streams' own figures: tasks, the dropped-records sensor, record lateness, updates."""
