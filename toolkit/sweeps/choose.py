@@ -430,7 +430,8 @@ def differences(row: Any, other: Any, results: pd.DataFrame | None = None) -> st
         if na and nb or (not na and not nb and int(a) == int(b)):
             continue
         out.append(f"no {word}" if na or int(a) == 0 else f"{readable(int(a))} {word}")
-    for col in ("semantics", "grace_ms", "emit", "tasks", "repartition", "retention_ms"):  # the engine and Kafka Streams' own
+    for col in ("semantics", "grace_ms", "emit", "tasks", "repartition", "retention_ms", "cache_max_bytes",
+                "commit_interval_ms", "emit_interval_ms", "aggregate_bytes"):  # the engine and Kafka Streams' own
         a, b = row.get(col, None), other.get(col, None)
         if a is not None and b is not None and not (pd.isna(a) and pd.isna(b)) and str(a) != str(b):
             if col == "grace_ms":

@@ -29,8 +29,38 @@ from toolkit.settings import (
     integer,
     optional_duration,
 )
+from toolkit.settings.durations import duration
 
-#: emit="update": EmitStrategy.onWindowUpdate() with the record cache off; "final":
+#: the record cache's defaults: Kafka's ``statestore.cache.max.bytes`` (10 MiB) and
+#: ``commit.interval.ms`` (30 s); the aggregate's serialized size (a long and a double)
+DEFAULT_CACHE_MAX_BYTES = 10 * 1024 * 1024
+DEFAULT_COMMIT_INTERVAL_MS = 30_000
+DEFAULT_AGGREGATE_BYTES = 16
+_BYTE_UNITS = {"": 1, "b": 1, "kb": 1024, "kib": 1024, "mb": 1024**2, "mib": 1024**2, "gb": 1024**3, "gib": 1024**3}
+
+
+def parse_bytes(v: Any, name: str) -> int:
+    """A size in bytes: an integer, or a number with B, KB/KiB, MB/MiB, GB/GiB (powers of 1024,
+    as Kafka's "10 MB" default is 10 x 1024 x 1024); ``off`` / ``none``: 0."""
+    if isinstance(v, bool):
+        raise SettingError(name, f"{name} must be a size in bytes such as 10MB or 0, got {v!r}")
+    if isinstance(v, (int, np.integer)):
+        n = int(v)
+    else:
+        text = str(v).strip().lower().replace(" ", "")
+        if text in ("off", "none", "false"):
+            return 0
+        num = text.rstrip("abegikm")
+        unit = text[len(num):]
+        try:
+            n = int(float(num) * _BYTE_UNITS[unit])
+        except (KeyError, ValueError):
+            raise SettingError(name, f"{name} must be a size in bytes such as 10MB, 512KB or 0, got {v!r}") from None
+    if n < 0:
+        raise SettingError(name, f"{name} must not be negative, got {v!r}")
+    return n
+
+#: emit="update": EmitStrategy.onWindowUpdate() (through the record cache unless cache_max_bytes=0); "final":
 #: EmitStrategy.onWindowClose(); "suppress": .suppress(Suppressed.untilWindowCloses(unbounded()))
 EMITS = ("update", "final", "suppress")
 _EMIT_ALIASES = {"on_window_update": "update", "on_window_close": "final", "emit_final": "final",
@@ -41,6 +71,12 @@ UPDATE_FIRST_RESULT_NOTE = (
     "emit=update: Kafka Streams forwards a window's first result at the window's first record, so "
     "completeness_first (and exact_windows) are low by design; read completeness_final (the last update), "
     "or use emit=final or suppress for complete first results")
+
+#: the note :meth:`KafkaStreams.result_notes` gives ``emit="update"`` with the record cache on
+CACHED_UPDATE_NOTE = (
+    "emit=update with the record cache (cache_max_bytes, commit_interval): a window's updates are compacted and "
+    "forwarded at each commit or eviction, so its first result holds what arrived before the first commit after it "
+    "opened and its latency includes the wait for that commit; cache_max_bytes=0 forwards every update at once")
 
 #: the note next to a chart's first-result completeness of rows with ``emit="update"``
 CHART_NOTE = ("Kafka Streams with emit=update: every update of a window is a result, so a window's first "
@@ -103,14 +139,27 @@ class KafkaStreams(Semantics):
         Option("repartition", True, _none_or(as_bool), "true = re-key through a repartition topic; false = the log is "
                "co-partitioned by key, task = log partition", control="bool"),
         Option("emit", "update", _none_or(lambda v, n: choice(v, n, EMITS, _EMIT_ALIASES)),
-               "update (every update, cache off) | final (EmitStrategy.onWindowClose) | suppress "
-               "(suppress(untilWindowCloses))", control="choice",
+               "update (every update, compacted by the record cache until a commit: cache_max_bytes) | final "
+               "(EmitStrategy.onWindowClose) | suppress (suppress(untilWindowCloses))", control="choice",
                choices=EMITS),
         Option("retention", None, _none_or(lambda v, n: optional_duration(v, n)),
                "the window store's retention, Materialized.withRetention (default and minimum: "
                "size + grace; kafka_sliding 2 x difference + grace; session gap + grace; below it Kafka refuses it, "
                "and so does the toolkit)", unit="ms",
                control="duration"),
+        Option("cache_max_bytes", DEFAULT_CACHE_MAX_BYTES, parse_bytes,
+               "the record cache, statestore.cache.max.bytes (default 10MB as Kafka's; 0 = off, "
+               "withCachingDisabled: every update forwarded at once): updates of a window are compacted and "
+               "forwarded on commit or eviction (emit=update and suppress; emit=final never caches)", control="int"),
+        Option("commit_interval", DEFAULT_COMMIT_INTERVAL_MS, lambda v, n: duration(v, n),
+               "commit.interval.ms: how often (arrival time) the record cache is flushed (default 30s)",
+               unit="ms", control="duration"),
+        Option("aggregate_bytes", DEFAULT_AGGREGATE_BYTES, lambda v, n: integer(v, n, minimum=1),
+               "bytes of one serialized aggregate in the record cache (default 16: a long count and a double sum); "
+               "with the key's UTF-8 bytes it sizes a cache entry", control="int"),
+        Option("emit_interval", 1000, lambda v, n: duration(v, n),
+               "emit=final: how often (arrival time) closed windows are looked for, the internal "
+               "__emit.interval.ms.kstreams.windowed.aggregation__ (default 1s)", unit="ms", control="duration"),
     )
     shared = ("window",)
     delay_setting = "grace"
@@ -229,8 +278,11 @@ class KafkaStreams(Semantics):
         return bool((emit.isna() | (emit.astype(str) == "update")).any())
 
     def result_notes(self, setting: Any) -> list[str]:
-        """``emit="update"``: a window's first result is partial by design."""
-        return [UPDATE_FIRST_RESULT_NOTE] if (setting.emit or "update") == "update" else []
+        """``emit="update"``: a window's first result is partial by design (cache off), or leaves at a
+        commit (cache on)."""
+        if (setting.emit or "update") != "update":
+            return []
+        return [CACHED_UPDATE_NOTE] if setting.cache_max_bytes else [UPDATE_FIRST_RESULT_NOTE]
 
     def summary_lines(self, summary: dict, setting: Any, result: Any, fmt: Any) -> list[str]:
         """Kafka Streams' own figures: tasks, the dropped-records sensor, record lateness, updates."""

@@ -31,6 +31,7 @@ from toolkit.engine.kafka_streams import (
     run_windowed_aggregation,
 )
 from toolkit.engine.kafka_streams.partitioner import tasks_for_keys
+from toolkit.engine.kafka_streams.record_cache import REPARTITION_TOPIC, SOURCE_TOPIC, CacheConfig, RecordSizes
 from toolkit.errors import UserError
 from toolkit.metrics.fates import DROPPED, LATE_ACCEPTED, ON_TIME
 from toolkit.metrics.summary import nearest_rank
@@ -116,10 +117,27 @@ def shard_key(a: dict, s: Setting, declared: Any = None) -> tuple[np.ndarray, in
     return part.copy(), n
 
 
-def _run(keys, ts, vals, arr, task, n_tasks, windows, emit: str) -> Any:
+def cache_config(s: Setting) -> CacheConfig | None:
+    """The record cache of a setting (None: off, ``cache_max_bytes=0``); the record context's topic
+    is the repartition topic, or the input topic with ``repartition=False``."""
+    if not s.cache_max_bytes:
+        return None
+    sizes = RecordSizes(aggregate_bytes=int(s.aggregate_bytes), topic=REPARTITION_TOPIC if s.repartition else SOURCE_TOPIC)
+    return CacheConfig(int(s.cache_max_bytes), int(s.commit_interval), sizes)
+
+
+def shared_cache(s: Setting) -> bool:
+    """Whether the tasks share a record cache (one stream thread's): then no task can be evaluated
+    alone, since an eviction depends on what every task's store cache holds."""
+    return cache_config(s) is not None and s.emit != "final"
+
+
+def _run(keys, ts, vals, arr, task, n_tasks, windows, emit: str, emit_interval: int = 1000,
+         cache: CacheConfig | None = None, start_time: int | None = None) -> Any:
     try:
-        return run_windowed_aggregation(keys, ts, vals, arr, task, windows=windows, emit=Emit(ENGINE_EMIT[emit]),
-                                        tasks=n_tasks, assign="partition", flush_at_end=True)
+        return run_windowed_aggregation(keys, ts, vals, arr, task, windows=windows,
+                                        emit=Emit(ENGINE_EMIT[emit], emit_interval), tasks=n_tasks, assign="partition",
+                                        flush_at_end=True, cache=cache, start_time=start_time)
     except UserError as exc:
         msg = str(exc)
         name = "event_time" if msg.startswith("event_time") else "key" if msg.startswith("key") else "log"
@@ -138,16 +156,18 @@ def _late(s: Setting, ts: np.ndarray, after: np.ndarray) -> np.ndarray:
 
 
 def evaluate_task(a: dict, pos: np.ndarray, task: np.ndarray, n_tasks: int, s: Setting, end_time: int,
-                  *, detail: bool = False) -> dict:
+                  *, detail: bool = False, start_time: int | None = None) -> dict:
     """Evaluate the records of one or more whole tasks (``a``: their columns in arrival order,
-    ``pos``: their global arrival positions, ``end_time``: the log's last arrival) into a
-    partial for :func:`combine`; with ``detail`` also the engine result and the fate codes."""
+    ``pos``: their global arrival positions, ``end_time``: the log's last arrival, ``start_time``:
+    its first, where the record cache's commit clock starts) into a partial for :func:`combine`;
+    with ``detail`` also the engine result and the fate codes. With a shared record cache
+    (:func:`shared_cache`) the records must be those of every task."""
     ts, arr, keys = a["ts"], a["arr"], a["keys"]
     vals = np.asarray(a["vals"], dtype=np.float64)
     n = len(ts)
     windows = kafka_windows(s)
     off = end_offset(s)
-    res = _run(keys, ts, vals, arr, task, n_tasks, windows, s.emit)
+    res = _run(keys, ts, vals, arr, task, n_tasks, windows, s.emit, s.emit_interval, cache_config(s), start_time)
     em = res.emissions
     at_end = em["at_end"]
     emit_time = np.where(at_end, end_time, em["emit_time"]).astype(np.int64)
@@ -193,6 +213,7 @@ def evaluate_task(a: dict, pos: np.ndarray, task: np.ndarray, n_tasks: int, s: S
             "dropped_records_sensor": int(res.dropped_records.sum()),
             "updates": int((kind == "update").sum()), "tombstones": int((kind == "tombstone").sum()),
             "finals": int((kind == "final").sum()),
+            "cache_evictions": int(res.description.get("cache_evictions", 0)),
         },
         "record_lateness_max": int(res.record_lateness_max.max()) if n else 0,
         "latency": (lv.astype(np.int64), lc.astype(np.int64)),
@@ -329,6 +350,7 @@ def combine(partials: list[dict], invalid: int = 0) -> dict:
         "dropped_records_sensor": sc.get("dropped_records_sensor", 0),
         "record_lateness_max_ms": max((p["record_lateness_max"] for p in partials), default=0),
         "updates": sc.get("updates", 0), "tombstones": sc.get("tombstones", 0), "finals": sc.get("finals", 0),
+        "cache_evictions": sc.get("cache_evictions", 0),
     }
     return out
 

@@ -77,7 +77,7 @@ def kafka_parts(log: Any, s: Setting, a: dict) -> dict:
     n = len(a["ts"])
     pos = np.arange(n, dtype=np.int64)
     end_time = int(a["arr"][-1])
-    part = evaluate_task(a, pos, task, n_tasks, s, end_time, detail=True)
+    part = evaluate_task(a, pos, task, n_tasks, s, end_time, detail=True, start_time=int(a["arr"][0]))
     res = part["result"]
     em = res.emissions
     off = end_offset(s)
