@@ -65,7 +65,7 @@ def test_settings_in_kafkas_vocabulary_round_trip():
     (dict(semantics="kafka_streams", output_mode="update"), "output_mode", "not a Kafka Streams setting"),
     (dict(semantics="kafka_streams", window="tumbling:1s,100ms"), "window", "no offset"),
     (dict(semantics="kafka_streams", window="sliding:1s/2s"), "window", "advance"),
-    (dict(semantics="kafka_streams", window="global"), "window", "TimeWindows"),
+    (dict(semantics="kafka_streams", window="global_eos"), "window", "UnlimitedWindows"),
     (dict(semantics="kafka_streams", emit="fnal"), "emit", "did you mean 'final'"),
     (dict(semantics="kafka_streams", tasks=0), "tasks", ">= 1"),
     (dict(semantics="kafka_streams", grace="-1s"), "grace", "negative"),

@@ -21,10 +21,10 @@ from toolkit.engine.kafka_streams.emit import (
 from toolkit.engine.kafka_streams.output import KafkaStreamsResult
 from toolkit.engine.kafka_streams.partitioner import murmur2, partition_for_key, tasks_for_keys, to_positive
 from toolkit.engine.kafka_streams.topology import run_windowed_aggregation
-from toolkit.engine.kafka_streams.windows import SessionWindows, SlidingWindows, TimeWindows
+from toolkit.engine.kafka_streams.windows import SessionWindows, SlidingWindows, TimeWindows, UnlimitedWindows
 
 __all__ = [
     "Emit", "ON_WINDOW_CLOSE", "ON_WINDOW_UPDATE", "SUPPRESS_UNTIL_WINDOW_CLOSES", "KafkaStreamsResult",
     "murmur2", "partition_for_key", "tasks_for_keys", "to_positive", "run_windowed_aggregation",
-    "SessionWindows", "SlidingWindows", "TimeWindows",
+    "SessionWindows", "SlidingWindows", "TimeWindows", "UnlimitedWindows",
 ]

@@ -33,10 +33,11 @@ from toolkit.engine.kafka_streams.partitioner import factorize, tasks_for_keys
 from toolkit.engine.kafka_streams.record_cache import CacheConfig, ThreadCache
 from toolkit.engine.kafka_streams.session_window_aggregate import SessionWindowAggregate
 from toolkit.engine.kafka_streams.sliding_window_aggregate import SlidingWindowAggregate
-from toolkit.engine.kafka_streams.suppress import SuppressUntilWindowCloses
+from toolkit.engine.kafka_streams.suppress import Suppress, SuppressConfig
 from toolkit.engine.kafka_streams.time_window_aggregate import TimeWindowAggregate
 from toolkit.engine.kafka_streams.time_window_columnar import run_time_windows, task_stream_time
-from toolkit.engine.kafka_streams.windows import SessionWindows, SlidingWindows, TimeWindows
+from toolkit.engine.kafka_streams.unlimited_window_aggregate import UnlimitedWindowAggregate
+from toolkit.engine.kafka_streams.windows import SessionWindows, SlidingWindows, TimeWindows, UnlimitedWindows
 from toolkit.errors import UserError
 
 ASSIGN = ("key", "partition")
@@ -73,7 +74,10 @@ def _processor(windows: Any, forward, emit: Emit):
         return SlidingWindowAggregate(windows, forward, on_close, emit.emit_interval)
     if isinstance(windows, SessionWindows):
         return SessionWindowAggregate(windows, forward, on_close, emit.emit_interval)
-    raise UserError(f"windows must be TimeWindows, SlidingWindows or SessionWindows, got {type(windows).__name__}")
+    if isinstance(windows, UnlimitedWindows):
+        return UnlimitedWindowAggregate(windows, forward, on_close, emit.emit_interval)
+    raise UserError(f"windows must be TimeWindows, SlidingWindows, SessionWindows or UnlimitedWindows, "
+                    f"got {type(windows).__name__}")
 
 
 def _with_pane(em: dict[str, np.ndarray], after: np.ndarray, task: np.ndarray, n_tasks: int) -> dict[str, np.ndarray]:
@@ -104,7 +108,8 @@ def caching(emit: Emit, cache: CacheConfig | None) -> bool:
     return cache is not None and cache.enabled and emit.strategy != ON_WINDOW_CLOSE
 
 
-def deployable(windows: TimeWindows | SlidingWindows | SessionWindows, emit: Emit, cache: CacheConfig | None = None) -> str:
+def deployable(windows: TimeWindows | SlidingWindows | SessionWindows | UnlimitedWindows, emit: Emit, cache: CacheConfig | None = None,
+               suppress: SuppressConfig | None = None) -> str:
     """The Kafka Streams DSL chain (after ``groupByKey()``/``groupBy(...)``) these settings model."""
     out = f".windowedBy({windows.deployable()})"
     if emit.strategy == ON_WINDOW_CLOSE:
@@ -115,7 +120,7 @@ def deployable(windows: TimeWindows | SlidingWindows | SessionWindows, emit: Emi
         mat += f".withRetention(Duration.ofMillis({windows.retention}))"
     out += f".aggregate(initializer, aggregator, {merger}{mat}{'' if caching(emit, cache) else '.withCachingDisabled()'})"
     if emit.strategy == SUPPRESS_UNTIL_WINDOW_CLOSES:
-        out += ".suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))"
+        out += f".suppress({(suppress or SuppressConfig()).deployable()})"
     return out
 
 
@@ -129,17 +134,19 @@ def run_windowed_aggregation(keys: Sequence[Any] | np.ndarray, timestamps: Seque
                              values: Sequence[float] | np.ndarray | None = None,
                              arrival: Sequence[int] | np.ndarray | None = None,
                              partitions: Sequence[int] | np.ndarray | None = None, *,
-                             windows: TimeWindows | SlidingWindows | SessionWindows,
+                             windows: TimeWindows | SlidingWindows | SessionWindows | UnlimitedWindows,
                              emit: str | Emit = "on_window_update", tasks: int | None = None,
                              assign: str = "key", flush_at_end: bool = True,
                              reference: bool = False, cache: CacheConfig | None = None,
-                             start_time: int | None = None) -> KafkaStreamsResult:
+                             start_time: int | None = None, suppress: SuppressConfig | None = None) -> KafkaStreamsResult:
     """Replay records (in arrival order) through per-task Kafka Streams windowed count-and-sum.
 
     ``values`` default to 1 per record; ``arrival`` (system time for the on-close throttle and the
     commit clock) defaults to the record's position. ``cache``: the record cache (``record_cache``;
     None or 0 bytes: off, ``withCachingDisabled()``); its commit clock starts at ``start_time``
-    (default: the first arrival). Returns a :class:`KafkaStreamsResult`.
+    (default: the first arrival). ``suppress``: the ``Suppressed`` of ``emit="suppress"`` (default:
+    ``untilWindowCloses(unbounded())``; ``suppress.SuppressBufferFull`` when a buffer that shuts down
+    when full overflows). Returns a :class:`KafkaStreamsResult`.
     """
     emit = emit if isinstance(emit, Emit) else Emit(emit)
     keys = np.asarray(keys, dtype=object)
@@ -166,7 +173,8 @@ def run_windowed_aggregation(keys: Sequence[Any] | np.ndarray, timestamps: Seque
     lateness = np.where(before > ts, before - ts, 0).astype(np.int64)
     cached = caching(emit, cache)
     cache_stats: dict = {}
-    if isinstance(windows, TimeWindows) and not reference and not cached:
+    custom_suppress = suppress is not None and suppress != SuppressConfig(sizes=suppress.sizes)
+    if isinstance(windows, TimeWindows) and not reference and not cached and not custom_suppress:
         out = run_time_windows(keys, ts, vals, arr, task, n_tasks, windows, emit, flush_at_end, after)
         accepted, dropped, rows = out["accepted"], out["dropped"], out["rows"]
         sink = Sink()
@@ -177,7 +185,8 @@ def run_windowed_aggregation(keys: Sequence[Any] | np.ndarray, timestamps: Seque
     else:
         start = (int(arr[0]) if n else 0) if start_time is None else int(start_time)
         sink, accepted, dropped, state, cache_stats = _run_records(keys, ts, vals, arr, task, n_tasks, windows, emit,
-                                                                   flush_at_end, cache if cached else None, start)
+                                                                   flush_at_end, cache if cached else None, start,
+                                                                   suppress)
     stream_time = after
     dropped_records = np.bincount(task, weights=dropped, minlength=n_tasks).astype(np.int64)
     counts = np.bincount(task, minlength=n_tasks)
@@ -195,7 +204,7 @@ def run_windowed_aggregation(keys: Sequence[Any] | np.ndarray, timestamps: Seque
         "tasks": n_tasks,
         "assign": assign,
         "flush_at_end": flush_at_end,
-        "deployable": deployable(windows, emit, cache),
+        "deployable": deployable(windows, emit, cache, suppress),
         "cache_max_bytes": cache.max_bytes if cached and cache else 0,
         **cache_stats,
     }
@@ -203,23 +212,24 @@ def run_windowed_aggregation(keys: Sequence[Any] | np.ndarray, timestamps: Seque
         emissions=_with_pane(sink.columns(arr, end_time), after, task, n_tasks), task=task, stream_time=stream_time,
         dropped_windows=dropped, accepted_windows=accepted, dropped_records=dropped_records,
         record_lateness_max=lat_max, record_lateness_avg=lat_avg,
-        end_inclusive=not isinstance(windows, TimeWindows), description=desc, state=state or [],
+        end_inclusive=not isinstance(windows, (TimeWindows, UnlimitedWindows)), description=desc, state=state or [],
     )
 
 
-def _run_records(keys, ts, vals, arr, task, n_tasks, windows, emit, flush_at_end, cache=None, start_time=0):
+def _run_records(keys, ts, vals, arr, task, n_tasks, windows, emit, flush_at_end, cache=None, start_time=0,
+                 suppress=None):
     """The record-by-record processors, one per task (and a suppression buffer each); with a
     ``cache`` the aggregations write into one :class:`ThreadCache` that forwards on commit or
     eviction."""
     sink = Sink()
     procs: list[Any] = []
-    suppressors: list[SuppressUntilWindowCloses | None] = []
+    suppressors: list[Suppress | None] = []
     downstream: list[Any] = []
     for t in range(n_tasks):
         def out(kind, key, start, end, count, total, timestamp, index, _t=t):
             sink.forward(kind, key, start, end, count, total, timestamp, index, _t)
         if emit.strategy == SUPPRESS_UNTIL_WINDOW_CLOSES:
-            sup = SuppressUntilWindowCloses(_suppress_duration(windows), out)
+            sup = Suppress(_suppress_duration(windows), out, suppress, isinstance(windows, SessionWindows), t)
             suppressors.append(sup)
             downstream.append(sup.forward)
         else:

@@ -16,6 +16,7 @@ import numpy as np
 
 from toolkit.semantics.base import Semantics, refuse_given
 from toolkit.settings import (
+    Global,
     KafkaSliding,
     Option,
     Session,
@@ -30,6 +31,11 @@ from toolkit.settings import (
     optional_duration,
 )
 from toolkit.settings.durations import duration
+
+#: what a bounded suppression buffer does when full (BufferConfig.shutDownWhenFull / emitEarlyWhenFull)
+WHEN_FULL = ("shut_down", "emit_early")
+_FULL_ALIASES = {"shutdownwhenfull": "shut_down", "shutdown": "shut_down", "emitearlywhenfull": "emit_early",
+                 "emit_early_when_full": "emit_early", "shut_down_when_full": "shut_down"}
 
 #: the record cache's defaults: Kafka's ``statestore.cache.max.bytes`` (10 MiB) and
 #: ``commit.interval.ms`` (30 s); the aggregate's serialized size (a long and a double)
@@ -157,6 +163,20 @@ class KafkaStreams(Semantics):
         Option("aggregate_bytes", DEFAULT_AGGREGATE_BYTES, lambda v, n: integer(v, n, minimum=1),
                "bytes of one serialized aggregate in the record cache (default 16: a long count and a double sum); "
                "with the key's UTF-8 bytes it sizes a cache entry", control="int"),
+        Option("suppress_time_limit", None, _none_or(lambda v, n: optional_duration(v, n)),
+               "emit=suppress: none = Suppressed.untilWindowCloses (final results); a duration = "
+               "Suppressed.untilTimeLimit(duration, ...): a window's latest update leaves that long (stream time) "
+               "after it was first buffered", unit="ms", control="duration", read_when=("emit", ("suppress",))),
+        Option("suppress_max_records", None, _none_or(lambda v, n: integer(v, n, minimum=1)),
+               "emit=suppress: BufferConfig.maxRecords (none: unbounded)", control="int",
+               read_when=("emit", ("suppress",))),
+        Option("suppress_max_bytes", None, _none_or(parse_bytes),
+               "emit=suppress: BufferConfig.maxBytes (none: unbounded; sized as Kafka's buffer does, with "
+               "aggregate_bytes)", control="int", read_when=("emit", ("suppress",))),
+        Option("suppress_when_full", "shut_down", _none_or(lambda v, n: choice(v, n, WHEN_FULL, _FULL_ALIASES)),
+               "emit=suppress with a bounded buffer: shut_down (shutDownWhenFull: Kafka Streams stops, and so does "
+               "the replay, naming the record) | emit_early (emitEarlyWhenFull: only with suppress_time_limit)",
+               control="choice", choices=WHEN_FULL, read_when=("emit", ("suppress",))),
         Option("emit_interval", 1000, lambda v, n: duration(v, n),
                "emit=final: how often (arrival time) closed windows are looked for, the internal "
                "__emit.interval.ms.kstreams.windowed.aggregation__ (default 1s)", unit="ms", control="duration"),
@@ -178,10 +198,10 @@ class KafkaStreams(Semantics):
         ``session:GAP`` = ``SessionWindows.ofInactivityGapAndGrace(GAP, grace)``,
         ``kafka_sliding:DIFF`` = ``SlidingWindows.ofTimeDifferenceAndGrace(DIFF, grace)``."""
         w = s.window
-        if not isinstance(w, (Tumbling, Sliding, Session, KafkaSliding)):
-            raise SettingError("window", f"window {w}: Kafka Streams' windowedBy takes TimeWindows, SlidingWindows or "
-                               "SessionWindows; use e.g. 'tumbling:10s', 'sliding:10s/5s' (hopping), 'kafka_sliding:10s' "
-                               "or 'session:30s'")
+        if not isinstance(w, (Tumbling, Sliding, Session, KafkaSliding, Global)) or (isinstance(w, Global) and w.end_of_stream):
+            raise SettingError("window", f"window {w}: Kafka Streams' windowedBy takes TimeWindows, SlidingWindows, "
+                               "SessionWindows or UnlimitedWindows; use e.g. 'tumbling:10s', 'sliding:10s/5s' (hopping), "
+                               "'kafka_sliding:10s', 'session:30s' or 'global' (UnlimitedWindows.of())")
         if getattr(w, "offset", 0):
             raise SettingError("window", f"window {w}: Kafka Streams' TimeWindows have no offset (they start at "
                                "multiples of the advance from 0); drop the offset")
@@ -202,6 +222,9 @@ class KafkaStreams(Semantics):
             raise SettingError("grace", f"grace must not be negative, got {s.grace}")
         if s.tasks is not None and (isinstance(s.tasks, bool) or s.tasks < 1):
             raise SettingError("tasks", f"tasks must be an integer >= 1, got {s.tasks!r}")
+        self._check_suppress(s)
+        if isinstance(w, Global):
+            self._check_unlimited(s)
         if s.retention is not None:
             low, what = min_retention(s)
             if s.retention < low:  # Kafka's store materializers throw IllegalArgumentException here
@@ -209,7 +232,45 @@ class KafkaStreams(Semantics):
                                    f"refuses a window store retention below {what} ({format_duration(low)}; "
                                    "IllegalArgumentException when the topology is built); leave it unset for that default")
 
+    def _check_unlimited(self, s: Any) -> None:
+        """``window=global`` is ``UnlimitedWindows.of()``: no grace, no retention, no ``onWindowClose()``."""
+        if s.grace:
+            raise SettingError("grace", "grace with window=global: Kafka's UnlimitedWindows have no grace period "
+                               "(their window never closes); leave grace at 0")
+        if s.retention is not None:
+            raise SettingError("retention", "retention with window=global: UnlimitedWindows keep their window for "
+                               "ever; leave retention unset")
+        if s.emit == "final":
+            raise SettingError("emit", "emit=final with window=global: Kafka Streams refuses "
+                               "EmitStrategy.onWindowClose() with UnlimitedWindows (their window never closes; "
+                               "IllegalArgumentException when the topology is built); use update or suppress "
+                               "with suppress_time_limit")
+
+    def _check_suppress(self, s: Any) -> None:
+        """The suppression's settings: only with ``emit=suppress``; ``emit_early`` only with a time limit."""
+        given = {"suppress_time_limit": s.suppress_time_limit is not None,
+                 "suppress_max_records": s.suppress_max_records is not None,
+                 "suppress_max_bytes": s.suppress_max_bytes is not None,
+                 "suppress_when_full": s.suppress_when_full != "shut_down"}
+        if s.emit != "suppress":
+            for name, on in given.items():
+                if on:
+                    raise SettingError(name, f"{name} sets the suppression of emit=suppress; with emit={s.emit} there "
+                                       "is none: use emit=suppress or leave it unset")
+            return
+        if s.suppress_when_full == "emit_early" and s.suppress_time_limit is None:
+            raise SettingError("suppress_when_full", "suppress_when_full=emit_early: Suppressed.untilWindowCloses takes "
+                               "only a strict buffer config (unbounded or shutDownWhenFull), since an early emission "
+                               "is not a final result; give suppress_time_limit (untilTimeLimit) or use shut_down")
+        if s.suppress_when_full == "emit_early" and s.suppress_max_records is None and s.suppress_max_bytes is None:
+            raise SettingError("suppress_when_full", "suppress_when_full=emit_early needs a bounded buffer: give "
+                               "suppress_max_records or suppress_max_bytes")
+
     def fit_grid(self, values: dict) -> dict | None:
+        if values.get("emit", "update") != "suppress" and any(
+                values.get(p) not in (None, "shut_down") for p in
+                ("suppress_time_limit", "suppress_max_records", "suppress_max_bytes", "suppress_when_full")):
+            return None  # a suppression setting on a row without suppression: no such row
         for p in NOT_KAFKA:  # neither Flink's nor Spark's axes, and no watermark delay, on Kafka rows
             values.pop(p, None)
         if values.get("partitions_as_sources") is False:

@@ -3,7 +3,7 @@ the engine cannot express is said in the deployment's notes, never written as ot
 from __future__ import annotations
 
 from toolkit.deployment import Deployment, java_duration
-from toolkit.settings import Session, Setting, SettingError, Sliding, Tumbling
+from toolkit.settings import Global, Session, Setting, SettingError, Sliding, Tumbling
 
 
 # ------------------------------------------------------------------------------- Kafka Streams
@@ -22,6 +22,8 @@ def _kafka_windows_java(s: Setting) -> str:
     if isinstance(w, Session):
         return (f"SessionWindows.ofInactivityGapAndGrace({java_duration(w.gap)}, {java_duration(g)})" if g else
                 f"SessionWindows.ofInactivityGapWithNoGrace({java_duration(w.gap)})")
+    if isinstance(w, Global):
+        return "UnlimitedWindows.of()"
     raise SettingError("window", f"window {w} has no Kafka Streams form")  # refused by the setting already
 
 
@@ -98,6 +100,11 @@ def render(s: Setting) -> Deployment:
     lines.append("                        .withValueSerde(countAndSumSerde)" + ("" if cached else ".withCachingDisabled()")
                  + ")" + (";" if s.emit != "suppress" else ""))
     if s.emit == "suppress":
-        lines.append("        .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()));")
+        from toolkit.semantics.kafka_streams.figures import suppress_config
+
+        sup = suppress_config(s)
+        if sup is not None and sup.bounded and sup.when_full == "shut_down":
+            lines.append("        // a full buffer stops the application (StreamsException); the replay stopped there too")
+        lines.append(f"        .suppress({sup.deployable() if sup else ''});")
     lines.append("results.toStream().to(\"results\");  // Windowed<String> keys: use a windowed serde")
     return Deployment("kafka-streams", "java", "\n".join(lines) + "\n", tuple(notes), s)
