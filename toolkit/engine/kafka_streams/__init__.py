@@ -6,8 +6,9 @@ windows are skipped and counted by the dropped-records sensor. One module per co
 ``partitioner`` (key -> task, Kafka's murmur2), ``windows`` (``TimeWindows``, ``SlidingWindows``,
 ``SessionWindows``), ``emit`` (``EmitStrategy``), the three aggregations
 (``time_window_aggregate``, ``sliding_window_aggregate``, ``session_window_aggregate``),
-``suppress`` (``untilWindowCloses``), ``output`` (the result contract) and ``topology``
-(``run_windowed_aggregation``). The rules and the Kafka tests that show them:
+``unlimited_window_aggregate`` (``UnlimitedWindows``), ``record_cache`` (the record cache: compaction
+until commit or eviction), ``suppress`` (``untilWindowCloses`` / ``untilTimeLimit``, bounded buffers),
+``output`` (the result contract) and ``topology`` (``run_windowed_aggregation``). The rules and the Kafka tests that show them:
 ``docs/kafka_streams_semantics.md``.
 """
 from __future__ import annotations

@@ -354,7 +354,10 @@ class KafkaStreams(Semantics):
                 f"{number(summary['dropped_records_sensor'])} (one per skipped record-window pair); "
                 f"largest record lateness {duration(summary.get('record_lateness_max_ms', 0))}; "
                 f"{number(summary.get('updates', 0))} updates, {number(summary.get('tombstones', 0))} tombstones, "
-                f"{number(summary.get('finals', 0))} final results"]
+                f"{number(summary.get('finals', 0))} final results"
+                + (f"; record cache {number(int(setting.cache_max_bytes))} bytes, committed every "
+                   f"{duration(int(setting.commit_interval))}, {number(summary.get('cache_evictions', 0))} evictions"
+                   if getattr(setting, "cache_max_bytes", 0) and setting.emit != "final" else "")]
 
     def explain_refusal(self, what: str) -> str | None:
         return (f"{what}() explains drops by Flink's watermark; with semantics='kafka_streams' read result.late (each "

@@ -60,7 +60,11 @@ def kafka_words(row: Any, results: pd.DataFrame | None) -> str:
     grace = 0 if grace is None or pd.isna(grace) else int(grace)
     parts = [f"a {readable(grace)} grace" if grace else "no grace"]
     emit = str(row.get("emit", "update"))
-    parts.append(_KAFKA_EMIT_WORDS.get(emit, f"emit {emit}"))
+    limit = row.get("suppress_time_limit_ms", None)
+    if emit == "suppress" and limit is not None and not pd.isna(limit):
+        parts.append(f"updates held {readable(int(limit))} by suppress(untilTimeLimit)")
+    else:
+        parts.append(_KAFKA_EMIT_WORDS.get(emit, f"emit {emit}"))
     tasks = row.get("tasks", None)
     if tasks is not None and not pd.isna(tasks):
         parts.append(f"{int(tasks)} task{'s' if int(tasks) != 1 else ''}")
