@@ -40,11 +40,9 @@ def fixture_setting(head: dict) -> dict:
     w, case, opts = head["case"]["window"], head["case"], head.get("options", {})
     kind = w["kind"].replace("legacy_", "")
     off = f",{w['offset']}ms" if w.get("offset") else ""
-    window = {"tumble": f"tumbling:{w.get('size')}ms{off}", "cumulate": f"tumbling:{w.get('size')}ms{off}",
+    window = {"tumble": f"tumbling:{w.get('size')}ms{off}", "cumulate": f"cumulate:{w.get('size')}ms/{w.get('step')}ms{off}",
               "hop": f"sliding:{w.get('size')}ms/{w.get('slide')}ms{off}", "session": f"session:{w.get('gap')}ms"}[kind]
     s = {"semantics": "flink_sql", "window": window, "delay": f"{case['delay']}ms", "interval": f"{case['interval']}ms"}
-    if kind == "cumulate":
-        s["cumulate_step"] = f"{w['step']}ms"
     if w["kind"].startswith("legacy_"):
         s["window_syntax"] = "legacy"
     if "table.exec.source.idle-timeout" in opts:
@@ -112,12 +110,12 @@ def sample():
 
 
 def test_sample_log_cumulate_replay_and_its_sweep_row(sample):
-    r = toolkit.replay(sample, semantics="flink_sql", window="tumbling:1min", cumulate_step="10s", delay="1s")
+    r = toolkit.replay(sample, semantics="flink_sql", window="cumulate:1min/10s", delay="1s")
     s = r.summary()
     assert s["records"] == 30_000 and s["on_time"] + s["late_accepted"] + s["dropped"] + s["invalid"] == 30_000
     em = r.emissions
     assert set((em["window_end"] - em["window_start"]).astype(int)) == {10_000 * k for k in range(1, 7)}  # each step emits
-    rows = toolkit.sweep(sample, semantics="flink_sql", window="tumbling:1min", cumulate_step="10s",
+    rows = toolkit.sweep(sample, semantics="flink_sql", window="cumulate:1min/10s",
                          delay=["1s", "3s"], execution="local", progress=False)
     assert len(rows) == 2 and set(rows["path"]) == {"flink_sql"}
     row = rows[rows["delay_ms"] == 1000].iloc[0]
@@ -126,6 +124,19 @@ def test_sample_log_cumulate_replay_and_its_sweep_row(sample):
     for k in SUMMARY_COLUMNS:
         assert row[k] == pytest.approx(s[k], nan_ok=True), k
     assert rows[rows["delay_ms"] == 3000].iloc[0]["dropped"] <= row["dropped"]
+
+
+def test_a_cumulate_window_is_flink_sqls_own_and_a_grid_leaves_it_to_flink_sql(sample):
+    r = toolkit.replay(sample, semantics="flink_sql", window="cumulate:1h/10min", delay="5s")  # the spelling
+    assert r.summary()["records"] == 30_000 and str(r.setting.window) == "cumulate:1h/10min"
+    for other in ("flink", "spark", "kafka_streams", "beam"):
+        with pytest.raises(SettingError) as e:
+            Setting.parse(semantics=other, window="cumulate:10s/5s")
+        assert e.value.setting == "window" and "cumulate" in str(e.value)
+    rows = toolkit.sweep(sample, semantics=["flink", "flink_sql"], window=["tumbling:10s", "cumulate:10s/5s"],
+                         delay="1s", progress=False)
+    assert sorted(zip(rows["semantics"], rows["window"])) == [
+        ("flink", "tumbling:10s"), ("flink_sql", "cumulate:10s/5s"), ("flink_sql", "tumbling:10s")]
 
 
 def test_sample_log_tumble_drops_in_flink_sql_terms(sample):
@@ -157,13 +168,16 @@ def test_legacy_window_says_which_delay_keeps_a_record(sample):
     (dict(early_fire=True), "early_fire", "window table function based aggregate"),
     (dict(window="session:5s", window_syntax="legacy", late_fire=True), "late_fire", "Session window doesn't support"),
     (dict(window="sliding:10s/3s"), "window", "whole multiple"),
-    (dict(window="sliding:10s/5s", cumulate_step="5s"), "cumulate_step", "tumbling:SIZE"),
+    (dict(window="cumulate:10s/3s"), "window", "whole multiple of the step"),
+    (dict(window="cumulate:10s/5s", window_syntax="legacy"), "window", "window TVF only"),
+    (dict(window="cumulate:10s/5s", semantics="flink"), "window", "Flink has no cumulate window; give semantics='flink_sql'"),
+    (dict(window="cumulate:10s/20s"), "window", "must not exceed the size"),
     (dict(idleness="soon"), "idleness", "idleness"),
     (dict(strategy="legacy"), "strategy", "WATERMARK FOR"),
 ])
 def test_settings_flink_sql_refuses_name_what_the_user_typed(given, named, words):
     with pytest.raises(SettingError, match=words) as e:
-        Setting.parse(semantics="flink_sql", **given)
+        Setting.parse(**{"semantics": "flink_sql", **given})
     assert e.value.setting == named
 
 
@@ -224,7 +238,7 @@ def small():
     dict(window="tumbling:2s", window_syntax="legacy", early_fire=True, late_fire=True, allow_lateness="1s"),
     dict(window="tumbling:2s", interval=0), dict(window="tumbling:2s", watermark_emit="on-event"),
     dict(window="tumbling:2s", mini_batch="1s"), dict(window="tumbling:2s", idleness="100ms"),
-    dict(window="tumbling:10s", cumulate_step="2s", partitions_as_sources=False),
+    dict(window="cumulate:10s/2s", partitions_as_sources=False),
 ])
 def test_summary_is_the_sweep_row(small, given):
     from toolkit.metrics.summary import SUMMARY_COLUMNS

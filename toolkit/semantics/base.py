@@ -46,6 +46,9 @@ class Semantics:
     aliases: ClassVar[tuple[str, ...]] = ()
     #: the settings only this engine has
     options: ClassVar[tuple[Option, ...]] = ()
+    #: the window values (``toolkit.settings`` window classes) this engine runs; None: any. A
+    #: setting or grid row with another window is refused or left out by the shared code
+    window_types: ClassVar[tuple[type, ...] | None] = None
     #: the common settings this engine reads (the explorer shows them; the sweep table prints them)
     shared: ClassVar[tuple[str, ...]] = ("window", "delay")
     #: the setting that trades completeness for latency (what a recommendation tells to raise)

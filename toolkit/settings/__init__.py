@@ -87,6 +87,7 @@ from toolkit.settings.windows import (
     EVENT_TIME_WINDOWS,
     SESSION_WINDOWS,
     STAGGERS,
+    Cumulate,
     Custom,
     DynamicSession,
     Global,
@@ -102,7 +103,7 @@ from toolkit.settings.windows import (
 )
 
 __all__ = [
-    "ACCUMULATIONS", "ALIASES", "KafkaSliding", "install_semantics", "semantics_changed", "semantics_names", "CONFIG_COLUMNS", "Custom",
+    "ACCUMULATIONS", "ALIASES", "KafkaSliding", "install_semantics", "semantics_changed", "semantics_names", "CONFIG_COLUMNS", "Cumulate", "Custom",
     "EvictorSpec", "FUNCTIONS", "Global", "MAX_SETTING_MS", "STRATEGIES", "STRATEGY_PARAMETERS", "STAGGERS", "Session", "DynamicSession",
     "SESSION_WINDOWS", "EVENT_TIME_WINDOWS", "Setting", "SettingError", "Sliding", "TriggerSpec", "Tumbling",
     "WindowSpec", "SPLIT_DISCOVERIES", "Option", "COMMON_OPTIONS", "common_option", "cli_option", "describe_setting",

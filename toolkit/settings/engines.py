@@ -47,6 +47,11 @@ class _Engines:
                 out.setdefault(o.name, o)
         return out
 
+    def takes_window(self, name: str, window: Any) -> bool:
+        """Engine ``name`` runs ``window`` (``Semantics.window_types``; None: any window)."""
+        types = self.get(name).window_types
+        return types is None or isinstance(window, types)
+
     def option_names(self, *, exclude: str | None = None) -> tuple[str, ...]:
         """Every engine's own settings, but ``exclude``'s."""
         return self.cached(("names", exclude), lambda: tuple(
@@ -101,6 +106,12 @@ def _check_engine(s: Any) -> None:
             raise SettingError(name, f"{name} is {_a(other.title)} setting, not {_a(engine.short_title)} setting; give "
                                f"semantics={other.name!r} to replay the log the way {other.title} would")
     engine.check(s)
+    if not engines.takes_window(engine.name, s.window):
+        kind = str(s.window).partition(":")[0]
+        takers = [engines.get(n) for n in engines.names() if engines.get(n).window_types is not None
+                  and engines.takes_window(n, s.window)]
+        hint = "; give " + " or ".join(f"semantics={t.name!r} ({t.title})" for t in takers) if takers else ""
+        raise SettingError("window", f"window {s.window}: {engine.title} has no {kind} window{hint}")
 
 
 def loaded() -> None:

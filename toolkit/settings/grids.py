@@ -51,6 +51,8 @@ def _fit(values: dict) -> dict | None:
     sem = values.get("semantics", common_option("semantics").default)
     for p in _engines().option_names(exclude=sem):  # a semantics axis: an engine's own settings apply to its rows only
         values.pop(p, None)
+    if "window" in values and not _engines().takes_window(sem, values["window"]):
+        return None  # a window kind the engine does not have: no such row
     values = _engines().get(sem).fit_grid(values)
     if values is None:
         return None

@@ -2,7 +2,8 @@
 window, an engine object kept as it is) with their spellings, and the stagger of a tumbling
 window.
 
-Spellings: ``tumbling:SIZE[,OFFSET]``, ``sliding:SIZE/SLIDE[,OFFSET]``, ``session:GAP``,
+Spellings: ``tumbling:SIZE[,OFFSET]``, ``sliding:SIZE/SLIDE[,OFFSET]``,
+``cumulate:SIZE/STEP[,OFFSET]``, ``session:GAP``,
 ``dynamic_session:COLUMN``, ``kafka_sliding:DIFF``, ``global``, ``global_eos``; stagger
 ``aligned``, ``natural``, ``random`` or ``random:SEED``.
 """
@@ -56,6 +57,33 @@ class Sliding:
 
     def to_dict(self) -> dict:
         return {"type": "sliding", "size": self.size, "slide": self.slide, "offset": self.offset}
+
+
+@dataclass(frozen=True)
+class Cumulate:
+    """Flink SQL's ``CUMULATE(TABLE t, DESCRIPTOR(ts), step, size[, offset])``:
+    ``cumulate:SIZE/STEP[,OFFSET]``. Windows of ``step``, ``2 * step``, ... ``size`` share their
+    start (a multiple of ``size`` shifted by ``offset``); each is a window of its own."""
+
+    size: int
+    step: int
+    offset: int = 0
+
+    def __post_init__(self) -> None:
+        if self.size <= 0 or self.step <= 0:
+            raise SettingError("window", f"window size and step must be > 0, got size {self.size}, step {self.step}")
+        if self.step > self.size:
+            raise SettingError("window", f"window cumulate: the step ({format_duration(self.step)}) must not exceed "
+                               f"the size ({format_duration(self.size)})")
+        if abs(self.offset) >= self.size:
+            raise SettingError("window", f"window offset must satisfy |offset| < size, got offset {self.offset}, size {self.size}")
+
+    def __str__(self) -> str:
+        off = f",{format_duration(self.offset)}" if self.offset else ""
+        return f"cumulate:{format_duration(self.size)}/{format_duration(self.step)}{off}"
+
+    def to_dict(self) -> dict:
+        return {"type": "cumulate", "size": self.size, "step": self.step, "offset": self.offset}
 
 
 @dataclass(frozen=True)
@@ -147,8 +175,8 @@ class Custom:
         return None
 
 
-WindowSpec = Union[Tumbling, Sliding, Session, DynamicSession, KafkaSliding, Global, Custom]
-_WINDOW_KINDS = ("tumbling", "sliding", "session", "dynamic_session", "kafka_sliding", "global", "global_eos")
+WindowSpec = Union[Tumbling, Sliding, Cumulate, Session, DynamicSession, KafkaSliding, Global, Custom]
+_WINDOW_KINDS = ("tumbling", "sliding", "cumulate", "session", "dynamic_session", "kafka_sliding", "global", "global_eos")
 #: session windows, fixed or dynamic gap
 SESSION_WINDOWS = (Session, DynamicSession)
 #: event-time windows with the event-time trigger as their own
@@ -157,7 +185,7 @@ EVENT_TIME_WINDOWS = (Tumbling, Sliding, Session, DynamicSession)
 
 def parse_window(spec: Any, name: str = "window") -> WindowSpec:
     """A window from its spelling, a scenario-format dict, a window value or an assigner object."""
-    if isinstance(spec, (Tumbling, Sliding, Session, DynamicSession, KafkaSliding, Global, Custom)):
+    if isinstance(spec, (Tumbling, Sliding, Cumulate, Session, DynamicSession, KafkaSliding, Global, Custom)):
         return spec
     if isinstance(spec, dict):
         return _window_from_dict(spec, name)
@@ -175,8 +203,8 @@ def parse_window(spec: Any, name: str = "window") -> WindowSpec:
         if kind in ("global", "global_eos") and not arg:
             return Global(kind == "global_eos")
         if kind not in _WINDOW_KINDS:
-            raise SettingError(name, f"{name} {spec!r}: unknown kind {kind!r}; use tumbling:1s, sliding:10s/5s, session:30s, "
-                               f"dynamic_session:COLUMN, kafka_sliding:1s, global or global_eos{did_you_mean(kind, _WINDOW_KINDS)}")
+            raise SettingError(name, f"{name} {spec!r}: unknown kind {kind!r}; use tumbling:1s, sliding:10s/5s, cumulate:1h/10min, "
+                               f"session:30s, dynamic_session:COLUMN, kafka_sliding:1s, global or global_eos{did_you_mean(kind, _WINDOW_KINDS)}")
         if kind == "dynamic_session":
             if not arg.strip():
                 raise SettingError(name, f"{name} {spec!r}: name the log column that holds each record's gap in ms, "
@@ -185,7 +213,7 @@ def parse_window(spec: Any, name: str = "window") -> WindowSpec:
         if not arg.strip():
             raise SettingError(name, f"{name} {spec!r}: give a size, e.g. 'tumbling:1s', 'sliding:10s/5s', 'session:30s'")
         offset = 0
-        if kind in ("tumbling", "sliding"):
+        if kind in ("tumbling", "sliding", "cumulate"):
             for sep in (",", "+"):
                 if sep in arg:
                     arg, _, off = arg.partition(sep)
@@ -199,6 +227,13 @@ def parse_window(spec: Any, name: str = "window") -> WindowSpec:
                 raise SettingError(name, f"{name} {spec!r}: write a sliding window as 'sliding:SIZE/SLIDE', e.g. 'sliding:10s/5s'")
             return Sliding(duration(size.strip(), f"{name} size", positive=True),
                            duration(slide.strip(), f"{name} slide", positive=True), offset)
+        if kind == "cumulate":
+            size, sep, step = arg.partition("/")
+            if not sep:
+                raise SettingError(name, f"{name} {spec!r}: write a cumulating window as 'cumulate:SIZE/STEP', e.g. "
+                                   "'cumulate:1h/10min'")
+            return Cumulate(duration(size.strip(), f"{name} size", positive=True),
+                            duration(step.strip(), f"{name} step", positive=True), offset)
         if kind == "session":
             return Session(duration(arg.strip(), f"{name} gap", positive=True))
         if kind == "kafka_sliding":
@@ -215,6 +250,8 @@ def _window_from_dict(d: dict, name: str) -> WindowSpec:
             return Tumbling(int(d["size"]), int(d.get("offset", 0)))
         if t == "sliding":
             return Sliding(int(d["size"]), int(d["slide"]), int(d.get("offset", 0)))
+        if t == "cumulate":
+            return Cumulate(int(d["size"]), int(d["step"]), int(d.get("offset", 0)))
         if t == "session":
             return Session(int(d["gap"]))
         if t == "dynamic_session":

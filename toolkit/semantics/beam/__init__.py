@@ -17,7 +17,16 @@ from typing import Any
 from toolkit.engine.beam.failures import NO_WINDOW
 from toolkit.semantics.base import Semantics, refuse_given
 from toolkit.semantics.beam.trigger import BeamTrigger, parse_beam_trigger
-from toolkit.settings import STRATEGY_PARAMETERS, Option, Session, SettingError, Sliding, TriggerSpec, Tumbling, choice
+from toolkit.settings import (
+    STRATEGY_PARAMETERS,
+    Option,
+    Session,
+    SettingError,
+    Sliding,
+    TriggerSpec,
+    Tumbling,
+    choice,
+)
 
 TIMESTAMP_COMBINERS = ("end_of_window", "earliest", "latest")
 _COMBINER_ALIASES = {"output_at_eow": "end_of_window", "eow": "end_of_window", "output_at_earliest": "earliest",
@@ -47,6 +56,7 @@ def _none_or(parse):
 
 class Beam(Semantics):
     name = "beam"
+    window_types = (Tumbling, Sliding, Session)
     package = __name__
     title = "Apache Beam"
     short_title = "Beam"

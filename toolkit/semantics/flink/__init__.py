@@ -11,11 +11,22 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from toolkit.semantics.base import Semantics
-from toolkit.settings import STRATEGY_PARAMETERS, KafkaSliding, SettingError
+from toolkit.settings import (
+    STRATEGY_PARAMETERS,
+    Custom,
+    DynamicSession,
+    Global,
+    KafkaSliding,
+    Session,
+    SettingError,
+    Sliding,
+    Tumbling,
+)
 
 
 class Flink(Semantics):
     name = "flink"
+    window_types = (Tumbling, Sliding, Session, DynamicSession, Global, Custom)
     package = __name__
     title = "Flink"
     aliases = ("apache_flink", "datastream")

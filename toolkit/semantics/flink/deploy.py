@@ -92,7 +92,9 @@ def _assigner_java(w: Any, notes: list[str], stagger: str = "aligned") -> str:
     return "new YourWindowAssigner()"
 
 
-def _trigger_java(t: Any, notes: list[str]) -> str | None:
+def _trigger_java(t: Any, notes: list[str], window: Any = None) -> str | None:
+    """The Java of a trigger on ``window``'s windows (``GlobalWindows.NeverTrigger`` is a
+    ``Trigger<Object, GlobalWindow>``: on time windows the user brings a trigger that never fires)."""
     if isinstance(t, Custom):
         notes.append(f"the trigger is a custom object ({t}): pass your own Trigger")
         return "new YourTrigger()"
@@ -104,10 +106,16 @@ def _trigger_java(t: Any, notes: list[str]) -> str | None:
         "count": lambda: f"CountTrigger.of({t.count})",
         "continuous": lambda: f"ContinuousEventTimeTrigger.of({java_duration(t.interval)})",
         "continuous_processing": lambda: f"ContinuousProcessingTimeTrigger.of({java_duration(t.interval)})",
-        "purging": lambda: f"PurgingTrigger.of({_trigger_java(t.inner, notes)})",
-        "never": lambda: "new GlobalWindows.NeverTrigger()",
+        "purging": lambda: f"PurgingTrigger.of({_trigger_java(t.inner, notes, window)})",
+        "never": lambda: "new GlobalWindows.NeverTrigger()" if isinstance(window, Global) else _never_fire(notes),
         "end_of_stream": lambda: "new GlobalWindows.EndOfStreamTrigger()",
     }[t.kind]()
+
+
+def _never_fire(notes: list[str]) -> str:
+    notes.append("trigger never on time windows: Flink's GlobalWindows.NeverTrigger takes global windows only; "
+                 "NeverFire is your Trigger<Object, TimeWindow> whose every method returns TriggerResult.CONTINUE")
+    return "new NeverFire()"
 
 
 def _evictor_java(e: Any, notes: list[str]) -> str | None:
@@ -155,7 +163,7 @@ def render_datastream(s: Setting) -> Deployment:
     chain.append(f"        .window({_assigner_java(s.window, notes, s.stagger)})")
     own = isinstance(s.trigger, TriggerSpec) and s.trigger.kind == "event_time" and isinstance(
         s.window, EVENT_TIME_WINDOWS)  # the window's own trigger: nothing to write
-    trig = None if own else _trigger_java(s.trigger, notes)
+    trig = None if own else _trigger_java(s.trigger, notes, s.window)
     if trig:
         chain.append(f"        .trigger({trig})")
     ev = _evictor_java(s.evictor, notes)
@@ -187,11 +195,14 @@ def render_datastream(s: Setting) -> Deployment:
         lines.append(f"        .window({_assigner_java(st.window, notes)})")
         own_k = isinstance(st.trigger, TriggerSpec) and st.trigger.kind == "event_time" and isinstance(
             st.window, (Tumbling, Sliding, Session))
-        trig_k = None if own_k else _trigger_java(st.trigger, notes)
+        trig_k = None if own_k else _trigger_java(st.trigger, notes, st.window)
         if trig_k:
             lines.append(f"        .trigger({trig_k})")
         lines.append(f"        .allowedLateness({java_duration(st.lateness)})")
-        lines.append("        .process(new CollectValues());" if st.function == "values" else "        .aggregate(new CountAndSum());")
+        lines.append("        .process(new CollectResults());  // your ProcessWindowFunction<Result, Result, String, TimeWindow>: "
+                     "all sums of the pane" if st.function == "values" else
+                     "        .aggregate(new CountAndSumOfResults());  // your AggregateFunction<Result, ?, Result>: "
+                     "count of the results and sum of their sums")
         if st.accumulation != "accumulating":
             notes.append(f"stage {k}: accumulation={st.accumulation} is Beam's pane mode (see above)")
         prev = name

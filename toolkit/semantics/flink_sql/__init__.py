@@ -16,6 +16,7 @@ from typing import Any
 
 from toolkit.semantics.base import Semantics, refuse_given
 from toolkit.settings import (
+    Cumulate,
     Option,
     Session,
     SettingError,
@@ -63,6 +64,7 @@ def _none_or(parse):
 
 class FlinkSQL(Semantics):
     name = "flink_sql"
+    window_types = (Tumbling, Sliding, Cumulate, Session)
     package = __name__
     title = "Flink SQL"
     aliases = ("flink-sql", "flinksql", "sql")
@@ -71,9 +73,6 @@ class FlinkSQL(Semantics):
                "tvf (window table-valued function: TUMBLE / HOP / CUMULATE / SESSION) | legacy (the group window "
                "GROUP BY TUMBLE(ts, ...), which takes the table.exec.emit options)", control="choice",
                choices=WINDOW_SYNTAXES),
-        Option("cumulate_step", None, _none_or(lambda v, n: optional_duration(v, n, positive=True)),
-               "CUMULATE's step: with window tumbling:SIZE the window is CUMULATE(step, SIZE), each step a window "
-               "of its own (off: TUMBLE)", unit="ms", control="duration"),
         Option("early_fire", False, _none_or(as_bool), "legacy window: table.exec.emit.early-fire.enabled with "
                "delay 0 (every record that changes a window emits it)", control="bool"),
         Option("late_fire", False, _none_or(as_bool), "legacy window: table.exec.emit.late-fire.enabled with delay 0 "
@@ -121,35 +120,30 @@ class FlinkSQL(Semantics):
     @staticmethod
     def _check_window(s: Any) -> None:
         w = s.window
-        if not isinstance(w, (Tumbling, Sliding, Session)):
+        if not isinstance(w, (Tumbling, Sliding, Cumulate, Session)):
             raise SettingError("window", f"window {w}: Flink SQL's windows are TUMBLE (tumbling:SIZE[,OFFSET]), HOP "
-                               "(sliding:SIZE/SLIDE), CUMULATE (tumbling:SIZE with cumulate_step) and SESSION (session:GAP)")
+                               "(sliding:SIZE/SLIDE), CUMULATE (cumulate:SIZE/STEP) and SESSION (session:GAP)")
         if isinstance(w, Sliding) and w.size % w.slide:
             raise SettingError("window", f"window {w}: Flink SQL's HOP needs the size to be a whole multiple of the slide")
-        step = s.cumulate_step
-        if step is not None:
-            if not isinstance(w, Tumbling):
-                raise SettingError("cumulate_step", f"cumulate_step: CUMULATE(step, size) takes window tumbling:SIZE "
-                                   f"(its size), got window {w}")
+        if isinstance(w, Cumulate):
             if s.window_syntax == "legacy":
-                raise SettingError("cumulate_step", "cumulate_step: CUMULATE is a window TVF only; the legacy group "
-                                   "window has TUMBLE, HOP and SESSION")
-            if w.size % step:
-                raise SettingError("cumulate_step", f"cumulate_step: CUMULATE's size {w.size} ms must be a whole "
-                                   f"multiple of its step {step} ms")
+                raise SettingError("window", f"window {w}: CUMULATE is a window TVF only; the legacy group window "
+                                   "(window_syntax=legacy) has TUMBLE, HOP and SESSION")
+            if w.size % w.step:
+                raise SettingError("window", f"window {w}: Flink SQL's CUMULATE needs the size to be a whole "
+                                   "multiple of the step")
 
     def fit_grid(self, values: dict) -> dict | None:
         for p in NOT_SQL:  # the DataStream window operator's settings have no Flink SQL rows
             values.pop(p, None)
         w = values.get("window", Tumbling(1000))
-        if not isinstance(w, (Tumbling, Sliding, Session)) or (isinstance(w, Sliding) and w.size % w.slide):
+        if isinstance(w, Sliding) and w.size % w.slide or isinstance(w, Cumulate) and w.size % w.step:
             return None
+        if isinstance(w, Cumulate) and values.get("window_syntax") == "legacy":
+            return None  # CUMULATE is a window TVF only
         if values.get("window_syntax") != "legacy":
             if values.get("early_fire") or values.get("late_fire"):
                 return None  # Flink refuses emit options on a window TVF
-        if values.get("cumulate_step") is not None and (not isinstance(w, Tumbling) or values.get("window_syntax") == "legacy"
-                                                         or w.size % values["cumulate_step"]):
-            return None
         return values
 
     # -- replay --------------------------------------------------------------------------------

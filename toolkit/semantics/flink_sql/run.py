@@ -5,9 +5,9 @@ The per-record Python objects the simulator takes (``toolkit.engine.flink_sql``:
 record and step) live only inside :func:`run_setting`; what it returns (:class:`SqlRun`) is
 columnar: per record in arrival order, per emitted row, and the watermark timelines.
 
-- **Setting -> scenario** (:func:`scenario_head`): ``window`` and ``cumulate_step`` give the
-  window TVF (``tumbling:SIZE`` = TUMBLE, ``sliding:SIZE/SLIDE`` = HOP, ``tumbling:SIZE`` with
-  ``cumulate_step`` = CUMULATE, ``session:GAP`` = SESSION partitioned by the key),
+- **Setting -> scenario** (:func:`scenario_head`): ``window`` gives the window TVF
+  (``tumbling:SIZE`` = TUMBLE, ``sliding:SIZE/SLIDE`` = HOP, ``cumulate:SIZE/STEP`` = CUMULATE,
+  ``session:GAP`` = SESSION partitioned by the key),
   ``window_syntax=legacy`` the legacy group window; ``delay`` is the ``WATERMARK`` interval,
   ``interval`` ``pipeline.auto-watermark-interval``, ``idleness``
   ``table.exec.source.idle-timeout``, ``early_fire`` / ``late_fire`` / ``allow_lateness`` the
@@ -28,13 +28,13 @@ import numpy as np
 
 from toolkit.engine.flink.watermarks import MAX_WATERMARK
 from toolkit.engine.flink_sql import simulate, source_steps
-from toolkit.settings import Session, Setting, SettingError, Sliding, Tumbling
+from toolkit.settings import Cumulate, Session, Setting, SettingError, Sliding, Tumbling
 
 #: what a simulator message names -> the setting the user typed (the most specific first)
 _NAMED = (("idle-timeout", "idleness"), ("early-fire", "early_fire"), ("late-fire", "late_fire"),
           ("allow-lateness", "allow_lateness"), ("mini-batch", "mini_batch"), ("auto-watermark-interval", "interval"),
           ("emit.strategy", "watermark_emit"), ("Session window", "window_syntax"), ("window", "window"),
-          ("HOP", "window"), ("CUMULATE", "cumulate_step"))
+          ("HOP", "window"), ("CUMULATE", "window"))
 
 
 def sql_duration(ms: int) -> str:
@@ -46,8 +46,8 @@ def window_head(s: Setting) -> dict:
     """The scenario's ``case.window`` of a setting (see the module doc)."""
     w, legacy = s.window, s.window_syntax == "legacy"
     prefix = "legacy_" if legacy else ""
-    if isinstance(w, Tumbling) and s.cumulate_step is not None:
-        return {"kind": "cumulate", "size": w.size, "step": int(s.cumulate_step), "offset": w.offset}
+    if isinstance(w, Cumulate):
+        return {"kind": "cumulate", "size": w.size, "step": w.step, "offset": w.offset}
     if isinstance(w, Tumbling):
         return {"kind": prefix + "tumble", "size": w.size, "offset": w.offset}
     if isinstance(w, Sliding):

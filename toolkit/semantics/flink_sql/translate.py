@@ -13,20 +13,20 @@ notes for what has no counterpart.
   every record) is ``scan.watermark.emit.strategy = on-event``; Flink SQL's own ``interval=0`` (no
   periodic watermark at all) has no counterpart (noted).
 - ``idleness``, ``partitions_as_sources``: the same.
-- ``cumulate_step`` has no counterpart (refused); early firing and mini-batch are noted.
+- a ``cumulate:SIZE/STEP`` window has no counterpart (refused); early firing and mini-batch are noted.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from toolkit.replays.translate import Intent
-from toolkit.settings import Setting, SettingError
+from toolkit.settings import Cumulate, Setting, SettingError
 
 
 def to_intent(s: Setting) -> tuple[Intent, list[str]]:
     notes: list[str] = []
-    if s.cumulate_step is not None:
-        raise SettingError("cumulate_step", "cumulate_step: CUMULATE windows have no counterpart in the other engines")
+    if isinstance(s.window, Cumulate):
+        raise SettingError("window", f"window {s.window}: CUMULATE windows have no counterpart in the other engines")
     delay = max(int(s.delay) - 1, 0)
     if s.delay == 0:
         notes.append("Flink SQL's delay 0 (WATERMARK FOR ts AS ts) closes a window at max >= end - 1 ms, 1 ms of event "

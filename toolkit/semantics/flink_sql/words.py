@@ -132,7 +132,7 @@ def why_dropped(result: Any, rows: np.ndarray) -> tuple[list[str], list[Any]]:
 
 def flink_sql_words(row: Any, results: pd.DataFrame | None = None) -> str:
     """A Flink SQL setting in words."""
-    words = [("cumulate_step_ms", "CUMULATE steps of {}"), ("idleness_ms", "a {} idle timeout"),
+    words = [("idleness_ms", "a {} idle timeout"),
              ("mini_batch_ms", "mini-batch every {}")]
     extra = ["the legacy group window"] if str(row.get("window_syntax", "tvf")) == "legacy" else []
     extra += [f"{w} firing" for w in ("early", "late") if str(row.get(f"{w}_fire", False)) == "True"]

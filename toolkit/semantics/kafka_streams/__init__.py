@@ -132,6 +132,7 @@ def min_retention(s: Any) -> tuple[int, str]:
 
 class KafkaStreams(Semantics):
     name = "kafka_streams"
+    window_types = (Tumbling, Sliding, Session, KafkaSliding, Global)  # global: UnlimitedWindows
     package = __name__
     title = "Kafka Streams"
     aliases = ("kafka", "kafka-streams", "kstreams")
@@ -196,7 +197,8 @@ class KafkaStreams(Semantics):
         Windows: ``tumbling:SIZE`` = ``TimeWindows.ofSizeAndGrace(SIZE, grace)``,
         ``sliding:SIZE/ADVANCE`` = ``...advanceBy(ADVANCE)`` (hopping, ADVANCE <= SIZE),
         ``session:GAP`` = ``SessionWindows.ofInactivityGapAndGrace(GAP, grace)``,
-        ``kafka_sliding:DIFF`` = ``SlidingWindows.ofTimeDifferenceAndGrace(DIFF, grace)``."""
+        ``kafka_sliding:DIFF`` = ``SlidingWindows.ofTimeDifferenceAndGrace(DIFF, grace)``, ``global`` =
+        ``UnlimitedWindows.of()``."""
         w = s.window
         if not isinstance(w, (Tumbling, Sliding, Session, KafkaSliding, Global)) or (isinstance(w, Global) and w.end_of_stream):
             raise SettingError("window", f"window {w}: Kafka Streams' windowedBy takes TimeWindows, SlidingWindows, "

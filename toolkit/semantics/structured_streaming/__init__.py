@@ -51,6 +51,7 @@ _HINTS = {
 
 class StructuredStreaming(Semantics):
     name = "spark"
+    window_types = (Tumbling, Sliding, Session, DynamicSession)
     package = __name__
     title = "Spark Structured Streaming"
     short_title = "Spark"
