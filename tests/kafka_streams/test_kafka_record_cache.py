@@ -2,8 +2,8 @@
 ``NamedCacheTest``, ``ThreadCacheTest`` and ``CachingPersistentWindowStoreTest`` re-expressed on the
 cache's own API, then the cache in front of the windowed aggregation (``KStreamWindowAggregateTest``
 run with ``withCache=true`` in a ``TopologyTestDriver``, which commits after every record), the
-compaction that a longer commit interval brings (what Kafka's ``SuppressionDurabilityIntegrationTest``
-and dedup examples rely on), and the acceptance figure on ``data/sample.csv``.
+compaction that a longer commit interval brings (``KStreamAggregationDedupIntegrationTest``), and the
+acceptance figure on ``data/sample.csv``.
 
 Kafka's tests put raw byte strings; here a window key ``(key, start, end)`` and a value
 ``(count, sum, timestamp)`` stand for them (``count=None``: Kafka's ``null``).
@@ -176,6 +176,21 @@ def test_KStreamWindowAggregateTest_testAggBasic_withCache():
                                       cache=CacheConfig(commit_interval=0))
     assert out(cached) == out(run(AGG_BASIC_INPUT, HOP_10_5_GRACE_100))
     assert cached.description["cache_commits"] == len(AGG_BASIC_INPUT) - 1  # the first record starts the clock
+
+
+def test_KStreamAggregationDedupIntegrationTest_shouldReduceWindowed():
+    # one batch of A..E at t1, two batches at t2, 500 ms windows, the cache at its defaults: each
+    # window's updates are compacted, so each key sends one result per window ("A" and "A:A")
+    letters = list("ABCDE")
+    t1, t2 = 1000, 2000
+    keys = letters * 3
+    ts = [t1] * 5 + [t2] * 10
+    r = run_windowed_aggregation(keys, ts, [1.0] * 15, arrival=list(range(15)),
+                                 windows=TimeWindows.of_size_with_no_grace(500), cache=CacheConfig(), flush_at_end=True)
+    want = sorted([(k, 1000, 1500, 1, 1.0, t1) for k in letters] + [(k, 2000, 2500, 2, 2.0, t2) for k in letters])
+    assert sorted(out(r)) == want
+    off = run_windowed_aggregation(keys, ts, [1.0] * 15, windows=TimeWindows.of_size_with_no_grace(500))
+    assert len(off) == 15  # without the cache every update is a result
 
 
 def test_updates_of_a_window_are_compacted_until_the_commit():
