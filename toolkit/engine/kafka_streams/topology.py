@@ -216,28 +216,30 @@ def run_windowed_aggregation(keys: Sequence[Any] | np.ndarray, timestamps: Seque
     )
 
 
-def _run_records(keys, ts, vals, arr, task, n_tasks, windows, emit, flush_at_end, cache=None, start_time=0,
-                 suppress=None):
-    """The record-by-record processors, one per task (and a suppression buffer each); with a
-    ``cache`` the aggregations write into one :class:`ThreadCache` that forwards on commit or
-    eviction."""
+def _outputs(n_tasks: int, windows: Any, emit: Emit, suppress: SuppressConfig | None) -> tuple:
+    """Per task, where the aggregation's results go: the sink, or a suppression buffer in front
+    of it. Returns (sink, suppressors, downstream)."""
     sink = Sink()
-    procs: list[Any] = []
     suppressors: list[Suppress | None] = []
     downstream: list[Any] = []
     for t in range(n_tasks):
         def out(kind, key, start, end, count, total, timestamp, index, _t=t):
             sink.forward(kind, key, start, end, count, total, timestamp, index, _t)
-        if emit.strategy == SUPPRESS_UNTIL_WINDOW_CLOSES:
-            sup = Suppress(_suppress_duration(windows), out, suppress, isinstance(windows, SessionWindows), t)
-            suppressors.append(sup)
-            downstream.append(sup.forward)
-        else:
-            suppressors.append(None)
-            downstream.append(out)
+        sup = (Suppress(_suppress_duration(windows), out, suppress, isinstance(windows, SessionWindows), t)
+               if emit.strategy == SUPPRESS_UNTIL_WINDOW_CLOSES else None)
+        suppressors.append(sup)
+        downstream.append(out if sup is None else sup.forward)
+    return sink, suppressors, downstream
+
+
+def _run_records(keys, ts, vals, arr, task, n_tasks, windows, emit, flush_at_end, cache=None, start_time=0,
+                 suppress=None):
+    """The record-by-record processors, one per task (and a suppression buffer each); with a
+    ``cache`` the aggregations write into one :class:`ThreadCache` that forwards on commit or
+    eviction."""
+    sink, suppressors, downstream = _outputs(n_tasks, windows, emit, suppress)
     tc = None if cache is None else ThreadCache(cache, lambda t: downstream[t], isinstance(windows, SessionWindows))
-    for t in range(n_tasks):
-        procs.append(_processor(windows, downstream[t] if tc is None else tc.put_for(t), emit))
+    procs = [_processor(windows, downstream[t] if tc is None else tc.put_for(t), emit) for t in range(n_tasks)]
     n = len(ts)
     accepted = np.zeros(n, dtype=np.int64)
     dropped = np.zeros(n, dtype=np.int64)
@@ -245,8 +247,8 @@ def _run_records(keys, ts, vals, arr, task, n_tasks, windows, emit, flush_at_end
     if tc is None:
         for i in range(n):
             accepted[i], dropped[i] = procs[task_l[i]].process(i, key_l[i], ts_l[i], val_l[i], arr_l[i])
-    else:
-        tc.last_commit = start_time
+    else:  # the same loop with the record context and the commit clock (147 ms for 30,000 records:
+        tc.last_commit = start_time  # docs/performance.md)
         for i in range(n):
             tc.context_ts = ts_l[i]
             accepted[i], dropped[i] = procs[task_l[i]].process(i, key_l[i], ts_l[i], val_l[i], arr_l[i])
