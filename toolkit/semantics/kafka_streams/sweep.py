@@ -12,8 +12,11 @@ them: ``topic_partitions``; ``sources.partitions``), a global figure: so is the 
 **timeline** step, which for Kafka is nothing but a few aggregates of the log
 (:class:`TaskTimeline`: first and last arrival, number of tasks).
 
-Configurations with the same task assignment (:func:`task_unit`: ``repartition`` and the
-number of tasks) share one split of the log; :func:`assign_tasks` computes the task column from
+Configurations with the same task assignment (:func:`task_unit`: ``repartition``, the
+number of tasks and whether the tasks share a record cache) share one split of the log. With the
+record cache on, the tasks of the stream thread share one cache whose evictions depend on all of
+them, so the whole thread is one unit (one shard; the commit clock starts at the log's first
+arrival, ``TaskTimeline.start_time``); :func:`assign_tasks` computes the task column from
 the key and partition columns only (on Spark in a pandas UDF, never collecting the log).
 
 The shard evaluator (:func:`task_partial`) runs ``toolkit.semantics.kafka_streams.figures.evaluate_task``
