@@ -5,6 +5,9 @@ a seeded random event sequence over two keys that deliberately hits ties at wind
 late data, data beyond the allowed lateness, session merging and processing-time advances.
 
     python oracles/beam/generate_cases.py OUT_DIR          # then: beam_oracle.py run OUT_DIR
+
+``failing_cases`` are settings real Beam fails on (``expect_failure``); ``run`` records the
+failure (``failed``) instead of panes.
 """
 from __future__ import annotations
 
@@ -147,8 +150,31 @@ def fuzz_cases(n: int = 300) -> list[dict]:
     return out
 
 
+def failing_cases() -> list[dict]:
+    """Settings real Beam fails on (``expect_failure``: the oracle records how, ``failed``), with
+    the neighbouring case that still runs: sampling SlidingWindows (size < period) with and
+    without an element in a gap, and a fractional AfterProcessingTime delay."""
+    sampling = {"type": "sliding", "size": 2000, "period": 5000}
+    inside = [{"element": {"key": "a", "value": 1, "ts": 1000}}, {"element": {"key": "b", "value": 2, "ts": 5500}},
+              {"watermark": 4000}, {"element": {"key": "a", "value": 3, "ts": 10100}}, {"watermark": 20000}]
+    gap = inside[:2] + [{"element": {"key": "a", "value": 3, "ts": 3000}}] + inside[2:]
+    base = {"trigger": {"type": "default"}, "allowed_lateness_ms": 0, "accumulation": "accumulating",
+            "timestamp_combiner": "end_of_window"}
+    fixed = {"type": "fixed", "size": 10000}
+    early_pt = {"type": "after_watermark", "early": {"type": "after_processing_time", "delay_ms": 1500}}
+    return [
+        {"name": "fail_sliding2sby5s__element_in_gap", "expect_failure": True, **base, "window": sampling,
+         "events": gap},
+        {"name": "sliding2sby5s__no_element_in_gap", **base, "window": sampling, "events": inside},
+        {"name": "fail_fixed10s__pt1500ms", "expect_failure": True, **base, "window": fixed,
+         "trigger": {"type": "after_processing_time", "delay_ms": 1500}, "events": inside[:1]},
+        {"name": "fail_fixed10s__early_pt1500ms", "expect_failure": True, **base, "window": fixed,
+         "trigger": early_pt, "events": inside[:1]},
+    ]
+
+
 def cases() -> list[dict]:
-    out = fuzz_cases()
+    out = fuzz_cases() + failing_cases()
     grid_s = itertools.product(WINDOWS_S.items(), TRIGGERS_S.items(), LATENESS_S, ACCUMULATION)
     for i, ((wname, window), (tname, trigger), lateness, acc) in enumerate(grid_s):
         rng = random.Random(f"s/{wname}/{tname}/{lateness}/{acc}")

@@ -2,7 +2,9 @@
 oracles/beam/beam_oracle.py with apache-beam 2.77.0's BundleBasedDirectRunner) reproduces
 exactly: per key, the same panes in the same order with the same window, PaneInfo (timing,
 first/last, index, non-speculative index), output timestamp (µs) and values; and the same
-verdict on whether the pipeline stalls (a watermark hold never released). Elements the
+verdict on whether the pipeline stalls (a watermark hold never released). Where real Beam fails
+(``failed``: an element in no window, a fractional processing-time delay) the engine raises
+``PipelineFailure`` with the same error, message and place. Elements the
 engine drops never appear in the window they were dropped from."""
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.engine.beam import run_scenario
+from toolkit.engine.beam import PipelineFailure, run_scenario
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "beam" / "corpus"
 CASES = sorted(CORPUS.glob("*.json"))
@@ -31,6 +33,11 @@ def test_corpus_is_a_few_hundred_cases():
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
 def test_beam_corpus_case(path: Path):
     case = json.loads(path.read_text())
+    if "failed" in case:  # real Beam fails on this case: the engine fails the same way
+        with pytest.raises(PipelineFailure) as err:
+            run_scenario(case)
+        assert err.value.failure.as_record() == {k: case["failed"][k] for k in ("error", "message", "where")}
+        return
     panes, stalled, step = run_scenario(case)
     assert _per_key(panes) == _per_key(case["expected"])
     assert stalled == case["stalled"]

@@ -45,6 +45,12 @@ def test_beam_trigger_spellings_give_the_scenario_spec(text, spec):
     ({"timestamp_combiner": "earliest"}, "timestamp_combiner", "semantics='beam'"),
     ({"semantics": "beam", "beam_trigger": "after_count:0"}, "beam_trigger", "positive"),
     ({"semantics": "beam", "beam_trigger": "after_processing_time:500ms"}, "beam_trigger", "whole seconds"),
+    # real Beam fails on these (tests/fixtures/beam/corpus/fail_*): refused with its reason
+    ({"semantics": "beam", "beam_trigger": "after_processing_time:1500ms"}, "beam_trigger",
+     "TypeError: 'float' object cannot be interpreted as an integer (transforms/trigger.py"),
+    ({"semantics": "beam", "beam_trigger": "after_watermark(early=processing:1500ms)"}, "beam_trigger", "TypeError"),
+    ({"semantics": "beam", "window": "sliding:2s/5s"}, "window",
+     "gets no window, and real Beam (2.77, streaming DirectRunner) then fails the job (IndexError"),
     ({"semantics": "beam", "beam_trigger": "repeatedly(after_count:3"}, "beam_trigger", "missing ')'"),
     ({"semantics": "beam", "beam_trigger": "afterr_count:3"}, "beam_trigger", "did you mean 'after_count'"),
     ({"semantics": "beam", "accumulation": "retracting"}, "accumulation", "discarding"),
@@ -59,6 +65,13 @@ def test_what_beam_has_no_counterpart_for_is_refused_naming_the_option(given, op
         Setting.parse(**given)
     assert e.value.setting == option
     assert words in str(e.value)
+
+
+def test_a_grid_leaves_out_the_beam_rows_real_beam_fails_on():
+    rows = grid(semantics=["flink", "beam"], window=["sliding:2s/5s", "sliding:5s/2s"])
+    beam = sorted(str(r.window) for r in rows if r.semantics == "beam")
+    assert beam == ["sliding:5s/2s"]
+    assert len([r for r in rows if r.semantics == "flink"]) == 2
 
 
 def test_a_semantics_axis_keeps_each_engines_own_settings_on_its_own_rows():

@@ -18,6 +18,7 @@ from toolkit.engine.kafka_streams import Emit, run_windowed_aggregation, tasks_f
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.semantics.kafka_streams.figures import (
     ENGINE_EMIT,
+    cache_config,
     combine,
     evaluate_task,
     kafka_windows,
@@ -64,7 +65,7 @@ def test_settings_in_kafkas_vocabulary_round_trip():
     (dict(semantics="kafka_streams", output_mode="update"), "output_mode", "not a Kafka Streams setting"),
     (dict(semantics="kafka_streams", window="tumbling:1s,100ms"), "window", "no offset"),
     (dict(semantics="kafka_streams", window="sliding:1s/2s"), "window", "advance"),
-    (dict(semantics="kafka_streams", window="global"), "window", "TimeWindows"),
+    (dict(semantics="kafka_streams", window="global_eos"), "window", "UnlimitedWindows"),
     (dict(semantics="kafka_streams", emit="fnal"), "emit", "did you mean 'final'"),
     (dict(semantics="kafka_streams", tasks=0), "tasks", ">= 1"),
     (dict(semantics="kafka_streams", grace="-1s"), "grace", "negative"),
@@ -89,16 +90,18 @@ def test_a_grid_over_semantics_gives_each_engine_its_own_settings():
 
 # ------------------------------------------------------------------------------- replay == engine
 @pytest.mark.parametrize("window", WINDOWS)
-@pytest.mark.parametrize("emit", ["update", "final", "suppress"])
-def test_replay_is_the_engines_own_result(window, emit):
+@pytest.mark.parametrize("emit, cache", [("update", 0), ("update", "10MB"), ("update", "300B"), ("final", 0),
+                                         ("suppress", 0), ("suppress", "10MB")])
+def test_replay_is_the_engines_own_result(window, emit, cache):
     log = _log()
-    r = toolkit.replay(log, semantics="kafka_streams", window=window, grace="500ms", emit=emit, tasks=2)
+    r = toolkit.replay(log, semantics="kafka_streams", window=window, grace="500ms", emit=emit, tasks=2,
+                       cache_max_bytes=cache, commit_interval="3s")
     t = log.table.sort_values(["arrival_time", "row"], kind="stable")
     keys = t["key"].to_numpy(object)
     s = r.setting
     eng = run_windowed_aggregation(keys, t["event_time"].to_numpy(np.int64), t["value"].to_numpy(float),
                                    t["arrival_time"].to_numpy(np.int64), windows=kafka_windows(s),
-                                   emit=Emit(ENGINE_EMIT[emit]), tasks=2, assign="key")
+                                   emit=Emit(ENGINE_EMIT[emit]), tasks=2, assign="key", cache=cache_config(s))
     em = r.emissions
     got = sorted(zip(em["key"], em["window_start"].astype(int), em["kafka_window_end"], em["kafka_kind"],
                      em["count"].fillna(0).astype(int), em["task"]))
@@ -123,7 +126,7 @@ def test_replay_is_the_engines_own_result(window, emit):
 
 def test_replay_has_the_flink_replays_columns():
     log = _log()
-    k = toolkit.replay(log, semantics="kafka_streams", window="tumbling:2s", grace="1s")
+    k = toolkit.replay(log, semantics="kafka_streams", window="tumbling:2s", grace="1s", cache_max_bytes=0)
     f = toolkit.replay(log, window="tumbling:2s", delay="1s")
     assert list(k.emissions.columns)[:len(f.emissions.columns)] == list(f.emissions.columns)
     assert list(k.fates.columns) == list(f.fates.columns)
@@ -138,8 +141,8 @@ def test_replay_has_the_flink_replays_columns():
 
 def test_fates_late_accepted_is_what_grace_alone_kept():
     log = _log(seed=4)
-    no_grace = toolkit.replay(log, semantics="kafka_streams", window="tumbling:2s")
-    grace = toolkit.replay(log, semantics="kafka_streams", window="tumbling:2s", grace="10s")
+    no_grace = toolkit.replay(log, semantics="kafka_streams", window="tumbling:2s", cache_max_bytes=0)
+    grace = toolkit.replay(log, semantics="kafka_streams", window="tumbling:2s", grace="10s", cache_max_bytes=0)
     assert no_grace.summary()["late_accepted"] == 0
     a, b = no_grace.summary(), grace.summary()
     assert b["dropped"] == 0 and b["late_accepted"] == a["dropped"] > 0
@@ -147,7 +150,7 @@ def test_fates_late_accepted_is_what_grace_alone_kept():
 
 
 def test_session_merges_are_retractions_and_state_stays_non_negative():
-    r = toolkit.replay(_log(seed=5), semantics="kafka_streams", window="session:1500ms", grace="2s")
+    r = toolkit.replay(_log(seed=5), semantics="kafka_streams", window="session:1500ms", grace="2s", cache_max_bytes=0)
     em = r.emissions
     assert (em["kind"] == "retract").sum() == r.summary()["retractions"] > 0
     assert em.loc[em["kind"] == "retract", "count"].isna().all()
@@ -264,8 +267,17 @@ def test_deploy_writes_the_kafka_streams_topology():
     for part in ("Repartitioned.<String, Event>numberOfPartitions(4)", ".groupByKey(",
                  "TimeWindows.ofSizeAndGrace(Duration.ofSeconds(10), Duration.ofSeconds(2)).advanceBy(Duration.ofSeconds(5))",
                  ".emitStrategy(EmitStrategy.onWindowClose())", ".withCachingDisabled()",
-                 "STATESTORE_CACHE_MAX_BYTES_CONFIG, 0L", "TimestampExtractor"):
+                 "disables the aggregation's record cache", "TimestampExtractor"):
         assert part in d.code, part
+    off = toolkit.deploy(semantics="kafka_streams", window="tumbling:10s", cache_max_bytes=0, engine="kafka-streams").code
+    assert "STATESTORE_CACHE_MAX_BYTES_CONFIG, 0L" in off and ".withCachingDisabled()" in off
+    on = toolkit.deploy(semantics="kafka_streams", window="tumbling:10s", cache_max_bytes="1MB", commit_interval="5s",
+                        engine="kafka-streams").code
+    assert "STATESTORE_CACHE_MAX_BYTES_CONFIG, 1048576L" in on and "COMMIT_INTERVAL_MS_CONFIG, 5000L" in on
+    assert ".withCachingDisabled()" not in on
+    fin = toolkit.deploy(semantics="kafka_streams", window="tumbling:10s", emit="final", emit_interval="5s",
+                         engine="kafka-streams").code
+    assert '"__emit.interval.ms.kstreams.windowed.aggregation__", 5000L' in fin
     s = toolkit.deploy(semantics="kafka_streams", window="session:30s", emit="suppress", repartition=False,
                        engine="kafka-streams").code
     assert "SessionWindows.ofInactivityGapWithNoGrace(Duration.ofSeconds(30))" in s and "left.merge(right)" in s
@@ -320,7 +332,7 @@ def test_cli_bad_settings_name_the_option(tmp_path, capsys, args, words):
 def test_recommendation_says_kafka_settings_in_words_and_deploys_them():
     log = _log(n=400, seed=8)
     df = toolkit.sweep(log, semantics=["flink", "kafka_streams"], delay=["0", "2s"], grace=["0", "2s", "5s"],
-                       emit=["update", "suppress"], window="tumbling:2s")
+                       emit=["update", "suppress"], window="tumbling:2s", cache_max_bytes=0)
     k = df[(df["semantics"] == "kafka_streams") & (df["emit"] == "suppress")]
     rec = toolkit.recommend(k, 0.0)
     assert rec["reason"].startswith("Kafka Streams with ") and "suppress(untilWindowCloses)" in rec["reason"]

@@ -46,14 +46,27 @@ def test_kafka_streams_is_sharded_by_task():
     entry = get("kafka_streams")
     assert entry.shard_by == "task"
     keys = np.array(["a", "b", "user-17", "ü"], dtype=object)
-    assert assign_tasks(("task", True, 5), keys, np.zeros(4)).tolist() == [partition_for_key(k, 5) for k in keys]
-    assert assign_tasks(("task", False, 3), keys, np.array([2, 0, 1, 2])).tolist() == [2, 0, 1, 2]
+    assert assign_tasks(("task", True, 5, False), keys, np.zeros(4)).tolist() == [partition_for_key(k, 5) for k in keys]
+    assert assign_tasks(("task", False, 3, False), keys, np.array([2, 0, 1, 2])).tolist() == [2, 0, 1, 2]
+
+
+def _setting(w, g, e, t, c, ci, ei, limit):
+    if w == "global":  # UnlimitedWindows: no grace, no onWindowClose
+        g, e = 0, ("update" if e == "final" else e)
+    sup = dict(suppress_time_limit=limit[0], suppress_max_records=limit[1], suppress_when_full=limit[2]) \
+        if e == "suppress" else {}
+    return Setting.parse(semantics="kafka_streams", window=w, grace=g, emit=e, tasks=t, cache_max_bytes=c,
+                         commit_interval=ci, emit_interval=ei, **sup)
 
 
 SETTINGS = st.builds(
-    lambda w, g, e, t: Setting.parse(semantics="kafka_streams", window=w, grace=g, emit=e, tasks=t),
-    st.sampled_from(["tumbling:1s", "sliding:3s/1s", "kafka_sliding:700ms", "session:800ms"]),
-    st.sampled_from([0, 100, 1000, 5000]), st.sampled_from(["update", "final", "suppress"]), st.sampled_from([None, 1, 2, 5]))
+    _setting,
+    st.sampled_from(["tumbling:1s", "sliding:3s/1s", "kafka_sliding:700ms", "session:800ms", "global"]),
+    st.sampled_from([0, 100, 1000, 5000]), st.sampled_from(["update", "final", "suppress"]), st.sampled_from([None, 1, 2, 5]),
+    # the record cache: off, Kafka's default, or so small it evicts (tasks then share one shard)
+    st.sampled_from([0, "10MB", "400B"]), st.sampled_from(["0", "1s", "30s"]), st.sampled_from(["0", "1s", "3s"]),
+    # the suppression: until the window closes, or a time limit, unbounded or emitting early when full
+    st.sampled_from([(None, None, "shut_down"), ("500ms", None, "shut_down"), ("2s", 2, "emit_early")]))
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -5,7 +5,7 @@ Not re-expressed (outside the model): the ``withCache=true`` variants of update 
 cache coalesces updates until commit; we model the cache off), the join outputs of ``testJoin``
 (only its two aggregations are), ``shouldLogAndMeterWhenSkippingNullKey`` (a loaded log has no null
 keys), ``shouldEmitFromLastEmitTime`` (a processor restarted from stored metadata) and
-``showThrowIfEmitFinalUsedWithUnlimitedWindow`` (``UnlimitedWindows`` is not modelled).
+``showThrowIfEmitFinalUsedWithUnlimitedWindow`` (in ``test_kafka_suppress_config.py``).
 """
 from __future__ import annotations
 

@@ -54,7 +54,7 @@ def test_fates_and_disagreements_charts(log):
 
 def test_kafka_update_first_result_completeness_is_explained_next_to_the_figure(log):
     res = toolkit.sweep(log, semantics=["flink", "kafka_streams"], window="tumbling:1s", delay=["0", "1s"],
-                        emit=["update", "suppress"])
+                        emit=["update", "suppress"], cache_max_bytes=0)
     kafka = res[res["semantics"] == "kafka_streams"]
     assert set(kafka["emit"]) == {"update", "suppress"}
     upd = kafka[kafka["emit"] == "update"]["completeness_first"]

@@ -430,7 +430,9 @@ def differences(row: Any, other: Any, results: pd.DataFrame | None = None) -> st
         if na and nb or (not na and not nb and int(a) == int(b)):
             continue
         out.append(f"no {word}" if na or int(a) == 0 else f"{readable(int(a))} {word}")
-    for col in ("semantics", "grace_ms", "emit", "tasks", "repartition", "retention_ms"):  # the engine and Kafka Streams' own
+    for col in ("semantics", "grace_ms", "emit", "tasks", "repartition", "retention_ms", "cache_max_bytes",
+                "commit_interval_ms", "emit_interval_ms", "aggregate_bytes", "suppress_time_limit_ms",
+                "suppress_max_records", "suppress_max_bytes", "suppress_when_full"):  # the engine and Kafka Streams' own
         a, b = row.get(col, None), other.get(col, None)
         if a is not None and b is not None and not (pd.isna(a) and pd.isna(b)) and str(a) != str(b):
             if col == "grace_ms":
@@ -438,8 +440,10 @@ def differences(row: Any, other: Any, results: pd.DataFrame | None = None) -> st
             elif col == "retention_ms":
                 out.append("the default window store retention" if pd.isna(a) else
                            f"{readable(int(a))} window store retention")
+            elif col.endswith("_ms"):
+                out.append(f"{col[:-3].replace('_', ' ')} {'none' if pd.isna(a) else readable(int(a))}")
             else:
-                out.append(f"{col} {a}")
+                out.append(f"{col.replace('_', ' ')} {a}")
     for col in ("window", "stagger", "strategy", "source_parallelism", "partitions_as_sources", "trigger", "evictor",
                 "accumulation", "function", "second_window", "stages", "split_discovery"):
         if col in row and col in other and str(row[col]) != str(other[col]):

@@ -18,6 +18,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from .driver import HOLD_TAG, Firing, TriggerDriver, Windowing
+from .failures import NO_WINDOW, PipelineFailure
 from .pane import Pane
 from .state import KeyedState
 
@@ -70,6 +71,10 @@ class GroupByKeyStep:
         start = len(self.panes)
         state = self.states.setdefault(key, KeyedState())
         batch = [(v, ts, self.windowing.window_fn.assign(ts)) for v, ts in elements]
+        for v, ts, windows in batch:
+            if not windows:  # a gap between SlidingWindows shorter than their period
+                raise PipelineFailure(NO_WINDOW, f"element {v!r} of key {key!r} at {ts} is in no window "
+                                      f"of {self.windowing.window_fn}")
         firings, dropped, ignored = self.driver.process_elements(state, batch, self.output_wm,
                                                                  self.input_wm)
         self._emit(key, firings)

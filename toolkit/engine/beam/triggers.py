@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .failures import FRACTIONAL_DELAY, PipelineFailure
 from .state import COMBINING, REAL_TIME, SET, WATERMARK, StateTag, TriggerContext, any_of, count_of, max_or_zero
 
 
@@ -323,6 +324,8 @@ def trigger_from_spec(spec: dict | None, *, ticks_per_ms: int = 1000) -> Trigger
         delay = spec.get("delay_ms")
         if not isinstance(delay, int) or delay < 0:
             raise ValueError(f"after_processing_time delay_ms must be a non-negative integer, got {delay!r}")
+        if delay % 1000:  # the Python SDK's AfterProcessingTime takes seconds and its proto an integer
+            raise PipelineFailure(FRACTIONAL_DELAY, f"after_processing_time delay_ms={delay} is not whole seconds")
         return AfterProcessingTime(delay * ticks_per_ms)
     if kind == "repeatedly":
         return Repeatedly(sub(spec.get("trigger")))

@@ -1,8 +1,9 @@
 """Emit strategies and the emit-on-window-close bookkeeping shared by the aggregations.
 
 - ``ON_WINDOW_UPDATE`` (``EmitStrategy.onWindowUpdate()``, the default): every update of a
-  window is forwarded at once. Modelled with the record cache **off** (``cache.max.bytes = 0``
-  or ``Materialized.withCachingDisabled()``); a cache would coalesce updates until a commit.
+  window is forwarded at once (the record cache off: ``statestore.cache.max.bytes = 0`` or
+  ``Materialized.withCachingDisabled()``); with the cache (``record_cache``) updates are
+  compacted and forwarded on commit or eviction.
 - ``ON_WINDOW_CLOSE`` (``EmitStrategy.onWindowClose()``, KIP-825): nothing is forwarded on
   update; after processing a record the aggregation checks (at most once per
   ``emit_interval`` of **system time**, internal config

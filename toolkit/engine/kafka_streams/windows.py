@@ -12,6 +12,8 @@ are integer milliseconds. Kafka Streams has no negative timestamps, so no window
   Default store retention: ``2 * time_difference + grace``.
 - ``SessionWindows``: ``[first, last]`` record time of a key's session (inclusive), records
   closer than ``inactivity_gap`` (``<=``) join one session. Default retention ``gap + grace``.
+- ``UnlimitedWindows``: one window ``[start, Long.MAX_VALUE)`` per key (``UnlimitedWindows.of()
+  .startOn(start)``): every record at or after ``start``; no grace, it never closes.
 """
 from __future__ import annotations
 
@@ -176,3 +178,37 @@ class SessionWindows:
 
 
 KafkaWindows = TimeWindows | SlidingWindows | SessionWindows
+
+
+#: Java's ``Long.MAX_VALUE``: the end of an unlimited window
+LONG_MAX = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class UnlimitedWindows:
+    """``UnlimitedWindows.of().startOn(start)``: one window from ``start`` to the end of time. Its
+    grace is 0 and its end never comes, so nothing is ever late or closed; Kafka refuses it with
+    ``EmitStrategy.onWindowClose()``."""
+
+    start: int = 0
+    grace: int = NO_GRACE_PERIOD
+    retention: int | None = None
+
+    def __post_init__(self) -> None:
+        if _ms("start", self.start) < 0:
+            raise UserError(f"startOn must not be negative, got start={self.start} ms")
+        if self.grace:
+            raise UserError("UnlimitedWindows have no grace period (they never close)")
+        if self.retention is not None:
+            raise UserError("UnlimitedWindows keep their window for ever: a retention does not apply")
+
+    @property
+    def retention_ms(self) -> int:
+        return LONG_MAX
+
+    def windows_for(self, timestamp: int) -> list[tuple[int, int]]:
+        """Kafka's ``UnlimitedWindows.windowsFor``: the one window, if ``timestamp >= start``."""
+        return [(self.start, LONG_MAX)] if timestamp >= self.start else []
+
+    def deployable(self) -> str:
+        return "UnlimitedWindows.of()" + (f".startOn(Instant.ofEpochMilli({self.start}))" if self.start else "")

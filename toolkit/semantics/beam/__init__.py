@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolkit.engine.beam.failures import NO_WINDOW
 from toolkit.semantics.base import Semantics, refuse_given
 from toolkit.semantics.beam.trigger import BeamTrigger, parse_beam_trigger
 from toolkit.settings import (
@@ -40,6 +41,13 @@ _HINTS = {
     "function": "the Beam replay groups by key and window (GroupByKey) and reports count and sum",
     "stagger": "Beam's FixedWindows take an offset: tumbling:SIZE+OFFSET",
 }
+
+
+#: why a SlidingWindows shorter than its period is refused (oracles/beam: fail_sliding2sby5s__*)
+SAMPLING_WINDOWS_FAIL = (
+    "a period longer than the size leaves gaps between Beam's SlidingWindows; a record in a gap gets no window, "
+    f"and real Beam (2.77, streaming DirectRunner) then fails the job ({NO_WINDOW}); give a period no longer "
+    "than the size")
 
 
 def _none_or(parse):
@@ -75,6 +83,8 @@ class Beam(Semantics):
         if not isinstance(w, (Tumbling, Sliding, Session)):
             raise SettingError("window", f"window {w}: Beam's WindowInto here takes FixedWindows, SlidingWindows or "
                                "Sessions; use e.g. 'tumbling:10s', 'sliding:10s/5s' or 'session:30s'")
+        if isinstance(w, Sliding) and w.size < w.slide:
+            raise SettingError("window", f"window {w}: {SAMPLING_WINDOWS_FAIL}")
         if s.accumulation == "retracting":
             raise SettingError("accumulation", "accumulation 'retracting': the Beam replay models Beam's accumulating "
                                "and discarding modes (AccumulationMode.ACCUMULATING / DISCARDING); choose one of them")
@@ -90,8 +100,9 @@ class Beam(Semantics):
             values.pop(p, None)
         if values.get("accumulation") == "retracting":
             return None  # Beam has no retracting mode: no such row
-        if not isinstance(values.get("window", Tumbling(1000)), (Tumbling, Sliding, Session)):
-            return None
+        w = values.get("window", Tumbling(1000))
+        if not isinstance(w, (Tumbling, Sliding, Session)) or (isinstance(w, Sliding) and w.size < w.slide):
+            return None  # no Beam form, or one real Beam fails on
         return values
 
     # -- replay --------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from toolkit.engine.beam.failures import FRACTIONAL_DELAY
 from toolkit.settings import SettingError, did_you_mean, duration, format_duration
 
 _BEAM_KINDS = ("default", "after_watermark", "after_count", "after_processing_time", "repeatedly", "after_any",
@@ -125,8 +126,9 @@ def parse_beam_trigger(spec: Any, name: str = "beam_trigger") -> BeamTrigger:
     if kind == "after_processing_time":
         d = duration(arg, f"{name} delay")
         if d % 1000:
-            raise SettingError(name, f"{name} {spec!r}: Beam's Python SDK keeps whole seconds of an AfterProcessingTime "
-                               f"delay ({format_duration(d)} would become {d // 1000}s); give whole seconds")
+            raise SettingError(name, f"{name} {spec!r}: real Beam's Python SDK (2.77) fails to build the pipeline "
+                               f"with a delay of {format_duration(d)} (AfterProcessingTime takes whole seconds; "
+                               f"{FRACTIONAL_DELAY}); give whole seconds")
         return BeamTrigger("after_processing_time", delay=d)
     if arg:
         raise SettingError(name, f"{name} {spec!r}: {kind} takes no ':' argument")

@@ -17,6 +17,7 @@ import numpy as np
 from toolkit.durations import readable
 from toolkit.semantics.base import Semantics, refuse_given
 from toolkit.settings import (
+    Global,
     KafkaSliding,
     Option,
     Session,
@@ -30,8 +31,43 @@ from toolkit.settings import (
     integer,
     optional_duration,
 )
+from toolkit.settings.durations import duration
 
-#: emit="update": EmitStrategy.onWindowUpdate() with the record cache off; "final":
+#: what a bounded suppression buffer does when full (BufferConfig.shutDownWhenFull / emitEarlyWhenFull)
+WHEN_FULL = ("shut_down", "emit_early")
+_FULL_ALIASES = {"shutdownwhenfull": "shut_down", "shutdown": "shut_down", "emitearlywhenfull": "emit_early",
+                 "emit_early_when_full": "emit_early", "shut_down_when_full": "shut_down"}
+
+#: the record cache's defaults: Kafka's ``statestore.cache.max.bytes`` (10 MiB) and
+#: ``commit.interval.ms`` (30 s); the aggregate's serialized size (a long and a double)
+DEFAULT_CACHE_MAX_BYTES = 10 * 1024 * 1024
+DEFAULT_COMMIT_INTERVAL_MS = 30_000
+DEFAULT_AGGREGATE_BYTES = 16
+_BYTE_UNITS = {"": 1, "b": 1, "kb": 1024, "kib": 1024, "mb": 1024**2, "mib": 1024**2, "gb": 1024**3, "gib": 1024**3}
+
+
+def parse_bytes(v: Any, name: str) -> int:
+    """A size in bytes: an integer, or a number with B, KB/KiB, MB/MiB, GB/GiB (powers of 1024,
+    as Kafka's "10 MB" default is 10 x 1024 x 1024); ``off`` / ``none``: 0."""
+    if isinstance(v, bool):
+        raise SettingError(name, f"{name} must be a size in bytes such as 10MB or 0, got {v!r}")
+    if isinstance(v, (int, np.integer)):
+        n = int(v)
+    else:
+        text = str(v).strip().lower().replace(" ", "")
+        if text in ("off", "none", "false"):
+            return 0
+        num = text.rstrip("abegikm")
+        unit = text[len(num):]
+        try:
+            n = int(float(num) * _BYTE_UNITS[unit])
+        except (KeyError, ValueError):
+            raise SettingError(name, f"{name} must be a size in bytes such as 10MB, 512KB or 0, got {v!r}") from None
+    if n < 0:
+        raise SettingError(name, f"{name} must not be negative, got {v!r}")
+    return n
+
+#: emit="update": EmitStrategy.onWindowUpdate() (through the record cache unless cache_max_bytes=0); "final":
 #: EmitStrategy.onWindowClose(); "suppress": .suppress(Suppressed.untilWindowCloses(unbounded()))
 EMITS = ("update", "final", "suppress")
 _EMIT_ALIASES = {"on_window_update": "update", "on_window_close": "final", "emit_final": "final",
@@ -42,6 +78,12 @@ UPDATE_FIRST_RESULT_NOTE = (
     "emit=update: Kafka Streams forwards a window's first result at the window's first record, so "
     "completeness_first (and exact_windows) are low by design; read completeness_final (the last update), "
     "or use emit=final or suppress for complete first results")
+
+#: the note :meth:`KafkaStreams.result_notes` gives ``emit="update"`` with the record cache on
+CACHED_UPDATE_NOTE = (
+    "emit=update with the record cache (cache_max_bytes, commit_interval): a window's updates are compacted and "
+    "forwarded at each commit or eviction, so its first result holds what arrived before the first commit after it "
+    "opened and its latency includes the wait for that commit; cache_max_bytes=0 forwards every update at once")
 
 #: the note next to a chart's first-result completeness of rows with ``emit="update"``
 CHART_NOTE = ("Kafka Streams with emit=update: every update of a window is a result, so a window's first "
@@ -91,7 +133,7 @@ def min_retention(s: Any) -> tuple[int, str]:
 
 class KafkaStreams(Semantics):
     name = "kafka_streams"
-    window_types = (Tumbling, Sliding, Session, KafkaSliding)
+    window_types = (Tumbling, Sliding, Session, KafkaSliding, Global)  # global: UnlimitedWindows
     package = __name__
     title = "Kafka Streams"
     aliases = ("kafka", "kafka-streams", "kstreams")
@@ -105,14 +147,41 @@ class KafkaStreams(Semantics):
         Option("repartition", True, _none_or(as_bool), "true = re-key through a repartition topic; false = the log is "
                "co-partitioned by key, task = log partition", control="bool"),
         Option("emit", "update", _none_or(lambda v, n: choice(v, n, EMITS, _EMIT_ALIASES)),
-               "update (every update, cache off) | final (EmitStrategy.onWindowClose) | suppress "
-               "(suppress(untilWindowCloses))", control="choice",
+               "update (every update, compacted by the record cache until a commit: cache_max_bytes) | final "
+               "(EmitStrategy.onWindowClose) | suppress (suppress(untilWindowCloses))", control="choice",
                choices=EMITS),
         Option("retention", None, _none_or(lambda v, n: optional_duration(v, n)),
                "the window store's retention, Materialized.withRetention (default and minimum: "
                "size + grace; kafka_sliding 2 x difference + grace; session gap + grace; below it Kafka refuses it, "
                "and so does the toolkit)", unit="ms",
                control="duration"),
+        Option("cache_max_bytes", DEFAULT_CACHE_MAX_BYTES, parse_bytes,
+               "the record cache, statestore.cache.max.bytes (default 10MB as Kafka's; 0 = off, "
+               "withCachingDisabled: every update forwarded at once): updates of a window are compacted and "
+               "forwarded on commit or eviction (emit=update and suppress; emit=final never caches)", control="int"),
+        Option("commit_interval", DEFAULT_COMMIT_INTERVAL_MS, lambda v, n: duration(v, n),
+               "commit.interval.ms: how often (arrival time) the record cache is flushed (default 30s)",
+               unit="ms", control="duration"),
+        Option("aggregate_bytes", DEFAULT_AGGREGATE_BYTES, lambda v, n: integer(v, n, minimum=1),
+               "bytes of one serialized aggregate in the record cache (default 16: a long count and a double sum); "
+               "with the key's UTF-8 bytes it sizes a cache entry", control="int"),
+        Option("suppress_time_limit", None, _none_or(lambda v, n: optional_duration(v, n)),
+               "emit=suppress: none = Suppressed.untilWindowCloses (final results); a duration = "
+               "Suppressed.untilTimeLimit(duration, ...): a window's latest update leaves that long (stream time) "
+               "after it was first buffered", unit="ms", control="duration", read_when=("emit", ("suppress",))),
+        Option("suppress_max_records", None, _none_or(lambda v, n: integer(v, n, minimum=1)),
+               "emit=suppress: BufferConfig.maxRecords (none: unbounded)", control="int",
+               read_when=("emit", ("suppress",))),
+        Option("suppress_max_bytes", None, _none_or(parse_bytes),
+               "emit=suppress: BufferConfig.maxBytes (none: unbounded; sized as Kafka's buffer does, with "
+               "aggregate_bytes)", control="int", read_when=("emit", ("suppress",))),
+        Option("suppress_when_full", "shut_down", _none_or(lambda v, n: choice(v, n, WHEN_FULL, _FULL_ALIASES)),
+               "emit=suppress with a bounded buffer: shut_down (shutDownWhenFull: Kafka Streams stops, and so does "
+               "the replay, naming the record) | emit_early (emitEarlyWhenFull: only with suppress_time_limit)",
+               control="choice", choices=WHEN_FULL, read_when=("emit", ("suppress",))),
+        Option("emit_interval", 1000, lambda v, n: duration(v, n),
+               "emit=final: how often (arrival time) closed windows are looked for, the internal "
+               "__emit.interval.ms.kstreams.windowed.aggregation__ (default 1s)", unit="ms", control="duration"),
     )
     shared = ("window",)
     delay_setting = "grace"
@@ -129,12 +198,13 @@ class KafkaStreams(Semantics):
         Windows: ``tumbling:SIZE`` = ``TimeWindows.ofSizeAndGrace(SIZE, grace)``,
         ``sliding:SIZE/ADVANCE`` = ``...advanceBy(ADVANCE)`` (hopping, ADVANCE <= SIZE),
         ``session:GAP`` = ``SessionWindows.ofInactivityGapAndGrace(GAP, grace)``,
-        ``kafka_sliding:DIFF`` = ``SlidingWindows.ofTimeDifferenceAndGrace(DIFF, grace)``."""
+        ``kafka_sliding:DIFF`` = ``SlidingWindows.ofTimeDifferenceAndGrace(DIFF, grace)``, ``global`` =
+        ``UnlimitedWindows.of()``."""
         w = s.window
-        if not isinstance(w, (Tumbling, Sliding, Session, KafkaSliding)):
-            raise SettingError("window", f"window {w}: Kafka Streams' windowedBy takes TimeWindows, SlidingWindows or "
-                               "SessionWindows; use e.g. 'tumbling:10s', 'sliding:10s/5s' (hopping), 'kafka_sliding:10s' "
-                               "or 'session:30s'")
+        if not isinstance(w, (Tumbling, Sliding, Session, KafkaSliding, Global)) or (isinstance(w, Global) and w.end_of_stream):
+            raise SettingError("window", f"window {w}: Kafka Streams' windowedBy takes TimeWindows, SlidingWindows, "
+                               "SessionWindows or UnlimitedWindows; use e.g. 'tumbling:10s', 'sliding:10s/5s' (hopping), "
+                               "'kafka_sliding:10s', 'session:30s' or 'global' (UnlimitedWindows.of())")
         if getattr(w, "offset", 0):
             raise SettingError("window", f"window {w}: Kafka Streams' TimeWindows have no offset (they start at "
                                "multiples of the advance from 0); drop the offset")
@@ -155,6 +225,9 @@ class KafkaStreams(Semantics):
             raise SettingError("grace", f"grace must not be negative, got {s.grace}")
         if s.tasks is not None and (isinstance(s.tasks, bool) or s.tasks < 1):
             raise SettingError("tasks", f"tasks must be an integer >= 1, got {s.tasks!r}")
+        self._check_suppress(s)
+        if isinstance(w, Global):
+            self._check_unlimited(s)
         if s.retention is not None:
             low, what = min_retention(s)
             if s.retention < low:  # Kafka's store materializers throw IllegalArgumentException here
@@ -162,7 +235,45 @@ class KafkaStreams(Semantics):
                                    f"refuses a window store retention below {what} ({format_duration(low)}; "
                                    "IllegalArgumentException when the topology is built); leave it unset for that default")
 
+    def _check_unlimited(self, s: Any) -> None:
+        """``window=global`` is ``UnlimitedWindows.of()``: no grace, no retention, no ``onWindowClose()``."""
+        if s.grace:
+            raise SettingError("grace", "grace with window=global: Kafka's UnlimitedWindows have no grace period "
+                               "(their window never closes); leave grace at 0")
+        if s.retention is not None:
+            raise SettingError("retention", "retention with window=global: UnlimitedWindows keep their window for "
+                               "ever; leave retention unset")
+        if s.emit == "final":
+            raise SettingError("emit", "emit=final with window=global: Kafka Streams refuses "
+                               "EmitStrategy.onWindowClose() with UnlimitedWindows (their window never closes; "
+                               "IllegalArgumentException when the topology is built); use update or suppress "
+                               "with suppress_time_limit")
+
+    def _check_suppress(self, s: Any) -> None:
+        """The suppression's settings: only with ``emit=suppress``; ``emit_early`` only with a time limit."""
+        given = {"suppress_time_limit": s.suppress_time_limit is not None,
+                 "suppress_max_records": s.suppress_max_records is not None,
+                 "suppress_max_bytes": s.suppress_max_bytes is not None,
+                 "suppress_when_full": s.suppress_when_full != "shut_down"}
+        if s.emit != "suppress":
+            for name, on in given.items():
+                if on:
+                    raise SettingError(name, f"{name} sets the suppression of emit=suppress; with emit={s.emit} there "
+                                       "is none: use emit=suppress or leave it unset")
+            return
+        if s.suppress_when_full == "emit_early" and s.suppress_time_limit is None:
+            raise SettingError("suppress_when_full", "suppress_when_full=emit_early: Suppressed.untilWindowCloses takes "
+                               "only a strict buffer config (unbounded or shutDownWhenFull), since an early emission "
+                               "is not a final result; give suppress_time_limit (untilTimeLimit) or use shut_down")
+        if s.suppress_when_full == "emit_early" and s.suppress_max_records is None and s.suppress_max_bytes is None:
+            raise SettingError("suppress_when_full", "suppress_when_full=emit_early needs a bounded buffer: give "
+                               "suppress_max_records or suppress_max_bytes")
+
     def fit_grid(self, values: dict) -> dict | None:
+        if values.get("emit", "update") != "suppress" and any(
+                values.get(p) not in (None, "shut_down") for p in
+                ("suppress_time_limit", "suppress_max_records", "suppress_max_bytes", "suppress_when_full")):
+            return None  # a suppression setting on a row without suppression: no such row
         for p in NOT_KAFKA:  # neither Flink's nor Spark's axes, and no watermark delay, on Kafka rows
             values.pop(p, None)
         if values.get("partitions_as_sources") is False:
@@ -231,8 +342,11 @@ class KafkaStreams(Semantics):
         return bool((emit.isna() | (emit.astype(str) == "update")).any())
 
     def result_notes(self, setting: Any) -> list[str]:
-        """``emit="update"``: a window's first result is partial by design."""
-        return [UPDATE_FIRST_RESULT_NOTE] if (setting.emit or "update") == "update" else []
+        """``emit="update"``: a window's first result is partial by design (cache off), or leaves at a
+        commit (cache on)."""
+        if (setting.emit or "update") != "update":
+            return []
+        return [CACHED_UPDATE_NOTE] if setting.cache_max_bytes else [UPDATE_FIRST_RESULT_NOTE]
 
     def figure_notes(self, setting: Any, summary: dict) -> list[str]:
         """``result_notes``, and with ``emit="final"`` the windows never emitted: the on-close check
@@ -259,7 +373,10 @@ class KafkaStreams(Semantics):
                 f"{number(summary['dropped_records_sensor'])} (one per skipped record-window pair); "
                 f"largest record lateness {duration(summary.get('record_lateness_max_ms', 0))}; "
                 f"{number(summary.get('updates', 0))} updates, {number(summary.get('tombstones', 0))} tombstones, "
-                f"{number(summary.get('finals', 0))} final results"]
+                f"{number(summary.get('finals', 0))} final results"
+                + (f"; record cache {number(int(setting.cache_max_bytes))} bytes, committed every "
+                   f"{duration(int(setting.commit_interval))}, {number(summary.get('cache_evictions', 0))} evictions"
+                   if getattr(setting, "cache_max_bytes", 0) and setting.emit != "final" else "")]
 
     def explain_refusal(self, what: str) -> str | None:
         return (f"{what}() explains drops by Flink's watermark; with semantics='kafka_streams' read result.late (each "

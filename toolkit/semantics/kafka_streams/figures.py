@@ -28,13 +28,17 @@ from toolkit.engine.kafka_streams import (
     SessionWindows,
     SlidingWindows,
     TimeWindows,
+    UnlimitedWindows,
     run_windowed_aggregation,
 )
 from toolkit.engine.kafka_streams.partitioner import tasks_for_keys
+from toolkit.engine.kafka_streams.record_cache import REPARTITION_TOPIC, SOURCE_TOPIC, CacheConfig, RecordSizes
+from toolkit.engine.kafka_streams.suppress import SuppressBufferFull, SuppressConfig
 from toolkit.errors import UserError
 from toolkit.metrics.fates import DROPPED, LATE_ACCEPTED, ON_TIME
 from toolkit.metrics.summary import nearest_rank
 from toolkit.settings import (
+    Global,
     KafkaSliding,
     Session,
     Setting,
@@ -44,7 +48,7 @@ from toolkit.settings import (
 )
 
 
-def kafka_windows(s: Setting, grace: int | None = None) -> TimeWindows | SlidingWindows | SessionWindows:
+def kafka_windows(s: Setting, grace: int | None = None) -> TimeWindows | SlidingWindows | SessionWindows | UnlimitedWindows:
     """The engine's window specification of a ``semantics="kafka_streams"`` setting."""
     g = s.grace if grace is None else grace
     # the window store's retention (Materialized.withRetention); the batch answer's unlimited
@@ -59,6 +63,8 @@ def kafka_windows(s: Setting, grace: int | None = None) -> TimeWindows | Sliding
         return SlidingWindows(w.time_difference, g, r)
     if isinstance(w, Session):
         return SessionWindows(w.gap, g, r)
+    if isinstance(w, Global):
+        return UnlimitedWindows()
     raise SettingError("window", f"window {w} has no Kafka Streams form")
 
 
@@ -116,10 +122,45 @@ def shard_key(a: dict, s: Setting, declared: Any = None) -> tuple[np.ndarray, in
     return part.copy(), n
 
 
-def _run(keys, ts, vals, arr, task, n_tasks, windows, emit: str) -> Any:
+def record_sizes(s: Setting) -> RecordSizes:
+    """The record-size model (``aggregate_bytes``; the topic of a record's context)."""
+    return RecordSizes(aggregate_bytes=int(s.aggregate_bytes), topic=REPARTITION_TOPIC if s.repartition else SOURCE_TOPIC)
+
+
+def suppress_config(s: Setting) -> SuppressConfig | None:
+    """The ``Suppressed`` of ``emit="suppress"`` (None otherwise)."""
+    if s.emit != "suppress":
+        return None
+    return SuppressConfig(s.suppress_time_limit, s.suppress_max_records, s.suppress_max_bytes, s.suppress_when_full,
+                          record_sizes(s))
+
+
+def cache_config(s: Setting) -> CacheConfig | None:
+    """The record cache of a setting (None: off, ``cache_max_bytes=0``); the record context's topic
+    is the repartition topic, or the input topic with ``repartition=False``."""
+    if not s.cache_max_bytes:
+        return None
+    return CacheConfig(int(s.cache_max_bytes), int(s.commit_interval), record_sizes(s))
+
+
+def shared_cache(s: Setting) -> bool:
+    """Whether the tasks share a record cache (one stream thread's): then no task can be evaluated
+    alone, since an eviction depends on what every task's store cache holds."""
+    return cache_config(s) is not None and s.emit != "final"
+
+
+def _run(keys, ts, vals, arr, task, n_tasks, windows, emit: str, emit_interval: int = 1000,
+         cache: CacheConfig | None = None, start_time: int | None = None, suppress: SuppressConfig | None = None) -> Any:
     try:
-        return run_windowed_aggregation(keys, ts, vals, arr, task, windows=windows, emit=Emit(ENGINE_EMIT[emit]),
-                                        tasks=n_tasks, assign="partition", flush_at_end=True)
+        return run_windowed_aggregation(keys, ts, vals, arr, task, windows=windows,
+                                        emit=Emit(ENGINE_EMIT[emit], emit_interval), tasks=n_tasks, assign="partition",
+                                        flush_at_end=True, cache=cache, start_time=start_time, suppress=suppress)
+    except SuppressBufferFull as exc:  # shutDownWhenFull: Kafka Streams stops here, and so does the replay
+        c = suppress or SuppressConfig()
+        name = "suppress_max_records" if c.max_records is not None and exc.records > c.max_records else "suppress_max_bytes"
+        at = f"arrival {int(arr[exc.index])} ms" if 0 <= exc.index < len(arr) else "the end of input"
+        raise SettingError(name, f"{exc} (at {at}); raise {name} or use suppress_when_full=emit_early with "
+                           "suppress_time_limit") from None
     except UserError as exc:
         msg = str(exc)
         name = "event_time" if msg.startswith("event_time") else "key" if msg.startswith("key") else "log"
@@ -129,6 +170,8 @@ def _run(keys, ts, vals, arr, task, n_tasks, windows, emit: str) -> Any:
 def _late(s: Setting, ts: np.ndarray, after: np.ndarray) -> np.ndarray:
     """Records that arrived after every window they can belong to had ended in stream time."""
     w = s.window
+    if isinstance(w, Global):
+        return np.zeros(len(ts), dtype=bool)  # an unlimited window never ends
     if isinstance(w, (Tumbling, Sliding)):
         adv = w.slide if isinstance(w, Sliding) else w.size
         return after >= (ts // adv) * adv + w.size
@@ -138,16 +181,19 @@ def _late(s: Setting, ts: np.ndarray, after: np.ndarray) -> np.ndarray:
 
 
 def evaluate_task(a: dict, pos: np.ndarray, task: np.ndarray, n_tasks: int, s: Setting, end_time: int,
-                  *, detail: bool = False) -> dict:
+                  *, detail: bool = False, start_time: int | None = None) -> dict:
     """Evaluate the records of one or more whole tasks (``a``: their columns in arrival order,
-    ``pos``: their global arrival positions, ``end_time``: the log's last arrival) into a
-    partial for :func:`combine`; with ``detail`` also the engine result and the fate codes."""
+    ``pos``: their global arrival positions, ``end_time``: the log's last arrival, ``start_time``:
+    its first, where the record cache's commit clock starts) into a partial for :func:`combine`;
+    with ``detail`` also the engine result and the fate codes. With a shared record cache
+    (:func:`shared_cache`) the records must be those of every task."""
     ts, arr, keys = a["ts"], a["arr"], a["keys"]
     vals = np.asarray(a["vals"], dtype=np.float64)
     n = len(ts)
     windows = kafka_windows(s)
     off = end_offset(s)
-    res = _run(keys, ts, vals, arr, task, n_tasks, windows, s.emit)
+    res = _run(keys, ts, vals, arr, task, n_tasks, windows, s.emit, s.emit_interval, cache_config(s), start_time,
+               suppress_config(s))
     em = res.emissions
     at_end = em["at_end"]
     emit_time = np.where(at_end, end_time, em["emit_time"]).astype(np.int64)
@@ -176,7 +222,7 @@ def evaluate_task(a: dict, pos: np.ndarray, task: np.ndarray, n_tasks: int, s: S
     pairs_final = int(lst["count"].fillna(0).sum())
     exact = int((f["count"] == f["count_true"]).sum())
     timed = f[f["count"].notna()]
-    timed = timed[~timed["at_end"].astype(bool)]
+    timed = timed[~timed["at_end"].astype(bool) & (timed["end"] < _NEVER)]  # an unlimited window has no end
     lat = (timed["t"].to_numpy(np.int64) - (timed["end"].to_numpy(np.int64) + off))
     lv, lc = np.unique(lat, return_counts=True)
     timing = _timing(s, em, off)
@@ -193,6 +239,7 @@ def evaluate_task(a: dict, pos: np.ndarray, task: np.ndarray, n_tasks: int, s: S
             "dropped_records_sensor": int(res.dropped_records.sum()),
             "updates": int((kind == "update").sum()), "tombstones": int((kind == "tombstone").sum()),
             "finals": int((kind == "final").sum()),
+            "cache_evictions": int(res.description.get("cache_evictions", 0)),
         },
         "record_lateness_max": int(res.record_lateness_max.max()) if n else 0,
         "latency": (lv.astype(np.int64), lc.astype(np.int64)),
@@ -223,6 +270,8 @@ def _timing(s: Setting, em: dict, off: int) -> np.ndarray:
 def _close_threshold(s: Setting, end: np.ndarray) -> np.ndarray:
     """The stream time at which a window (Kafka's end) is closed for good."""
     w = s.window
+    if isinstance(w, Global):
+        return np.full(len(end), np.iinfo(np.int64).max, dtype=np.int64)  # never
     if isinstance(w, (Tumbling, Sliding)):
         return end + s.grace
     if isinstance(w, KafkaSliding):
@@ -329,6 +378,7 @@ def combine(partials: list[dict], invalid: int = 0) -> dict:
         "dropped_records_sensor": sc.get("dropped_records_sensor", 0),
         "record_lateness_max_ms": max((p["record_lateness_max"] for p in partials), default=0),
         "updates": sc.get("updates", 0), "tombstones": sc.get("tombstones", 0), "finals": sc.get("finals", 0),
+        "cache_evictions": sc.get("cache_evictions", 0),
     }
     return out
 
@@ -344,6 +394,9 @@ def check_arrivals(a: dict) -> None:
 #: the engine's emit strategy of each ``emit=`` value
 ENGINE_EMIT = {"update": "on_window_update", "final": "on_window_close", "suppress": "suppress"}
 
+
+#: a window end that never comes (UnlimitedWindows end at Long.MAX_VALUE)
+_NEVER = 2**62
 
 #: grace of the batch answer: nothing is ever dropped
 _UNLIMITED_GRACE = 2**50

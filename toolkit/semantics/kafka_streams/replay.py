@@ -6,10 +6,11 @@ unit tests; ``docs/kafka_streams_semantics.md``)::
     builder.stream("events")                 // key = the log's key, timestamp = event_time
            [.repartition(Repartitioned.numberOfPartitions(tasks))]   // repartition=True (default)
            .groupByKey()
-           .windowedBy(<window> with grace)   // tumbling / sliding (hopping) / kafka_sliding / session
+           .windowedBy(<window> with grace)   // tumbling / sliding (hopping) / kafka_sliding / session / global
            [.emitStrategy(EmitStrategy.onWindowClose())]             // emit="final"
-           .aggregate(count and sum, Materialized...withCachingDisabled())
-           [.suppress(Suppressed.untilWindowCloses(unbounded()))]    // emit="suppress"
+           .aggregate(count and sum, Materialized...)                // the record cache: cache_max_bytes,
+                                                                     // commit_interval (0: withCachingDisabled())
+           [.suppress(Suppressed.untilWindowCloses(...) | untilTimeLimit(...))]  // emit="suppress"
 
 - **Tasks.** ``repartition=True`` (default): the record goes through a repartition topic of
   ``tasks`` partitions, written by Kafka's default partitioner (``murmur2`` of the key's UTF-8
@@ -77,7 +78,7 @@ def kafka_parts(log: Any, s: Setting, a: dict) -> dict:
     n = len(a["ts"])
     pos = np.arange(n, dtype=np.int64)
     end_time = int(a["arr"][-1])
-    part = evaluate_task(a, pos, task, n_tasks, s, end_time, detail=True)
+    part = evaluate_task(a, pos, task, n_tasks, s, end_time, detail=True, start_time=int(a["arr"][0]))
     res = part["result"]
     em = res.emissions
     off = end_offset(s)

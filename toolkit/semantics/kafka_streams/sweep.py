@@ -12,8 +12,11 @@ them: ``topic_partitions``; ``sources.partitions``), a global figure: so is the 
 **timeline** step, which for Kafka is nothing but a few aggregates of the log
 (:class:`TaskTimeline`: first and last arrival, number of tasks).
 
-Configurations with the same task assignment (:func:`task_unit`: ``repartition`` and the
-number of tasks) share one split of the log; :func:`assign_tasks` computes the task column from
+Configurations with the same task assignment (:func:`task_unit`: ``repartition``, the
+number of tasks and whether the tasks share a record cache) share one split of the log. With the
+record cache on, the tasks of the stream thread share one cache whose evictions depend on all of
+them, so the whole thread is one unit (one shard; the commit clock starts at the log's first
+arrival, ``TaskTimeline.start_time``); :func:`assign_tasks` computes the task column from
 the key and partition columns only (on Spark in a pandas UDF, never collecting the log).
 
 The shard evaluator (:func:`task_partial`) runs ``toolkit.semantics.kafka_streams.figures.evaluate_task``
@@ -36,6 +39,7 @@ from toolkit.semantics.kafka_streams.figures import (
     combine,
     evaluate_task,
     shard_key,
+    shared_cache,
     table_arrays,
     topic_partitions,
 )
@@ -55,13 +59,23 @@ class TaskTimeline:
 
 
 def task_unit(config: Setting, timeline: TaskTimeline) -> tuple:
-    """The task assignment of a configuration: configurations with equal units share a split."""
-    return ("task", timeline.repartition, timeline.tasks)
+    """The task assignment of a configuration: configurations with equal units share a split. With
+    a record cache the tasks share their stream thread's cache (an eviction depends on all of
+    them): the unit is then the whole thread, one shard."""
+    return ("task", timeline.repartition, timeline.tasks, shared_cache(config))
 
 
 def assign_tasks(unit: tuple, keys: np.ndarray, partitions: np.ndarray) -> np.ndarray:
-    """The task (int64) of every record under ``unit`` (:func:`task_unit`)."""
-    _, repartition, tasks = unit
+    """The task (int64) of every record under ``unit`` (:func:`task_unit`); all 0 when the tasks
+    share one record cache (one shard: the thread)."""
+    _, repartition, tasks, shared = unit
+    if shared:
+        return np.zeros(len(keys), dtype=np.int64)
+    return record_tasks(repartition, tasks, keys, partitions)
+
+
+def record_tasks(repartition: bool, tasks: int, keys: np.ndarray, partitions: np.ndarray) -> np.ndarray:
+    """The stream task (int64) of every record."""
     if repartition:
         return tasks_for_keys(np.asarray(keys, dtype=object), int(tasks))
     return np.asarray(partitions, dtype=np.int64).copy()
@@ -117,12 +131,11 @@ def task_partial(shard: Any, config: Setting, path: str, timeline: TaskTimeline)
         part["scalars"] = {s: 0 for s in SCALARS}
         return part
     keys = shard.keys[shard.key_code]
-    unit = task_unit(config, timeline)
-    task = assign_tasks(unit, keys, shard.partition)
+    task = record_tasks(timeline.repartition, timeline.tasks, keys, shard.partition)
     a = {"ts": shard.ts, "arr": shard.arrival, "part": shard.partition, "keys": keys, "vals": shard.values,
          "rows": shard.row, "has_arr": True}
     pos = np.arange(n, dtype=np.int64)
-    p = evaluate_task(a, pos, task, timeline.tasks, config, timeline.end_time)
+    p = evaluate_task(a, pos, task, timeline.tasks, config, timeline.end_time, start_time=timeline.start_time)
     sc = p["scalars"]
     st_pos, st_time, dw, dr = p["state"]
     end = timeline.end_time
@@ -146,13 +159,15 @@ def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0, partitions:
     a = table_arrays(table)
     check_arrivals(a)
     task, n_tasks = shard_key(a, s, partitions)
-    end_time = int(a["arr"][-1])
+    end_time, start_time = int(a["arr"][-1]), int(a["arr"][0])
     pos = np.arange(len(a["ts"]), dtype=np.int64)
+    if shared_cache(s):  # the tasks share the thread's record cache: evaluated together
+        return combine([evaluate_task(a, pos, task, n_tasks, s, end_time, start_time=start_time)], invalid)
     partials = []
     order = np.argsort(task, kind="stable")
     bounds = np.flatnonzero(np.r_[True, task[order][1:] != task[order][:-1], True])
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         sel = order[lo:hi]  # one task's records, still in arrival order
         sub = {k: (v[sel] if isinstance(v, np.ndarray) else v) for k, v in a.items()}
-        partials.append(evaluate_task(sub, pos[sel], task[sel], n_tasks, s, end_time))
+        partials.append(evaluate_task(sub, pos[sel], task[sel], n_tasks, s, end_time, start_time=start_time))
     return combine(partials, invalid)

@@ -40,6 +40,15 @@ def why_dropped(result: Any, rows: np.ndarray) -> tuple[list[str], list[Any]]:
     return texts, keep
 
 
+def _size(n: int) -> str:
+    """Bytes in words: 10 MB, 512 KB, 300 bytes (powers of 1024, as Kafka's sizes)."""
+    for unit, size in (("GB", 1024**3), ("MB", 1024**2), ("KB", 1024)):
+        if n >= size and n % (size // 1024 if size > 1024 else 1) == 0:
+            v = n / size
+            return f"{v:g} {unit}"
+    return f"{n} bytes"
+
+
 _KAFKA_EMIT_WORDS = {"update": "results on every update", "final": "final results on window close (onWindowClose)",
                      "suppress": "final results through suppress(untilWindowCloses)"}
 
@@ -51,12 +60,24 @@ def kafka_words(row: Any, results: pd.DataFrame | None) -> str:
     grace = 0 if grace is None or pd.isna(grace) else int(grace)
     parts = [f"a {readable(grace)} grace" if grace else "no grace"]
     emit = str(row.get("emit", "update"))
-    parts.append(_KAFKA_EMIT_WORDS.get(emit, f"emit {emit}"))
+    limit = row.get("suppress_time_limit_ms", None)
+    if emit == "suppress" and limit is not None and not pd.isna(limit):
+        parts.append(f"updates held {readable(int(limit))} by suppress(untilTimeLimit)")
+    else:
+        parts.append(_KAFKA_EMIT_WORDS.get(emit, f"emit {emit}"))
     tasks = row.get("tasks", None)
     if tasks is not None and not pd.isna(tasks):
         parts.append(f"{int(tasks)} task{'s' if int(tasks) != 1 else ''}")
     if str(row.get("repartition", "true")) == "false":
         parts.append("co-partitioned input (task = partition)")
+    if emit != "final" and (varying(results, "cache_max_bytes") or varying(results, "commit_interval_ms")):
+        cache = row.get("cache_max_bytes", None)
+        if cache is not None and not pd.isna(cache) and int(cache) == 0:
+            parts.append("the record cache off")
+        elif cache is not None and not pd.isna(cache):
+            every = row.get("commit_interval_ms", None)
+            commit = "" if every is None or pd.isna(every) else f" committed every {readable(int(every))}"
+            parts.append(f"a {_size(int(cache))} record cache{commit}")
     retention = row.get("retention_ms", None)
     if retention is not None and not pd.isna(retention):
         parts.append(f"a {readable(int(retention))} window store retention")
