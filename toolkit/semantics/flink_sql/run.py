@@ -130,7 +130,8 @@ def _simulate(s: Setting, ts: np.ndarray, arr: np.ndarray, keys: np.ndarray, par
     records = [{"t": int(t), "arrival": int(a), "k": str(k), "p": int(p), "v": 0}
                for t, a, k, p in zip(ts.tolist(), arr.tolist(), keys.tolist(), part.tolist())]
     try:
-        steps = source_steps(records, int(s.interval))
+        steps = source_steps(records, int(s.interval), sparse=True,  # only the ticks where something can change
+                             idle_timeout=None if s.idleness is None else int(s.idleness))
         return simulate(scenario_head(s, partitions), steps), steps
     except ValueError as exc:
         msg = str(exc)
