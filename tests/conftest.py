@@ -20,6 +20,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository
+# The commands wrap what they print to the terminal's width (toolkit/commands/_width.py: $COLUMNS,
+# else 160 off a terminal). pytest-xdist's workers get COLUMNS=80, a single process none: the
+# tests read the commands at their widest, the same in both; a test of wrapping sets its own.
+os.environ["COLUMNS"] = "160"
 FIXTURES = ROOT / "tests" / "fixtures"  # oracle scenarios and their Flink outputs, replay logs
 DATA = ROOT / "data"  # the sample logs shipped with the project
 
