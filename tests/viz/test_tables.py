@@ -16,11 +16,11 @@ EPOCH = 1_700_000_000_000  # 2023-11-14 22:13:20 UTC
 def test_readable_emissions_show_end_of_input_and_plain_ms_for_worked_examples():
     em = fake_result(small_log()).emissions
     shown = viz.readable(em)
-    assert list(shown.columns) == list(em.columns) and list(shown.index) == list(em.index)
+    assert list(shown.columns) == [c.replace("_", " ") for c in em.columns] and list(shown.index) == list(em.index)
     assert shown.loc[3, "watermark"] == "end of input"  # Long.MAX: Flink's final watermark
-    assert shown.loc[0, "window_end"] == "t=500 ms" and shown.loc[0, "emit_time"] == "t=800 ms"
-    assert shown.loc[0, "window_start"] == "t=0"
-    assert shown.loc[0, "count"] == "3" and shown.loc[0, "key"] == "a" and shown.loc[3, "at_end"]
+    assert shown.loc[0, "window end"] == "t=500 ms" and shown.loc[0, "emit time"] == "t=800 ms"
+    assert shown.loc[0, "window start"] == "t=0"
+    assert shown.loc[0, "count"] == "3" and shown.loc[0, "key"] == "a" and shown.loc[3, "at end"]
     assert em.loc[3, "watermark"] == MAX  # the result's own table is left raw
 
 
@@ -40,13 +40,15 @@ def test_readable_durations_carry_their_unit_and_drop_ms_from_the_name():
                        "idleness_ms": pd.array([None, 2000], dtype="Int64"), "completeness_first": [0.999967, 0.5],
                        "mean_state_records": [469.0178, 1.5]})
     shown = viz.readable(df)
-    assert list(shown.columns) == ["delay", "latency_p99", "records", "idleness", "completeness_first", "mean_state_records"]
-    assert shown["delay"].tolist() == ["2 s", "250 ms"] and shown["latency_p99"].tolist() == ["2.613 s", ""]
-    assert shown["idleness"].tolist() == ["no idleness", "2 s"] and shown["records"].tolist() == ["10", "29,994"]
-    assert shown["completeness_first"].tolist() == ["99.997%", "50.00%"] and shown["mean_state_records"].iloc[0] == "469.02"
+    assert list(shown.columns) == ["delay", "p99 result latency", "records", "idle timeout", "first-result completeness",
+                                   "mean buffered records"]  # headers in words, as the charts name them
+    assert shown["delay"].tolist() == ["2 s", "250 ms"] and shown["p99 result latency"].tolist() == ["2.613 s", ""]
+    assert shown["idle timeout"].tolist() == ["no idleness", "2 s"] and shown["records"].tolist() == ["10", "29,994"]
+    assert shown["first-result completeness"].tolist() == ["99.997%", "50.00%"]
+    assert shown["mean buffered records"].iloc[0] == "469.02"
     # a table with the readable column already (drops(): delay_to_keep) keeps only that one
     both = viz.readable(pd.DataFrame({"delay_to_keep_ms": [1479], "delay_to_keep": ["1.479 s"]}))
-    assert list(both.columns) == ["delay_to_keep"] and both["delay_to_keep"].iloc[0] == "1.479 s"
+    assert list(both.columns) == ["delay to keep"] and both["delay to keep"].iloc[0] == "1.479 s"
 
 
 def test_readable_refuses_what_is_not_a_table():
@@ -60,10 +62,10 @@ def test_readable_of_a_real_replay_flink_and_kafka_streams():
     r = toolkit.replay(log, window="tumbling:1s")
     em = viz.readable(r.emissions)
     assert "9223372036854775807" not in em.to_string() and (em.loc[r.emissions["at_end"], "watermark"] == "end of input").all()
-    assert em["window_start"].iloc[0] == "2023-11-14 22:13:20.000"
+    assert em["window start"].iloc[0] == "2023-11-14 22:13:20.000"
     k = toolkit.replay(log, window="tumbling:1s", semantics="kafka_streams")
     kem = viz.readable(k.emissions)
-    assert kem["timestamp"].iloc[0].startswith("2023-11-14 22:13:2") and kem["kafka_window_end"].iloc[0].startswith("2023-11-14")
+    assert kem["timestamp"].iloc[0].startswith("2023-11-14 22:13:2") and kem["kafka window end"].iloc[0].startswith("2023-11-14")
 
 
 def test_summary_table_reads_shares_durations_and_the_setting():
@@ -83,3 +85,8 @@ def test_summary_table_reads_shares_durations_and_the_setting():
     assert viz.summary_table(r.summary()).rows == t.rows  # the dict itself works too
     with pytest.raises(TypeError, match="summary_table: expected a replay result"):
         viz.summary_table(42)
+
+
+def test_summary_table_shows_a_flag_as_yes_or_no():
+    rows = dict(viz.summary_table({"records": 3, "on_time": 3, "stalled": False}).rows)
+    assert rows["stalled"] == "no"

@@ -14,7 +14,9 @@ one place that turns such a table into text a person reads, whatever table it is
   column of that name: then the raw one is left out, the readable one is already there); a
   missing idle timeout as ``no idleness``;
 - **shares** (``completeness_first``, ``completeness_final``, ``exact_windows``, ``share``) as percentages,
-  other numbers with thousands separators and 4 significant digits (``toolkit.viz._format``).
+  other numbers with thousands separators and 4 significant digits (``toolkit.viz._format``);
+- **headers** in words, as the charts name them (:func:`header`): ``first-result completeness``,
+  ``p99 result latency``, ``window start``.
 
 It formats value by value: give it a slice of a long table (``.head()``, ``.tail()``, a filter).
 A sweep's results read the same way: ``readable(results[["delay_ms", "completeness_first"]])``.
@@ -32,7 +34,7 @@ import pandas as pd
 from toolkit.metrics.base import FATES, record_share, valid_records
 from toolkit.replays.explain import instant_text
 from toolkit.viz import _format as fmt
-from toolkit.viz.sweep import METRIC_NAMES
+from toolkit.viz.sweep import METRIC_NAMES, name_of
 
 INSTANT_COLUMNS = frozenset({
     "event_time", "arrival_time", "window_start", "window_end", "max_timestamp", "cleanup_time",
@@ -82,6 +84,13 @@ def instants(values: Any, epoch: bool) -> list[str]:
     return out
 
 
+def header(column: Any) -> Any:
+    """A column's header in words: ``delay_ms`` -> ``delay``, ``completeness_first`` ->
+    ``first-result completeness``, ``window_start`` -> ``window start`` (as the charts name them);
+    a name that is not a string is kept."""
+    return name_of(column) if isinstance(column, str) else column
+
+
 def readable(frame: pd.DataFrame, *, epoch: bool | None = None) -> pd.DataFrame:
     """A copy of ``frame`` (any of a replay's tables, or a slice of one: ``result.emissions.tail()``)
     with instants and durations as text a person reads (see the module doc). ``epoch``: whether
@@ -91,7 +100,8 @@ def readable(frame: pd.DataFrame, *, epoch: bool | None = None) -> pd.DataFrame:
     frame = frame.infer_objects()  # numbers in object columns (a transposed dict of summaries) are numbers
     if epoch is None:
         epoch = is_epoch_frame(frame)
-    out = {}
+    out: dict[Any, Any] = {}
+    heads: dict[Any, Any] = {}  # shown name -> header in words, from the raw name
     names = set(map(str, frame.columns))
     for c in frame.columns:
         col = frame[c]
@@ -102,13 +112,14 @@ def readable(frame: pd.DataFrame, *, epoch: bool | None = None) -> pd.DataFrame:
             shown = fmt.label(c)
             if shown != c and shown in names:
                 continue  # the table has the readable column already (drops(): delay_to_keep)
+            heads[shown] = header(c)
             if c == "share":  # a share of records (compare_engines' kept_dropped)
                 out[shown] = [fmt.share(x) for x in col.tolist()]
             else:
                 out[shown] = [fmt.cell(c, x) for x in col.tolist()]
         else:
             out[c] = col.to_numpy()
-    return pd.DataFrame(out, index=frame.index)
+    return pd.DataFrame(out, index=frame.index).rename(columns=lambda c: heads.get(c) or header(c))
 
 
 # -------------------------------------------------------------------------------------- summary
@@ -136,14 +147,15 @@ def count_row(name: str, v: Any, summary: dict) -> tuple[str | None, str] | None
 def summary_rows(summary: dict) -> list[tuple[str, str]]:
     """(name, text) of every figure of ``summary`` (``result.summary()``) but ``settings``: the
     record counts by :func:`count_row` (fates with their share of the valid records),
-    completeness as percentages, latencies as durations."""
+    completeness as percentages, latencies as durations, yes/no for a flag (Beam's ``stalled``)."""
     rows = []
     for name, v in summary.items():
         if name == "settings":
             continue
         own = _NAMES.get(name) or fmt.label(name).replace("_", " ")
         counted = count_row(name, v, summary)
-        rows.append((counted[0] or own, counted[1]) if counted else (own, fmt.cell(name, v)))
+        text = ("yes" if v else "no") if isinstance(v, (bool, np.bool_)) else fmt.cell(name, v)
+        rows.append((counted[0] or own, counted[1]) if counted else (own, text))
     return rows
 
 
@@ -182,4 +194,4 @@ def summary_table(result: Any, *, columns: int = 3, caption: str | None = None) 
     return SummaryTable(summary, columns=columns, caption=caption)
 
 
-__all__ = ["readable", "summary_table", "summary_rows", "SummaryTable", "instants", "is_epoch_frame", "INSTANT_COLUMNS"]
+__all__ = ["readable", "header", "summary_table", "summary_rows", "SummaryTable", "instants", "is_epoch_frame", "INSTANT_COLUMNS"]
