@@ -24,11 +24,13 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
+import threading
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from toolkit.errors import SetupError
 
@@ -100,6 +102,34 @@ def _log4j_file(level: str) -> str:
         f.write(text)
     os.replace(tmp, path)
     return path
+
+
+JVM_NOISE = (b"WARNING: Using incubator modules:",)
+"""Starts of the JVM's stderr lines that are left out: the JVM prints this one at every start, as
+Spark's launcher adds ``--add-modules=jdk.incubator.vector``, and no Java option turns it off."""
+
+
+def _forward(stream: IO[bytes]) -> None:
+    """Copy the JVM's stderr to this process's, line by line, but for :data:`JVM_NOISE`."""
+    for line in iter(stream.readline, b""):
+        if not line.startswith(JVM_NOISE):
+            sys.stderr.write(line.decode("utf-8", "replace"))
+            sys.stderr.flush()
+
+
+def launch_gateway(options: dict[str, str]) -> None:
+    """Start PySpark's JVM (its gateway) with ``options``, its stderr read through :func:`_forward`,
+    unless one is running or given (``$PYSPARK_GATEWAY_PORT``): the JVM's start-up warning would
+    otherwise show in red in every notebook that starts Spark, while its later lines still show."""
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway as launch
+
+    if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return
+    gateway = launch(SparkConf(loadDefaults=False).setAll(list(options.items())),
+                     popen_kwargs={"stderr": subprocess.PIPE})
+    threading.Thread(target=_forward, args=(gateway.proc.stderr,), name="jvm-stderr", daemon=True).start()
+    SparkContext._ensure_initialized(gateway=gateway)
 
 
 def is_local(master: str) -> bool:
@@ -192,22 +222,21 @@ def spark_session(
     # to connect: too short on a busy 2-core machine (a collect then fails with an unbound
     # ``sockfile``). Both ends get 2 minutes.
     os.environ.setdefault("SPARK_AUTH_SOCKET_TIMEOUT", "120")
-    builder = (
-        SparkSession.builder.master(master)
-        .appName(app_name)
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .config("spark.driver.memory", driver_memory(master))
-        .config("spark.sql.shuffle.partitions", str(shuffle_partitions or 8))
-        .config("spark.python.authenticate.socketTimeout", "120s")
-    )
-    for k, v in (conf or {}).items():
-        builder = builder.config(k, str(v))
+    options = {
+        "spark.master": master, "spark.app.name": app_name,
+        "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+        "spark.sql.session.timeZone": "UTC", "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.driver.memory": driver_memory(master),
+        "spark.sql.shuffle.partitions": str(shuffle_partitions or 8),
+        "spark.python.authenticate.socketTimeout": "120s",
+    }
+    options.update({k: str(v) for k, v in (conf or {}).items()})
     level = log_level()
     if is_local(master) and "spark.driver.extraJavaOptions" not in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
-        builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_log4j_file(level)}")
+        options["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile={_log4j_file(level)}"
+    builder = SparkSession.builder
+    for k, v in options.items():
+        builder = builder.config(k, v)
     # PySpark reads the workers' Python from $PYSPARK_PYTHON when the SparkContext starts
     # (default "python3"); set it for that moment only, so a later session chooses afresh
     saved = os.environ.get("PYSPARK_PYTHON")
@@ -216,6 +245,7 @@ def spark_session(
             os.environ.pop("PYSPARK_PYTHON", None)
         else:
             os.environ["PYSPARK_PYTHON"] = exec_python
+        launch_gateway(options)
         session = builder.getOrCreate()
     finally:
         if saved is None:

@@ -97,3 +97,26 @@ def test_cli_executor_python_that_does_not_exist(tmp_path, capsys):
     assert code == 2
     err = capsys.readouterr().err
     assert f"--executor-python {tmp_path / 'no-such-python'}: no such Python" in err
+
+
+def test_jvm_stderr_is_forwarded_without_the_incubator_warning(capsys):
+    import io
+
+    from toolkit.spark import _forward
+
+    _forward(io.BytesIO(b"WARNING: Using incubator modules: jdk.incubator.vector\nERROR later line\n"))
+    assert capsys.readouterr().err == "ERROR later line\n"  # the JVM's later stderr still shows
+
+
+@pytest.mark.spark
+def test_a_new_spark_session_prints_no_incubator_warning():
+    """A JVM started by spark_session: no start-up warning, its later stderr lines still shown."""
+    import os
+    import subprocess
+
+    code = ("import toolkit; s = toolkit.spark_session('local[1]'); s.range(2).count(); "
+            "s.sparkContext._jvm.java.lang.System.err.println('later JVM line'); import time; time.sleep(1)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert run.returncode == 0, run.stderr
+    assert "incubator" not in run.stderr and "later JVM line" in run.stderr
