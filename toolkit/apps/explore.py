@@ -32,8 +32,9 @@ from toolkit.viz.tables import count_row
 WINDOW_TYPES = ["tumbling", "sliding", "session", "dynamic_session"]
 ALL = "\u2217all"  # filter value meaning "no filter"
 
-CONTROL_WIDTH_PX = 380
-"""The width of each control (its description and its box) in the explorer's left column."""
+CONTROL_WIDTH_PX = 420
+"""The width of each control (its description and its box) in the explorer's left column: beside the
+longest description (23 characters) a box shows 26 characters whole ("Spark Structured Streaming")."""
 
 WINDOW_CONTROLS = ("window", "size", "slide", "gap_column")
 """The window's own controls (kind, size or gap, slide, gap column): the ``window`` setting."""
