@@ -1,5 +1,6 @@
 """The offline report drawn by headless Chromium (Selenium) for the 5-minute sample and for a
-year-long log (issue 30): every chart draws, no time axis repeats a tick label, and each chart
+year-long log (issue 30): every chart draws, no time axis repeats a tick label, the table of all
+configurations fits a 1,280 px window, and each chart
 is screenshot for a person to look at (the folder is printed)."""
 from __future__ import annotations
 
@@ -39,6 +40,13 @@ return Array.from(n.querySelectorAll('g.role-axis-label')).filter(function (g) {
   return g.closest('g.role-axis').getAttribute('aria-label').indexOf('Y-axis') === 0; })
   .map(function (g) { return Array.from(g.querySelectorAll('text')).map(function (t) {
     return t.querySelector('tspan') ? t.querySelector('tspan').textContent : t.textContent; }); }).flat();
+"""
+
+
+# the sweep's table: its width and the width the page gives it
+TABLE_FIT_JS = """
+var t = document.querySelector('table.sortable');
+return t ? [Math.round(t.getBoundingClientRect().width), t.parentElement.clientWidth] : null;
 """
 
 
@@ -82,6 +90,13 @@ def test_report_time_axes_read_right_in_chromium(chrome, artifacts):
             if rows != ["recorded log", "partition 2 stalled at 0:01:00 for 2 min, drained at 200", "the job restarted at "
                         "0:03:00 after 10 s down, re-reading"] * 2:
                 problems.append(f"sample: the incident heatmaps' rows are {rows}")
+        chrome.set_window_size(1280, 1000)  # the configuration table fits a 1,280 px window
+        fit = chrome.execute_script(TABLE_FIT_JS)
+        chrome.execute_script("document.getElementById('sweep-table').scrollIntoView()")
+        chrome.save_screenshot(str(folder / f"{name}-sweep-table-1280.png"))
+        chrome.set_window_size(1400, 1000)
+        if fit is None or fit[0] > fit[1]:
+            problems.append(f"{name}: the configuration table is {fit} px wide (table, page) at 1280 px")
         time_axes = [(c, t, labels) for c, t, labels in chrome.execute_script(AXES_JS) if "UTC" in t]
         if len(time_axes) < 6:
             problems.append(f"{name}: only {len(time_axes)} time axes drawn")

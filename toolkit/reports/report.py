@@ -461,7 +461,7 @@ def setting_columns(sweep: pd.DataFrame, cfg_cols: list[str]) -> list[str]:
 def sortable_table(frame: pd.DataFrame, columns: list[str], *, highlight: Any = None) -> str:
     """The sweep as an HTML table whose headers sort it (a click; the page's script) and whose
     ``highlight`` row (the recommended one) is marked. Cells show readable values and carry the
-    raw value in ``data-v`` for sorting."""
+    raw value in ``data-v`` for sorting; a text cell may wrap after a comma (an incident's spec)."""
     import html as _html
 
     head = "".join(f'<th data-col="{i}" title="click to sort">{_html.escape(viz.sweep.name_of(c))}</th>'
@@ -480,7 +480,8 @@ def sortable_table(frame: pd.DataFrame, columns: list[str], *, highlight: Any = 
             elif isinstance(v, str) and v == "none":
                 text = ""  # a setting this row's engine does not have (Spark's output mode on a Flink row ...)
             cls = ' class="num"' if num else ""
-            cells.append(f'<td{cls} data-v="{_html.escape(raw)}">{_html.escape(text)}</td>')
+            shown = _html.escape(text) if num else _html.escape(text).replace(",", ",<wbr>")  # an incident wraps
+            cells.append(f'<td{cls} data-v="{_html.escape(raw)}">{shown}</td>')
         mark = ' class="recommended" title="the recommended setting"' if highlight is not None and idx == highlight else ""
         body.append(f"<tr{mark}>" + "".join(cells) + "</tr>")
     return (f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>' + "".join(body) + "</tbody></table>")

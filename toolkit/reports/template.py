@@ -32,8 +32,12 @@ TEMPLATE = r"""<!DOCTYPE html>
   table.describe th { white-space: nowrap; vertical-align: top; }
   table.describe td { white-space: normal; overflow-wrap: anywhere; }
   #report-errors { color: #b00020; }
-  table.sortable th { cursor: pointer; user-select: none; white-space: nowrap; }
-  table.sortable td { white-space: nowrap; }
+  /* the sweep's table fits the page: headers wrap between words (a value never does), sticky on scroll */
+  table.sortable { font-size: 0.8em; }
+  table.sortable th { cursor: pointer; user-select: none; white-space: normal; vertical-align: bottom;
+                      position: sticky; top: 0; padding: 0.25em 0.35em; }
+  table.sortable td { white-space: nowrap; padding: 0.2em 0.35em; }
+  table.sortable td:not(.num) { white-space: normal; min-width: 8em; }
   table.sortable th.asc::after { content: " \25B2"; } table.sortable th.desc::after { content: " \25BC"; }
   tr.recommended td { background: #ffe3dc; font-weight: bold; }
   .deploy pre { background: #fbfbfb; border: 1px solid #e4e4e4; }
