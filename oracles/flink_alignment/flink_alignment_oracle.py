@@ -9,7 +9,7 @@ Usage::
 The Flink jars come from the PyPI package ``apache-flink`` (2.3.0) installed once by the
 project's Flink oracle (``python3 ../shared/oracle/flink_oracle.py setup``, under
 ``$ORACLE_HOME``, default ``~/.cache/flink-oracle``); ``FLINK_LIB`` overrides the folder that
-holds them. The Java sources (``java/alignoracle``) are compiled into
+holds them (the Flink SQL oracle's ``flink_lib``). The Java sources (``java/alignoracle``) are compiled into
 ``$ORACLE_HOME/flink-alignment-build``, never into the project. Only the standard library is
 used. See README.md for what runs and the formats.
 """
@@ -23,25 +23,12 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-WORK = Path(os.environ.get("ORACLE_HOME") or Path.home() / ".cache" / "flink-oracle")
+sys.path.insert(0, str(HERE.parent / "flink_sql"))
+# the same jars, JVM options and scenario folders as the Flink SQL oracle
+from flink_sql_oracle import JVM_OPTS, WORK, flink_lib, scenario_files  # noqa: E402
+
 BUILD = WORK / "flink-alignment-build"
 JARS = ("flink-dist-*.jar", "log4j-*.jar")
-#: Flink's own JVM options for Java 17 (its config.yaml), needed by its serializers.
-JVM_OPTS = ["--add-opens=java.base/" + p + "=ALL-UNNAMED" for p in (
-    "java.lang", "java.net", "java.io", "java.nio", "sun.nio.ch", "java.lang.reflect", "java.text",
-    "java.time", "java.util", "java.util.concurrent", "java.util.concurrent.atomic",
-    "java.util.concurrent.locks")]
-
-
-def flink_lib() -> Path:
-    """The folder holding Flink's jars (pyflink/lib of the oracle's venv, or $FLINK_LIB)."""
-    if os.environ.get("FLINK_LIB"):
-        return Path(os.environ["FLINK_LIB"])
-    found = sorted(glob.glob(str(WORK / ".venv" / "lib" / "python3*" / "site-packages" / "pyflink" / "lib")))
-    if not found:
-        sys.exit("flink_alignment_oracle: no pyflink/lib under %s; run `python3 ../shared/oracle/flink_oracle.py "
-                 "setup` first (or set FLINK_LIB)" % WORK)
-    return Path(found[0])
 
 
 def classpath() -> str:
@@ -66,15 +53,6 @@ def needs_build() -> bool:
     if not stamp.exists():
         return True
     return any(p.stat().st_mtime > stamp.stat().st_mtime for p in (HERE / "java").rglob("*") if p.is_file())
-
-
-def scenario_files(paths: list[str]) -> list[str]:
-    """The scenario files named or held by folders (``*.jsonl``, never ``*.out.jsonl``)."""
-    files: list[str] = []
-    for p in map(Path, paths):
-        found = sorted(p.glob("*.jsonl")) if p.is_dir() else [p]
-        files += [str(f) for f in found if not f.name.endswith(".out.jsonl")]
-    return files
 
 
 def run(out_dir: str, scenarios: list[str]) -> int:
