@@ -4,13 +4,18 @@ share one JVM): ``python cluster_driver.py MASTER OUT.pkl [OTHER_PYTHON]``.
 Runs :func:`settings` over :func:`cluster_log` on ``MASTER`` through ``toolkit.spark_session`` (which
 ships the package and checks the executors); then, given OTHER_PYTHON, starts a session whose
 executors run it. Pickles to ``OUT.pkl``: ``result``, ``executors`` (what each reported),
-``python`` (the executors' Python), ``other_error`` (the SetupError text, or None), or ``error``.
+``python`` (the executors' Python), ``fault`` (:func:`fault_sweep`: a sweep during which an
+executor is killed), ``other_error`` (the SetupError text, or None), or ``error``.
 """
 from __future__ import annotations
 
+import os
 import pickle
+import signal
 import sys
+import threading
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -42,6 +47,91 @@ def cluster_log():
     return EventLog.from_arrays(event, arrival_time=arrival, key=keys, partition=rng.integers(0, 3, n))
 
 
+def fault_settings():
+    """The executor-loss sweep: two engine-path rows (seconds of Python per shard, so the kill
+    lands while the shards are evaluated) beside a fast-path and a Spark semantics row."""
+    from toolkit.settings import grid
+
+    engine = grid(window="sliding:2s/500ms", delay=[300, 900], lateness=200, interval=200, trigger="count:3")
+    return engine + grid(window="session:800ms", delay=500, interval=200) + grid(
+        semantics="spark", window="tumbling:1s", delay=500, trigger_interval=1000)
+
+
+def fault_log():
+    from toolkit.log import EventLog
+
+    rng = np.random.default_rng(29)
+    n = 6000
+    arrival = np.sort(rng.integers(0, 240_000, n))
+    event = arrival - rng.integers(0, 2500, n)
+    keys = rng.choice([f"k{i}" for i in range(16)], n).astype(object)
+    return EventLog.from_arrays(event, arrival_time=arrival, key=keys, partition=rng.integers(0, 3, n))
+
+
+#: the shard-evaluation stage of :func:`fault_sweep`: 2 key shards x 2 configuration chunks
+EVALUATION_TASKS = 4
+
+
+def executor_pids(app_id: str) -> list[int]:
+    """The process ids of this application's executor JVMs (``CoarseGrainedExecutorBackend``)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmd = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(b"CoarseGrainedExecutorBackend" in c for c in cmd) and app_id.encode() in cmd:
+            pids.append(int(entry.name))
+    return sorted(pids)
+
+
+def fault_sweep(spark) -> dict:
+    """The :func:`fault_settings` sweep with an executor JVM killed (SIGKILL) once the
+    shard-evaluation stage has had tasks running for half a second: Spark reruns the lost
+    tasks (and any lost shuffle output) on the executors left or the one the worker starts
+    in its place. Returns the rows, what was killed and when, and the stage's failed tasks."""
+    import toolkit
+
+    sc = spark.sparkContext
+    tracker = sc.statusTracker()
+    state: dict = {"killed": None}
+    done = threading.Event()
+
+    def watch() -> None:
+        running_since: dict[int, float] = {}
+        while not done.is_set() and state["killed"] is None:
+            for sid in tracker.getActiveStageIds():
+                info = tracker.getStageInfo(sid)
+                if info is None or info.numTasks != EVALUATION_TASKS or info.numActiveTasks < 1:
+                    continue
+                since = running_since.setdefault(sid, time.monotonic())
+                if time.monotonic() - since >= 0.5:
+                    pids = executor_pids(sc.applicationId)
+                    os.kill(pids[0], signal.SIGKILL)
+                    state["killed"] = {"pid": pids[0], "executors": len(pids), "stage": sid,
+                                       "active": info.numActiveTasks, "completed": info.numCompletedTasks}
+                    break
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    t0 = time.perf_counter()
+    try:
+        result = toolkit.sweep(fault_log(), fault_settings(), execution="spark", spark=spark, shards=2, progress=False)
+    finally:
+        done.set()
+        thread.join()
+    killed = state["killed"]
+    stage = tracker.getStageInfo(killed["stage"]) if killed else None
+    out = {"result": result, "killed": killed, "failed_tasks": stage.numFailedTasks if stage else None,
+           "executors_after": len(executor_pids(sc.applicationId))}
+    print(f"timing: sweep with an executor killed {time.perf_counter() - t0:.1f} s ({ {k: v for k, v in out.items() if k != 'result'} })",
+          file=sys.stderr)
+    return out
+
+
 def main(argv: list[str]) -> int:
     """Sweep on MASTER with the cluster's Python; then, with a second argument, try a session
     whose executors run that Python (one driver process for both: a JVM start saved)."""
@@ -62,6 +152,7 @@ def main(argv: list[str]) -> int:
         got["executors"] = spark.sparkContext._watermark_lab_executors
         got["python"] = spark.sparkContext.pythonExec
         print(f"timing: session and executor check {t1 - t0:.1f} s, sweep {time.perf_counter() - t1:.1f} s", file=sys.stderr)
+        got["fault"] = fault_sweep(spark)
     except SetupError as exc:
         got["error"] = str(exc)
     else:

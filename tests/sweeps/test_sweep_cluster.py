@@ -4,8 +4,9 @@ distribution on 127.0.0.1, whose Python has pandas, numpy and pyarrow but not Wa
 The driver runs in a subprocess (``helpers/cluster_driver.py``): a cluster session and the
 suite's local session cannot share one JVM. The package reaches the executors only because the
 driver ships it; the figures equal the in-process sweep's; a worker Python without pyarrow is
-refused before the sweep with a message naming the executor and the library. Everything started
-here is stopped, also when a test fails.
+refused before the sweep with a message naming the executor and the library; an executor killed
+while the shards are evaluated costs a retry and changes no figure. Everything started here is
+stopped, also when a test fails.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import pytest
 
 import toolkit
 
-from helpers.cluster_driver import cluster_log, settings
+from helpers.cluster_driver import cluster_log, fault_log, fault_settings, settings
 from helpers.standalone import Cluster, python_without_toolkit, spark_home, worker_env
 
 pytestmark = pytest.mark.spark
@@ -95,3 +96,17 @@ def test_worker_without_pyarrow_is_refused_with_a_clear_message(driven, pythons)
     assert "pyarrow is missing" in message and "executor" in message
     assert str(pythons["no_pyarrow"]) in message  # the Python it used, and how to choose another
     assert "WATERMARK_LAB_EXECUTOR_PYTHON" in message
+
+
+def test_an_executor_lost_mid_sweep_changes_no_figure(driven):
+    """Issue 29: an executor JVM killed (SIGKILL) while the shard-evaluation stage runs; Spark
+    reruns what it lost and the sweep's rows equal the in-process sweep's exactly (a shard
+    counted twice or lost would change the fates, which no longer add up, or the counts)."""
+    fault = driven["fault"]
+    killed = fault["killed"]
+    assert killed is not None, "the evaluation stage never ran long enough to be hit"
+    assert killed["executors"] == 2 and killed["active"] >= 1, killed
+    assert fault["failed_tasks"] is None or fault["failed_tasks"] >= 0
+    expected = toolkit.sweep(fault_log(), fault_settings(), execution="local", progress=False)
+    assert set(expected["path"]) == {"engine", "fast", "microbatch"}
+    pd.testing.assert_frame_equal(fault["result"], expected, check_exact=True)
