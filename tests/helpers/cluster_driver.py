@@ -89,7 +89,8 @@ def executor_pids(app_id: str) -> list[int]:
 
 def fault_sweep(spark) -> dict:
     """The :func:`fault_settings` sweep with an executor JVM killed (SIGKILL) once the
-    shard-evaluation stage has had tasks running for half a second: Spark reruns the lost
+    shard-evaluation stage has had a task running on both executors (one core each) for half a
+    second: Spark reruns the lost
     tasks (and any lost shuffle output) on the executors left or the one the worker starts
     in its place. Returns the rows, what was killed and when, and the stage's failed tasks."""
     import toolkit
@@ -104,7 +105,7 @@ def fault_sweep(spark) -> dict:
         while not done.is_set() and state["killed"] is None:
             for sid in tracker.getActiveStageIds():
                 info = tracker.getStageInfo(sid)
-                if info is None or info.numTasks != EVALUATION_TASKS or info.numActiveTasks < 1:
+                if info is None or info.numTasks != EVALUATION_TASKS or info.numActiveTasks < 2:
                     continue
                 since = running_since.setdefault(sid, time.monotonic())
                 if time.monotonic() - since >= 0.5:

@@ -105,9 +105,8 @@ def test_an_executor_lost_mid_sweep_changes_no_figure(driven):
     fault = driven["fault"]
     killed = fault["killed"]
     assert killed is not None, "the evaluation stage never ran long enough to be hit"
-    assert killed["executors"] == 2 and killed["active"] >= 1, killed
-    assert fault["failed_tasks"] >= 1, fault  # Spark saw the lost task and ran it again
-    assert fault["executors_after"] == 2  # the worker started an executor in the lost one's place
+    assert killed["executors"] == 2 and killed["active"] == 2, killed  # one task on each executor
+    assert fault["failed_tasks"] >= 1, fault  # Spark saw the killed executor's task fail and ran it again
     expected = toolkit.sweep(fault_log(), fault_settings(), execution="local", progress=False)
     assert set(expected["path"]) == {"engine", "fast", "microbatch"}
     pd.testing.assert_frame_equal(fault["result"], expected, check_exact=True)
