@@ -20,8 +20,6 @@ Pane bookkeeping (index, "passed", emitted panes to retract) merges like ``merge
 """
 from __future__ import annotations
 
-import os
-
 import numba
 import numpy as np
 
@@ -47,10 +45,11 @@ SC_COLS = 4
 E_NONE, E_MERGE_LATE, E_RETIRE, E_GAP = 0, 1, 2, 3
 
 # numba caches the compiled code beside this file, or in the user's cache directory when that
-# is not writable; a module imported from a zip (a package shipped to Spark executors) has no
-# place to cache: it compiles once per Python worker
-_CACHE = os.path.isfile(__file__)
-_jit = numba.njit(cache=_CACHE, nogil=True)
+# is not writable or the module comes from a zip (the package shipped to Spark executors: one
+# compile per executor, which every Python worker of it then loads; toolkit.fast.sessions
+# serialises the first compile per machine). Stamps are content hashes (numba >= 0.68), so a
+# cache outlives a reinstall of the same source.
+_jit = numba.njit(cache=True, nogil=True)
 
 
 @_jit

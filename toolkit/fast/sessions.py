@@ -24,6 +24,9 @@ timestamp is more than ``gap`` after the previous one).
 """
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
 import weakref
 from dataclasses import dataclass
 
@@ -236,10 +239,50 @@ class SessionRun:
         return self.members[self.member_offsets[i]:self.member_offsets[i + 1]]
 
 
+_WARM: list[bool] = []
+
+
 def _kernel():
+    """The compiled kernel, its int64 signature compiled or loaded from numba's cache on first
+    use (:func:`warm_up`)."""
     from toolkit.fast import _session_kernel  # numba: heavy to import, compiled on first use
 
+    if not _WARM:
+        warm_up()
     return _session_kernel
+
+
+def warm_up() -> None:
+    """Compile the kernel for the sweep's int64 columns (about 20 CPU-seconds), or load it from
+    numba's cache (under half a second). The first compile is serialised per machine by a file
+    lock, so the Python workers of a Spark executor that start together compile once: the first
+    one compiles and caches, the others wait and load."""
+    _WARM.append(True)
+    one = np.zeros(1, dtype=np.int64)
+    with _compile_lock():
+        _simulate_grouped(np.array([0, 1], dtype=np.int64), one, one, one + 1, one, one, one, one, one, 1, 0)
+
+
+@contextlib.contextmanager
+def _compile_lock():
+    """An exclusive lock on a file in the temporary folder (POSIX ``flock``; none elsewhere)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock, each process compiles or loads on its own
+        yield
+        return
+    path = os.path.join(tempfile.gettempdir(), "watermark-lab-numba.lock")
+    try:
+        f = open(path, "a")
+    except OSError:
+        yield
+        return
+    with f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def key_groups(key_code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
