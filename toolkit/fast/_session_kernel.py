@@ -49,7 +49,15 @@ E_NONE, E_MERGE_LATE, E_RETIRE, E_GAP = 0, 1, 2, 3
 # compile per executor, which every Python worker of it then loads; toolkit.fast.sessions
 # serialises the first compile per machine). Stamps are content hashes (numba >= 0.68), so a
 # cache outlives a reinstall of the same source.
-_jit = numba.njit(cache=True, nogil=True)
+
+
+def _jit(fn):
+    """``numba.njit`` with the on-disk cache; without it where numba has no cache locator for
+    this file (a worker's numba older than 0.68 importing the shipped zip): compiled per process."""
+    try:
+        return numba.njit(cache=True, nogil=True)(fn)
+    except RuntimeError:
+        return numba.njit(nogil=True)(fn)
 
 
 @_jit
