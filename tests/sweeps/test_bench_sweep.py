@@ -212,3 +212,17 @@ def test_bench_sweep_when_the_spark_query_fails_says_why(tmp_path, monkeypatch, 
     assert ("real Spark Structured Streaming: not measured in this run: the Spark Structured Streaming query failed: "
             "StreamingQueryException: boom") in out
     assert "real Spark Structured Streaming, query" not in out
+
+
+def test_case_e_sweeps_one_row_per_engine_on_a_year(capsys, tmp_path):
+    """Issue 27: every registered engine's row on a year-long log, its path, and the replay's figures."""
+    from toolkit.settings import semantics_names
+
+    out = tmp_path / "e.json"
+    assert main(["bench", "sweep", "--records", "4000", "--only", "e", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "a year of data (4,000 records, 16 keys, 3 partitions)" in text
+    rows = json.loads(out.read_text())["e"]
+    assert [r["engine"] for r in rows] == list(semantics_names())
+    assert all(r["same"] in (True, None) and r["seconds"] > 0 for r in rows), rows
+    assert "NO" not in text.split("(e)")[1]

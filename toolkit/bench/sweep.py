@@ -16,7 +16,10 @@ of a Spark-semantics sweep's 20 delays (:func:`toolkit.bench._anchors.spark_sett
 row must have Spark's figures and our replay Spark's every emitted window), or why Spark was not
 measured. Without case b, case c runs the in-process sweep itself for its ratios. ``s``
 session windows on the fast path (record-configurations per CPU-second; ``bench sessions``
-compares them with the engine). ``--json FILE`` also writes the figures (seconds, ratios,
+compares them with the engine). ``e`` one sweep row per engine on a year of data
+(330,000 records, or ``--records`` when fewer), the path each took against that engine's replay
+(``toolkit.bench.engines``).
+``--json FILE`` also writes the figures (seconds, ratios,
 checks, load average) as JSON. Scaling with the log size: ``bench scale``. Figures depend on
 the machine and on what else runs on it (the load average is printed).
 """
@@ -31,7 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 import toolkit
-from toolkit.bench import sessions as bench_sessions
+from toolkit.bench import engines as bench_engines, sessions as bench_sessions
 from toolkit.bench._anchors import (
     DELAYS,
     LATENESS,
@@ -270,10 +273,10 @@ def _anchor_row(results: pd.DataFrame) -> pd.Series:
 
 
 def run(args) -> int:
-    only = set((args.only or "a,b,c,s").split(","))
-    unknown = only - {"a", "b", "c", "s"}
+    only = set((args.only or "a,b,c,s,e").split(","))
+    unknown = only - {"a", "b", "c", "s", "e"}
     if unknown:
-        raise ValueError(f"--only: unknown sub-case {', '.join(sorted(unknown))} (bench sweep has a, b, c, s; "
+        raise ValueError(f"--only: unknown sub-case {', '.join(sorted(unknown))} (bench sweep has a, b, c, s, e; "
                          "the 10 M-record run moved to 'bench scale')")
     out_json = _json_target(getattr(args, "json", None))
     load = os.getloadavg()[0]
@@ -294,6 +297,9 @@ def run(args) -> int:
         bench_sessions.warm_up()
         rate = bench_sessions.case_a(table, "200ms", label="(s) session windows (200 ms gap) on the fast path, the same log")
         figures["s"] = {"gap_ms": 200, "record_configurations_per_cpu_s": rate}
+    if "e" in only:  # every engine's sweep row on a year of data (toolkit.bench.engines)
+        n = min(args.records, 330_000)
+        figures["e"] = [r.figures() for r in bench_engines.case_e(n, replay_records=min(30_000, n), seed=args.seed)]
     figures["load_average_end"] = os.getloadavg()[0]
     print(f"load average {figures['load_average_end']:.1f} at the end")
     if out_json:
