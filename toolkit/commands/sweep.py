@@ -100,7 +100,9 @@ def run(args) -> int:
         **limits,
     )
     if args.out:
-        print(f"wrote {len(results)} configurations to {args.out}")
+        evaluated = results.attrs.get("evaluated", len(results))
+        earlier = f" ({evaluated} evaluated now, {len(results) - evaluated} in an earlier run)" if evaluated < len(results) else ""
+        print(f"wrote {len(results)} configurations to {args.out}{earlier}")
     else:
         print(wrapped(base_line(results)))
         print(results_text(results))

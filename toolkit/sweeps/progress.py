@@ -23,6 +23,7 @@ class Progress:
 
         self.done = float(done)
         self.initial, self.shown, self.total = done, done, total
+        self.evaluated = 0  # configurations evaluated in this run (a resumable sweep counts its batches)
         self.bar: Any = tqdm(total=total, initial=done, disable=not show, desc=desc, unit="config",
                              dynamic_ncols=True)
 

@@ -163,7 +163,8 @@ class PartStore:
 def sweep_to_file(log: Any, configs: list[Setting], variants: list, run: Callable[..., pd.DataFrame], *, out: Any,
                   fresh: bool, path: str, progress: bool | None) -> pd.DataFrame:
     """The sweep of ``configs`` (on each variant, with incidents) by ``run(log, configs, bar)``,
-    batch by batch, each batch written as it finishes; returns the final file's rows."""
+    batch by batch, each batch written as it finishes; returns the final file's rows, with
+    ``attrs["evaluated"]``: the configurations evaluated in this run."""
     out = check_writable(out, "out")
     labels = [label(v) for v in variants] if variants else [None]
     keys = [f"{lab}|{c}" for lab in labels for c in configs]
@@ -184,6 +185,7 @@ def sweep_to_file(log: Any, configs: list[Setting], variants: list, run: Callabl
                     _run_variant(log, variant, bool(variants), todo, configs, run, store, bar, v_i, records)
         frame = store.assemble(total)
         store.finish(frame)
+        frame.attrs["evaluated"] = bar.evaluated  # in this run; the others came from part files
     except KeyboardInterrupt:
         raise SweepInterrupted(f"interrupted: {store.count()} of {total} configurations kept in {store.folder}; "
                                "rerun the same command to finish") from None
@@ -201,6 +203,7 @@ def _run_variant(log: Any, variant: Any, labelled: bool, todo: list[int], config
             batch = todo[start:start + sizes.next()]
             t0 = time.perf_counter()
             frame = run(vlog, [configs[i] for i in batch], bar)
+            bar.evaluated += len(batch)
             if labelled:
                 frame.insert(list(frame.columns).index("path"), INCIDENT_COLUMN, label(variant))
             store.write(frame, [v_i * len(configs) + i for i in batch])
