@@ -347,3 +347,16 @@ def test_a_sweep_begun_on_spark_resumes_in_process_to_the_same_rows(tmp_path, mo
     monkeypatch.setattr(SWEEP, "sweep_log", counted)
     pd.testing.assert_frame_equal(toolkit.sweep(small, **grid, out=out), want)
     assert counted.evaluated == 2
+
+
+def test_batches_last_a_minute_and_ten_times_their_fixed_cost(monkeypatch):
+    monkeypatch.delenv(resume.BATCH_ENV, raising=False)
+    assert resume.BatchSizes(40, 200_000).next() == 40  # 8 M pairs: one batch
+    sizes = resume.BatchSizes(100, 10**6)
+    assert sizes.next() == 13  # an eighth first
+    sizes.took(13, 13 * 2.0 + 10)  # 2 s a configuration, 10 s a batch
+    assert sizes.next() == 21  # 60 s at the pace measured (fixed cost unknown yet)
+    sizes.took(21, 21 * 2.0 + 10)
+    assert sizes.fit() == pytest.approx((10.0, 2.0)) and sizes.next() == 45  # 100 s: 10x the fixed 10 s
+    monkeypatch.setenv(resume.BATCH_ENV, "3")
+    assert resume.BatchSizes(100, 10**6).next() == 3

@@ -39,8 +39,9 @@ MANIFEST = "manifest.json"
 JOB = "_job"
 #: each batch aims at this many seconds (measured on the batches before it): what an interruption loses
 BATCH_SECONDS = 60.0
-#: a sweep of fewer (record, configuration) pairs runs in one batch (seconds at most)
-ONE_BATCH_WORK = 4_000_000
+#: a sweep of fewer (record, configuration) pairs runs in one batch: about 1.5 s on the fast path
+#: (0.15 us a pair), 75 s on the engine path (7.5 us; 1 M records, 2 cores)
+ONE_BATCH_WORK = 10_000_000
 #: configurations per batch, fixed (for tests and tuning): ``$WATERMARK_LAB_SWEEP_BATCH``
 BATCH_ENV = "WATERMARK_LAB_SWEEP_BATCH"
 
@@ -217,27 +218,40 @@ def _run_variant(log: Any, variant: Any, labelled: bool, todo: list[int], config
 class BatchSizes:
     """How many configurations each batch evaluates. Rule: ``$WATERMARK_LAB_SWEEP_BATCH`` when set;
     else a short sweep (``ONE_BATCH_WORK`` record-configurations) in one batch; else a first
-    batch of a sixteenth of the configurations, then as many as the batches so far took
-    ``BATCH_SECONDS`` for (a batch's fixed cost, e.g. Spark's aggregates of the log, included)."""
+    batch of an eighth of the configurations, then batches of ``BATCH_SECONDS`` by the pace of
+    the batches so far, longer when a batch's fixed cost (Spark's aggregates and shuffle of the
+    log) is large: a batch lasts at least ten times that cost (fitted from two batch sizes)."""
 
     def __init__(self, todo: int, records: int | None) -> None:
         fixed = os.environ.get(BATCH_ENV, "").strip()
         self.fixed = int(fixed) if fixed.isdigit() and int(fixed) > 0 else None
-        self.todo = todo
         small = records is not None and records * todo <= ONE_BATCH_WORK
-        self.size = todo if small else max(1, -(-todo // 16))
-        self.configs, self.seconds = 0, 0.0
+        self.size = todo if small else max(1, -(-todo // 8))
+        self.timed: list[tuple[int, float]] = []  # (configurations, seconds) of each batch
 
     def next(self) -> int:
         if self.fixed:
             return self.fixed
-        if self.configs and self.seconds > 0:
-            self.size = max(1, int(BATCH_SECONDS * self.configs / self.seconds))
+        if self.timed:
+            cost, per_config = self.fit()
+            target = max(BATCH_SECONDS, 10 * cost)
+            self.size = max(1, int((target - cost) / per_config))
         return self.size
 
     def took(self, configs: int, seconds: float) -> None:
-        self.configs += configs
-        self.seconds += seconds
+        self.timed.append((configs, max(seconds, 1e-6)))
+
+    def fit(self) -> tuple[float, float]:
+        """(fixed seconds a batch, seconds a configuration): the line through the first batch and
+        the last one of another size; no fixed cost while every batch had the same size."""
+        (s1, t1), (s2, t2) = self.timed[0], self.timed[-1]
+        if s1 != s2:
+            per_config = (t2 - t1) / (s2 - s1)
+            cost = t1 - per_config * s1
+            if per_config > 0 and cost >= 0:
+                return cost, per_config
+        configs, seconds = sum(s for s, _ in self.timed), sum(t for _, t in self.timed)
+        return 0.0, seconds / configs
 
 
 def _records(log: Any) -> int | None:
