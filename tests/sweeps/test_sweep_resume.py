@@ -338,15 +338,17 @@ def test_a_sweep_begun_on_spark_resumes_in_process_to_the_same_rows(tmp_path, mo
     small = log.table.head(3000)
     grid = dict(delay=[0, 500, 1000], lateness=[0, 1000], semantics=["flink", "spark"])  # sharded and one-piece rows
     want = toolkit.sweep(small, **grid)
-    monkeypatch.setenv(resume.BATCH_ENV, "5")
+    n, half = len(want), len(want) // 2
+    assert set(want["path"]) == {"fast", "microbatch"}
+    monkeypatch.setenv(resume.BATCH_ENV, str(half))
     out = tmp_path / "r.parquet"
-    monkeypatch.setattr(SWEEP, "sweep_log", Counted(stop=10))
-    with pytest.raises(resume.SweepInterrupted, match="10 of 12 configurations kept"):
+    monkeypatch.setattr(SWEEP, "sweep_log", Counted(stop=half))
+    with pytest.raises(resume.SweepInterrupted, match=f"{half} of {n} configurations kept"):
         toolkit.sweep(small, **grid, out=out, execution="spark", spark=spark, shards=2)
     counted = Counted()
     monkeypatch.setattr(SWEEP, "sweep_log", counted)
     pd.testing.assert_frame_equal(toolkit.sweep(small, **grid, out=out), want)
-    assert counted.evaluated == 2
+    assert counted.evaluated == n - half
 
 
 def test_batches_last_a_minute_and_ten_times_their_fixed_cost(monkeypatch):
