@@ -107,10 +107,10 @@ def main(argv: list[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # a sweep with --out says what it kept (toolkit.sweeps.resume)
         if debug:
             raise
-        print("error: interrupted", file=sys.stderr)
+        print(str(exc) or "error: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # noqa: BLE001 - one line for the user, the traceback with --debug
         if debug:

@@ -24,7 +24,7 @@ ENGINE_ALLOWED = {"numpy", "toolkit"}
 LAYERS = {
     "engine": 0, "durations": 0, "errors": 0, "spark": 0,
     "settings": 1, "log": 1,
-    "fast": 2, "metrics": 2, "incidents": 2,
+    "fast": 2, "metrics": 2, "incidents": 2, "outputs": 2,
     "replays": 3, "sweeps": 3, "semantics": 3, "deployment": 3,
     "viz": 4,
     "apps": 5, "reports": 5,

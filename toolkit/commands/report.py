@@ -5,7 +5,6 @@ setting and replays it (or the setting ``--replay`` names) for the record-level 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 DEFAULT_DELAYS = "0ms,100ms,250ms,500ms,1s,2s,5s"
 DEFAULT_LATENESS = "0ms,1s,5s"
@@ -89,6 +88,11 @@ def run(args: argparse.Namespace) -> int:
         if args.replay_lateness is not None:
             changed["lateness"] = args.replay_lateness
         replay_setting = configs[0].replace(**changed)
+    from toolkit.outputs import atomic_write, check_writable
+
+    for option, given_path in (("out", args.out), ("results", args.results)):
+        if given_path:
+            check_writable(given_path, option)  # before the log is read
     set_spark_log_level(args.spark_log_level)
     from tqdm.auto import tqdm
 
@@ -131,9 +135,7 @@ def run(args: argparse.Namespace) -> int:
                         robust=args.robust)
         bar.update()
         step(3)
-        path = Path(args.out)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render(context), encoding="utf-8")
+        path = atomic_write(args.out, lambda p: p.write_text(render(context), encoding="utf-8"))
         bar.update()
     rec = toolkit.recommend(results, completeness=args.completeness, metric=args.metric,
                             robust=args.robust if incidents else None)

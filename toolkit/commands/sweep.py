@@ -35,7 +35,12 @@ def register(subparsers) -> None:
                    help="with --recommend and --incident: recommend the cheapest setting that meets TARGET on the "
                    "recorded log and on at least SHARE (0..1) of the incident variants")
     o = p.add_argument_group("output")
-    o.add_argument("--out", default=None, metavar="FILE", help="write the results (.csv, .parquet or .json); default: print")
+    o.add_argument("--out", default=None, metavar="FILE",
+                   help="write the results (.csv, .parquet or .json); default: print. Resumable: each finished batch "
+                   "of configurations is kept in .FILE.parts beside it, so after Ctrl-C or a crash the same command "
+                   "runs only the rest (another log or other settings are refused; docs/sweeps.md)")
+    o.add_argument("--fresh", action="store_true",
+                   help="with --out: discard the parts an earlier, unfinished sweep left for FILE and start afresh")
     o.add_argument("--recommend", type=float, default=None, metavar="TARGET",
                    help="also print the lowest-p99-latency setting whose first-firing completeness >= TARGET")
     p.set_defaults(func=run)
@@ -58,6 +63,12 @@ def run(args) -> int:
     Limits.of(**limits).check_settings(configs)
     if args.shards is not None and args.shards < 1:
         raise UserError(f"--shards must be >= 1, got {args.shards}")
+    if args.fresh and not args.out:
+        raise UserError("--fresh starts an unfinished --out FILE afresh: give --out FILE too")
+    if args.out:
+        from toolkit.outputs import check_writable
+
+        check_writable(args.out, "out")  # before the log is read
     if args.recommend is not None and not 0.0 <= args.recommend <= 1.0:
         raise UserError(f"--recommend must be between 0 and 1, got {args.recommend}")
     incidents = given_incidents(args.incident)
@@ -84,11 +95,14 @@ def run(args) -> int:
         shards=args.shards,
         progress=False if args.no_progress else None,
         incidents=[None] + incidents if incidents else None,
+        out=args.out,
+        fresh=args.fresh,
         **limits,
     )
     if args.out:
-        write_results(results, args.out)
-        print(f"wrote {len(results)} configurations to {args.out}")
+        evaluated = results.attrs.get("evaluated", len(results))
+        earlier = f" ({evaluated} evaluated now, {len(results) - evaluated} in an earlier run)" if evaluated < len(results) else ""
+        print(f"wrote {len(results)} configurations to {args.out}{earlier}")
     else:
         print(wrapped(base_line(results)))
         print(results_text(results))
@@ -166,11 +180,8 @@ def _engine_table(rows, settings: list[str]) -> str:
 
 
 def write_results(results, out: str) -> None:
-    """A sweep's results as .parquet, .json (records) or .csv (anything else)."""
-    out = str(out)
-    if out.endswith(".parquet"):
-        results.to_parquet(out, index=False)
-    elif out.endswith(".json"):
-        results.to_json(out, orient="records", indent=1)
-    else:
-        results.to_csv(out, index=False)
+    """A sweep's results as .parquet, .json (records) or .csv (anything else), written whole or
+    not at all (``toolkit.outputs.write_table``)."""
+    from toolkit.outputs import write_table
+
+    write_table(results, out)

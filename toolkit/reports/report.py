@@ -513,17 +513,17 @@ def report(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, o
     :func:`toolkit.sweep` and :func:`toolkit.replay` (:class:`toolkit.settings.Limits`).
     ``incidents`` (``toolkit.incidents``; their spellings too): bad days the sweep also
     evaluates; the report then shows how each setting holds up and the setting that meets the
-    target on the recorded log and on at least ``robust`` of them (docs/incidents.md).
+    target on the recorded log and on at least ``robust`` of them (docs/incidents.md). ``out`` is
+    checked writable before any work and written whole or not at all (``toolkit.outputs``).
     """
+    from toolkit.outputs import atomic_write, check_writable
+
+    path = check_writable(out, "out")  # before any work
     context = build(log, replay=replay, sweep=sweep, settings=settings, grid=grid, completeness=completeness,
                     metric=metric, title=title, max_points=max_points, max_windows_per_record=max_windows_per_record,
                     max_memory=max_memory, incidents=incidents, robust=robust)
     html = render(context)
-    path = Path(out)
-    if path.parent and not path.parent.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html, encoding="utf-8")
-    return path
+    return atomic_write(path, lambda p: p.write_text(html, encoding="utf-8"))
 
 
 __all__ = ["report", "build", "render", "vega_bundle", "spec_json", "DEFAULT_SETTINGS", "DEFAULT_GRID"]

@@ -39,6 +39,7 @@ from toolkit.metrics.summary import KIND_STATE, SUMMARY_COLUMNS, merge_config, s
 from toolkit.semantics import get
 from toolkit.settings import Limits, Setting, SettingError, format_bytes, machine_memory, windows_per_record
 from toolkit.sweeps.batches import spark_batch_maxima
+from toolkit.sweeps.progress import Progress
 from toolkit.sweeps.semantics import all_timelines, evaluate_shard, split_ids, split_unit
 from toolkit.sweeps.timelines import TICK_TABLE_COLUMNS, marker_array
 
@@ -80,10 +81,11 @@ def run_spark(
     progress: bool | None = None,
     limits: Limits | None = None,
     partitions=None,
+    bar: Progress | None = None,
 ) -> pd.DataFrame:
     """Summary rows (index: config position) of ``configs`` on Spark (see the module doc).
     ``limits``: the memory guard (:func:`check_memory`), checked before any work but one
-    count of the log."""
+    count of the log. ``bar``: the sweep's progress (else one of its own, as ``progress`` says)."""
     from toolkit.spark import prepare_executors, spark_session
 
     session = spark or spark_session(master)
@@ -113,7 +115,7 @@ def run_spark(
     rows = _shard_rows(df, splits, chunks, n_shards, session, _shard_evaluator(bc, gap_columns, gap_names), gap_names)
     merge_fn = _config_merger(spans, invalid)
     folded_merged = _merged_rows(rows, _state_range(timelines, n_shards), merge_fn)
-    result = _collect_merged(sc, folded_merged, merge_fn, total=len(jobs), progress=progress)
+    result = _collect_merged(sc, folded_merged, merge_fn, total=len(jobs), progress=progress, bar=bar)
     if len(result) != len(jobs):
         result = _with_empty_configs(result, len(jobs), spans, invalid)
     bc.unpersist()
@@ -320,12 +322,13 @@ def _merged_rows(rows, span: int, merge_fn) -> tuple[Any, Any]:
     return folded, folded.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
 
 
-def _collect_merged(sc, folded_merged: tuple[Any, Any], merge_fn, *, total: int, progress: bool | None) -> pd.DataFrame:
+def _collect_merged(sc, folded_merged: tuple[Any, Any], merge_fn, *, total: int, progress: bool | None,
+                    bar: Progress | None = None) -> pd.DataFrame:
     """Collect the summary rows; with ``WATERMARK_LAB_SPARK_TIMING`` set, evaluate+fold and the
     merge are timed apart (the folded rows cached, each stage run once)."""
     folded, merged = folded_merged
     if not os.environ.get("WATERMARK_LAB_SPARK_TIMING"):
-        return _collect_with_progress(sc, merged, total=total, progress=progress)
+        return _collect_with_progress(sc, merged, total=total, progress=progress, bar=bar)
     import time as _time
 
     folded = folded.cache()
@@ -333,7 +336,7 @@ def _collect_merged(sc, folded_merged: tuple[Any, Any], merge_fn, *, total: int,
     n_rows = folded.count()
     t1 = _time.perf_counter()
     merged = folded.groupBy("config").applyInPandas(merge_fn, schema=_summary_schema())
-    result = _collect_with_progress(sc, merged, total=total, progress=progress)
+    result = _collect_with_progress(sc, merged, total=total, progress=progress, bar=bar)
     print(f"[sweep timing] evaluate+fold {t1 - t0:.1f} s ({n_rows} rows), merge {_time.perf_counter() - t1:.1f} s")
     folded.unpersist()
     return result
@@ -390,7 +393,8 @@ def check_whole_memory(limits: Limits, configs: dict[int, Setting], *, session, 
 
 
 def run_whole(spark_df: Any, configs: dict[int, Setting], *, invalid: int, partitions=None, spark: Any = None,
-              master: str | None = None, progress: bool | None = None, limits: Limits | None = None) -> pd.DataFrame:
+              master: str | None = None, progress: bool | None = None, limits: Limits | None = None,
+              bar: Progress | None = None) -> pd.DataFrame:
     """Summary rows (index: config position) of the rows that run in one piece
     (``toolkit.sweeps.whole``) over a Spark-backed log: each configuration's whole log goes to
     ONE Spark task (the log cross-joined with the configuration ids, ``groupBy(id).applyInPandas``),
@@ -424,7 +428,7 @@ def run_whole(spark_df: Any, configs: dict[int, Setting], *, invalid: int, parti
 
     ids = session.createDataFrame([(int(i),) for i in configs], f"{_WHOLE_ID} long")
     whole = spark_df.crossJoin(F.broadcast(ids)).groupBy(_WHOLE_ID).applyInPandas(one_row, schema=schema)
-    got = _collect_with_progress(session.sparkContext, whole, total=len(configs), progress=progress)
+    got = _collect_with_progress(session.sparkContext, whole, total=len(configs), progress=progress, bar=bar)
     bc.unpersist()
     for _, r in got.sort_values("config").iterrows():
         if r["error_setting"] is not None and not pd.isna(r["error_setting"]):
@@ -619,12 +623,18 @@ def _candidates(df, per_source: bool, session) -> pd.DataFrame:
     return got.sort_values(["arrival_time", "row"], kind="mergesort").reset_index(drop=True)
 
 
-def _collect_with_progress(sc, frame, *, total: int, progress: bool | None) -> pd.DataFrame:
-    """``frame.toPandas()`` while a tqdm bar follows the Spark tasks (terminal or notebook)."""
-    if progress is False:
-        return frame.toPandas()
-    from tqdm.auto import tqdm
-
+def _collect_with_progress(sc, frame, *, total: int, progress: bool | None, bar: Progress | None = None) -> pd.DataFrame:
+    """``frame.toPandas()`` (a job that evaluates ``total`` configurations) while ``bar`` (the
+    sweep's, else one of its own when ``progress`` asks or ``total >= 20``) moves by the share of
+    the job's Spark tasks done; Ctrl-C cancels the job."""
+    if bar is None:
+        with Progress(total, show=bool(progress) or (progress is None and total >= 20), desc="sweep on Spark") as own:
+            return _collect_with_progress(sc, frame, total=total, progress=progress, bar=own)
+    step = bar.within(total)
+    if progress is False or bar.bar.disable:
+        got = frame.toPandas()
+        step.finish()
+        return got
     out: dict = {}
 
     def work():
@@ -637,35 +647,38 @@ def _collect_with_progress(sc, frame, *, total: int, progress: bool | None) -> p
     group = f"watermark-lab-sweep-{id(frame)}"
     thread = threading.Thread(target=work, daemon=True)
     thread.start()
-    tracker = sc.statusTracker()
-    # the total stays 100 (%): Spark reveals its stages one after another, so a bar over the tasks known so
-    # far would keep growing its total; the share done never goes back
-    with tqdm(total=100, desc=f"sweep of {total} configs on Spark", unit="%", disable=progress is None and total < 20,
-              bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}") as bar:
+    try:
         while thread.is_alive():
             thread.join(0.5)
-            done = tot = 0
-            try:
-                for job in tracker.getJobIdsForGroup(group):
-                    info = tracker.getJobInfo(job)
-                    if info is None:
-                        continue
-                    for sid in info.stageIds:
-                        st = tracker.getStageInfo(sid)
-                        if st is not None:
-                            done += st.numCompletedTasks
-                            tot += st.numTasks
-            except Exception:  # the tracker is best effort
-                pass
-            if tot:
-                bar.n = max(bar.n, min(99, int(100 * done / tot)))
-                bar.refresh()
-        if "error" not in out:
-            bar.n = 100
-            bar.refresh()
+            # Spark reveals its stages one after another, so the share of the tasks known so far may
+            # drop when a stage appears: the step's share never goes back
+            step.update(min(0.99, _tasks_done(sc, group)))
+    except KeyboardInterrupt:
+        sc.cancelJobGroup(group)
+        raise
     if "error" in out:
         raise out["error"]
+    step.finish()
     return out["frame"]
+
+
+def _tasks_done(sc, group: str) -> float:
+    """The share of the Spark tasks of a job group's known stages that are done (best effort: 0 when unknown)."""
+    tracker = sc.statusTracker()
+    done = tot = 0
+    try:
+        for job in tracker.getJobIdsForGroup(group):
+            info = tracker.getJobInfo(job)
+            if info is None:
+                continue
+            for sid in info.stageIds:
+                st = tracker.getStageInfo(sid)
+                if st is not None:
+                    done += st.numCompletedTasks
+                    tot += st.numTasks
+    except Exception:  # the tracker is best effort
+        return 0.0
+    return done / tot if tot else 0.0
 
 
 def distribute(log: Any, *, shards: int | None = None, spark: Any = None, master: str | None = None):

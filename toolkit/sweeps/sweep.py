@@ -49,6 +49,7 @@ their own: their figures treat each key's records as one window.
 """
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any
 
@@ -59,11 +60,23 @@ from toolkit.fast.evaluate import Shard
 from toolkit.fast.sessions import gap_array, gap_column
 from toolkit.metrics.summary import SUMMARY_COLUMNS
 from toolkit.semantics import get
-from toolkit.settings import CONFIG_COLUMNS, Limits, Setting, SettingError, Tumbling, grid, staggered_offset
+from toolkit.settings import (
+    CONFIG_COLUMNS,
+    Limits,
+    Setting,
+    SettingError,
+    Tumbling,
+    format_bytes,
+    grid,
+    machine_memory,
+    staggered_offset,
+    windows_per_record,
+)
 from toolkit.sweeps.evaluate import merge_all
+from toolkit.sweeps.progress import Progress, shown_by_default
 from toolkit.sweeps.semantics import all_timelines, evaluate_shard, split_ids, split_unit
 from toolkit.sweeps.timelines import local_sources
-from toolkit.sweeps.variants import incident_list, sweep_variants
+from toolkit.sweeps.variants import check_variant_log, incident_list, sweep_variants
 from toolkit.sweeps.whole import in_one_piece, whole_rows
 
 RESULT_COLUMNS = CONFIG_COLUMNS + ["path"] + SUMMARY_COLUMNS
@@ -85,6 +98,8 @@ def sweep(
     max_windows_per_record: int | None = None,
     max_memory: Any = None,
     incidents: Any = None,
+    out: Any = None,
+    fresh: bool = False,
     **grid_settings: Any,
 ) -> pd.DataFrame:
     """Evaluate every combination of the settings (each may be a list); one row per configuration.
@@ -97,27 +112,48 @@ def sweep(
     in-process otherwise. On Spark the work is split into ``shards`` key shards (default:
     ``spark.sql.shuffle.partitions``) x configuration chunks. Figures are identical whatever
     the execution and sharding. ``max_windows_per_record`` and ``max_memory`` raise the
-    guards checked before any work starts (:class:`toolkit.settings.Limits`).
+    guards checked before any work starts (:class:`toolkit.settings.Limits`). ``progress``: a
+    bar of the configurations done and the time left (default: for a long sweep).
 
     ``incidents``: a list of bad days (``toolkit.incidents``: ``stall(...)``, ``restart(...)``, their
     spellings, ``None`` for the recorded log): every configuration is evaluated on each variant of
     the log, and the rows, stacked in that order, carry an ``incident`` column (``"recorded log"``
     or the incident's spelling) before ``path`` (``toolkit.sweeps.variants``). An empty list is
     the plain sweep.
+
+    ``out``: also write the rows to this file (``.parquet``, ``.csv``, ``.json``), resumably: the
+    configurations are evaluated in batches, each written as it finishes; the same call after an
+    interruption (Ctrl-C, a crash) runs only the rest; another log or other settings are refused
+    unless ``fresh=True`` discards the earlier parts (``toolkit.sweeps.resume``, docs/sweeps.md).
     """
     limits = Limits.of(max_windows_per_record, max_memory)
     configs = settings_grid(settings, dict(grid_settings))
     limits.check_settings(configs)
-    if incidents is not None:
-        variants = incident_list(incidents)
-        if variants:
-            return sweep_variants(log, variants, lambda v: sweep(
-                v, configs, path=path, execution=execution, master=master, spark=spark, shards=shards,
-                progress=progress, max_windows_per_record=max_windows_per_record, max_memory=max_memory))
+    variants = incident_list(incidents) if incidents is not None else []
+    if variants:
+        check_variant_log(log)
     if path not in PATHS:
         raise SettingError("path", f"path must be one of {', '.join(PATHS)}, got {path!r}")
     if execution not in EXECUTIONS:
         raise SettingError("execution", f"execution must be one of {', '.join(EXECUTIONS)}, got {execution!r}")
+    run = functools.partial(sweep_log, path=path, execution=execution, master=master, spark=spark, shards=shards,
+                            limits=limits)
+    if out is not None:
+        from toolkit.sweeps.resume import sweep_to_file
+
+        return sweep_to_file(log, configs, variants, run, out=out, fresh=fresh, path=path, progress=progress)
+    total = len(configs) * max(1, len(variants))
+    show = progress if progress is not None else shown_by_default(log_records(log), total)
+    with Progress(total, show=show) as bar:
+        if variants:
+            return sweep_variants(log, variants, lambda v: run(v, configs, bar))
+        return run(log, configs, bar)
+
+
+def sweep_log(log: Any, configs: list[Setting], bar: Progress, *, path: str, execution: str, master: str | None,
+              spark: Any, shards: int | None, limits: Limits) -> pd.DataFrame:
+    """The rows of ``configs`` over one log (a variant, or a batch of a resumable sweep: the same
+    rows as in the whole sweep); ``bar`` counts each configuration as it is done."""
     all_configs = configs
     table, invalid, spark_df = _inputs(log, all_configs)
     # declared source partitions (load_log(..., partitions=...)), some perhaps without records
@@ -137,29 +173,54 @@ def sweep(
     gap_max = dynamic_gap_max([c for c in configs if not get(c.semantics).null_gap_is_no_session], table, spark_df)
     check_gaps(configs, table, spark_df)
     paths = _paths(configs, path, table, spark_df, gap_max)
+    if table is not None and len(table):  # the guards of the work done here (Spark's: toolkit.sweeps.spark)
+        if not use_spark:
+            arr = table["arrival_time"].to_numpy(dtype=np.int64)
+            limits.check_cost(configs, len(table), int(arr.max()) - int(arr.min()), "sweep")
+        check_whole_local(limits, [all_configs[i] for i in micro], len(table))
     summary = None
     if not configs:
         pass
     elif use_spark:
+        from toolkit.sweeps.faults import spark_memory_errors
         from toolkit.sweeps.spark import run_spark
 
-        summary = run_spark(
-            table, spark_df, configs, paths, invalid=invalid, master=master, spark=spark, shards=shards, progress=progress,
-            limits=limits, partitions=declared,
-        )
+        with spark_memory_errors(spark):
+            summary = run_spark(table, spark_df, configs, paths, invalid=invalid, master=master, spark=spark,
+                                shards=shards, limits=limits, partitions=declared, bar=bar)
     else:
         if table is None:
             raise SettingError("execution", "this log is Spark-backed: run the sweep with execution='spark' (or 'auto')")
-        if len(table):
-            arr = table["arrival_time"].to_numpy(dtype=np.int64)
-            limits.check_cost(configs, len(table), int(arr.max()) - int(arr.min()), "sweep")
-        summary = run_local(table, configs, paths, invalid=invalid, shards=shards or 1, progress=progress,
-                            partitions=declared)
+        summary = run_local(table, configs, paths, invalid=invalid, shards=shards or 1, partitions=declared, bar=bar)
     if not micro:
         return assemble(shown, paths, summary)
     whole = _whole_rows(all_configs, micro, table, spark_df, invalid, declared, use_spark=use_spark, spark=spark,
-                        master=master, progress=progress, limits=limits)
+                        master=master, bar=bar, limits=limits)
     return _with_whole_rows(all_configs, flink, paths, summary, micro, whole)
+
+
+def log_records(log: Any) -> int | None:
+    """The records of a log (an EventLog knows them, Spark-backed too), None when not known."""
+    from toolkit.log import EventLog
+
+    if isinstance(log, EventLog):
+        return int(log.n_records)
+    return len(log) if isinstance(log, pd.DataFrame) else None
+
+
+def check_whole_local(limits: Limits, configs: list[Setting], records: int) -> None:
+    """Refuse rows evaluated in one piece on this machine (``toolkit.sweeps.whole``, one at a time)
+    whose estimate (each engine's ``whole_bytes``) exceeds ``max_memory`` (this machine's memory)."""
+    cap = limits.max_memory or machine_memory()
+    for c in configs:
+        base, per_pair = get(c.semantics).whole_bytes()
+        need = records * (base + windows_per_record(c.window) * per_pair)
+        if cap and need > cap:
+            raise SettingError("max_memory", f"this sweep evaluates {c.semantics} window {c.window} in one piece over "
+                               f"{records:,} records: about {format_bytes(need)}, more than "
+                               f"{'the limit' if limits.max_memory else 'this machine'}'s {format_bytes(cap)}; sweep it "
+                               "on Spark or on a sample of the log, or raise max_memory (--max-memory) if the estimate "
+                               "is too cautious")
 
 
 def _paths(configs: list[Setting], path: str, table: pd.DataFrame | None, spark_df: Any, gap_max: dict) -> list[str]:
@@ -251,20 +312,23 @@ def _spark_gap_max(spark_df: Any, col: str) -> int:
 
 
 def _whole_rows(configs: list[Setting], micro: list[int], table: pd.DataFrame | None, spark_df: Any, invalid: int,
-                partitions, *, use_spark: bool, spark: Any, master: str | None, progress: bool | None,
+                partitions, *, use_spark: bool, spark: Any, master: str | None, bar: Progress,
                 limits: Limits | None = None) -> pd.DataFrame:
     """The figures of the rows that run in one piece (``toolkit.sweeps.whole``), index: config
     position. A local log: in-process, on the driver. A Spark-backed log: on Spark, each row's
     whole log in one Spark task (``toolkit.sweeps.spark.run_whole``); only the figures come back."""
     if table is not None:
         rows = whole_rows(table, {i: configs[i] for i in micro}, invalid, partitions)
+        bar.add(len(micro))
         return pd.DataFrame.from_dict(rows, orient="index", columns=SUMMARY_COLUMNS)
     if not use_spark:
         raise SettingError("execution", "this log is Spark-backed: run the sweep with execution='spark' (or 'auto')")
+    from toolkit.sweeps.faults import spark_memory_errors
     from toolkit.sweeps.spark import run_whole
 
-    return run_whole(spark_df, {i: configs[i] for i in micro}, invalid=invalid, partitions=partitions, spark=spark,
-                     master=master, progress=progress, limits=limits)
+    with spark_memory_errors(spark):
+        return run_whole(spark_df, {i: configs[i] for i in micro}, invalid=invalid, partitions=partitions, spark=spark,
+                         master=master, limits=limits, bar=bar)
 
 
 def _with_whole_rows(configs: list[Setting], flink: list[int], paths: list[str], summary: pd.DataFrame | None,
@@ -372,13 +436,17 @@ def _inputs(log: Any, configs: list[Setting] = ()) -> tuple[pd.DataFrame | None,
 
 def run_local(
     table: pd.DataFrame, configs: list[Setting], paths: list[str], *, invalid: int, shards: int = 1, progress: bool | None = None,
-    partitions=None,
+    partitions=None, bar: Progress | None = None,
 ) -> pd.DataFrame:
     """In-process execution (``shards > 1`` splits the log as Spark would, to test the merge: by
     key, or by whole groups of keys such as Kafka Streams' tasks, ``toolkit.sweeps.semantics``);
-    ``partitions``: the declared source partitions (``EventLog.declared_partitions``)."""
-    from tqdm.auto import tqdm
-
+    ``partitions``: the declared source partitions (``EventLog.declared_partitions``). ``bar``: the
+    sweep's progress, moved by ``1 / shards`` configuration per shard evaluated (else its own,
+    shown as ``progress`` says)."""
+    if bar is None:
+        show = progress if progress is not None else shown_by_default(len(table), len(configs))
+        with Progress(len(configs), show=show) as own:
+            return run_local(table, configs, paths, invalid=invalid, shards=shards, partitions=partitions, bar=own)
     src = local_sources(table, partitions)
     timelines = all_timelines(configs, src)
     spans = {i: (tl.start_time, tl.end_time) for i, tl in timelines.items()}
@@ -395,20 +463,19 @@ def run_local(
     for job in jobs:
         splits.setdefault(split_unit(job[1], job[3]), []).append(job)
     frames = []
-    show = progress if progress is not None else len(jobs) * len(ts) > 2_000_000
-    with tqdm(total=len(jobs) * shards, disable=not show, desc="sweep", unit="config") as bar:
-        for unit, unit_jobs in splits.items():
-            if shards == 1:
-                shard_of = np.zeros(len(keys), dtype=np.int64)
-            elif unit == ("key",):
-                shard_of = _shard_ids(keys, shards)
-            else:  # whole groups (tasks) per shard
-                shard_of = split_ids(unit, unit_jobs[0][1].semantics, keys, part) % shards
-            for s in range(shards):
-                sel = shard_of == s
-                shard = Shard(keys[sel], ts[sel], arrival[sel], row[sel], values=values[sel],
-                              gaps={c: g[sel] for c, g in gaps.items()}, partition=part[sel])
-                frames.append(evaluate_shard(shard, unit_jobs, on_done=lambda: bar.update(1)))
+    advance = bar.add
+    for unit, unit_jobs in splits.items():
+        if shards == 1:
+            shard_of = np.zeros(len(keys), dtype=np.int64)
+        elif unit == ("key",):
+            shard_of = _shard_ids(keys, shards)
+        else:  # whole groups (tasks) per shard
+            shard_of = split_ids(unit, unit_jobs[0][1].semantics, keys, part) % shards
+        for s in range(shards):
+            sel = shard_of == s
+            shard = Shard(keys[sel], ts[sel], arrival[sel], row[sel], values=values[sel],
+                          gaps={c: g[sel] for c, g in gaps.items()}, partition=part[sel])
+            frames.append(evaluate_shard(shard, unit_jobs, on_done=lambda: advance(1 / shards)))
     rows = pd.concat(frames, ignore_index=True)
     return merge_all(rows, spans, invalid)
 

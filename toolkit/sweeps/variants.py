@@ -72,9 +72,7 @@ def label(incident: Incident | None) -> str:
 def sweep_variants(log: Any, incidents: list[Incident | None], run: Callable[[Any], pd.DataFrame]) -> pd.DataFrame:
     """``run`` (a plain sweep of one log) on each variant of ``log``; the rows stacked in the order
     of ``incidents``, each with its ``incident`` column before ``path``."""
-    if not isinstance(log, EventLog):
-        raise SettingError("incidents", "incidents transform an EventLog (toolkit.load_log or "
-                           f"toolkit.EventLog.from_arrays), got {type(log).__name__}")
+    check_variant_log(log)
     frames = []
     for incident in incidents:
         variant = variant_log(log, incident)
@@ -86,6 +84,13 @@ def sweep_variants(log: Any, incidents: list[Incident | None], run: Callable[[An
         frame.insert(list(frame.columns).index("path"), INCIDENT_COLUMN, label(incident))
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)
+
+
+def check_variant_log(log: Any) -> None:
+    """Incidents transform an EventLog: anything else is refused naming ``incidents``."""
+    if not isinstance(log, EventLog):
+        raise SettingError("incidents", "incidents transform an EventLog (toolkit.load_log or "
+                           f"toolkit.EventLog.from_arrays), got {type(log).__name__}")
 
 
 def variant_log(log: EventLog, incident: Incident | None) -> EventLog:
