@@ -53,9 +53,12 @@ def pairs(ts: np.ndarray, codes: np.ndarray, task: np.ndarray, after: np.ndarray
     size, adv = w.size, w.advance
     first = (np.maximum(0, ts - size + adv) // adv) * adv
     nwin = (ts // adv * adv - first) // adv + 1
-    rec = np.repeat(np.arange(n, dtype=np.int64), nwin)
-    offs = np.arange(len(rec), dtype=np.int64) - np.repeat(np.cumsum(nwin) - nwin, nwin)
-    start = first[rec] + offs * adv
+    if adv == size:  # tumbling: one window per record
+        rec, start = np.arange(n, dtype=np.int64), first
+    else:
+        rec = np.repeat(np.arange(n, dtype=np.int64), nwin)
+        offs = np.arange(len(rec), dtype=np.int64) - np.repeat(np.cumsum(nwin) - nwin, nwin)
+        start = first[rec] + offs * adv
     accepted = start + size > (after - w.grace)[rec]
     hi = task[rec] * (int(codes.max()) + 1 if n else 1) + codes[rec]
     lo = start // adv
