@@ -1,6 +1,6 @@
 """The sweep's fast path for Kafka Streams rows (``path="fast"``): ``TimeWindows`` (tumbling and
 hopping) with ``emit`` update (record cache on or off), final and suppress (``untilWindowCloses``,
-unbounded buffer), computed from integer columns (``toolkit.engine.kafka_streams.time_window_fast``)
+unbounded buffer), computed from integer columns (``toolkit.semantics.kafka_streams.time_windows``)
 into the partial of :func:`toolkit.semantics.kafka_streams.figures.evaluate_task`, figure for
 figure: the same batch answer (every pair), first and last results, latency, timing, state steps.
 
@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from toolkit.engine.kafka_streams._fast_kernel import state_rows, stream_times
 from toolkit.engine.kafka_streams.emit import Emit
 from toolkit.engine.kafka_streams.partitioner import key_bytes, partition_for_key
-from toolkit.engine.kafka_streams.time_window_fast import Emissions, Pairs, emissions, pairs
 from toolkit.engine.kafka_streams.windows import TimeWindows
 from toolkit.metrics.fates import DROPPED, LATE_ACCEPTED, ON_TIME
+from toolkit.semantics.kafka_streams._kernel import state_rows, stream_times
+from toolkit.semantics.kafka_streams.time_windows import Emissions, Pairs, emissions, pairs
 from toolkit.settings import Setting, SettingError, Sliding, Tumbling
 
 #: the ``path`` of a Kafka Streams row on the fast path

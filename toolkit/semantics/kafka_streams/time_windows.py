@@ -9,7 +9,7 @@ records' timestamps in arrival order; pair (record, window) of ``windows_for(ts)
 the groups of all pairs, their counts the pairs. What leaves the aggregation, per emit mode:
 
 - ``update`` without the record cache: every accepted pair, with its group's running count;
-- ``update`` with the record cache: the rows ``_fast_kernel.cache_flushes`` forwards (commits and
+- ``update`` with the record cache: the rows ``_kernel.cache_flushes`` forwards (commits and
   evictions, the end of input once more, index -1);
 - ``suppress`` (``untilWindowCloses``, unbounded buffer): the suppression receives the update rows
   above; its stream time is the running max, per task, of their timestamps (the window's max
@@ -17,7 +17,7 @@ the groups of all pairs, their counts the pairs. What leaves the aggregation, pe
   ``end <= observed - grace``, never before its own last update (none can come after: the
   aggregation has closed it), with its last count; never reached: at the end (index -1);
 - ``final`` (``onWindowClose``, never cached): a window leaves, whole, at the first throttle check
-  of its task (``_fast_kernel.throttle_checks``) with ``S - grace >= end``, unless the store has
+  of its task (``_kernel.throttle_checks``) with ``S - grace >= end``, unless the store has
   expired it (``start < store_time - retention``, ``store_time`` the task's largest accepted start
   so far); never reached: at the end, if the store still holds it.
 """
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from toolkit.engine.kafka_streams._fast_kernel import group_pairs, stream_times
 from toolkit.engine.kafka_streams.emit import ON_WINDOW_CLOSE, SUPPRESS_UNTIL_WINDOW_CLOSES
 from toolkit.engine.kafka_streams.windows import TimeWindows
+from toolkit.semantics.kafka_streams._kernel import group_pairs, stream_times
 
 
 @dataclass
@@ -72,7 +72,7 @@ def pairs(ts: np.ndarray, codes: np.ndarray, task: np.ndarray, after: np.ndarray
 
 
 def _group_by_sort(hi: np.ndarray, lo: np.ndarray, accepted: np.ndarray) -> tuple:
-    """:func:`_fast_kernel.group_pairs` by sorting, for (hi, lo) too wide for one int64 key."""
+    """:func:`_kernel.group_pairs` by sorting, for (hi, lo) too wide for one int64 key."""
     m = len(hi)
     order = np.lexsort((np.arange(m), lo, hi))
     h, lw = hi[order], lo[order]
@@ -108,7 +108,7 @@ def updates(p: Pairs, n: int, arr: np.ndarray, n_tasks: int, cache: tuple | None
     acc = np.flatnonzero(p.accepted)
     if cache is None:
         return Emissions(p.group[acc], p.rec[acc], p.count[acc], False)
-    from toolkit.engine.kafka_streams._fast_kernel import cache_flushes
+    from toolkit.semantics.kafka_streams._kernel import cache_flushes
 
     max_bytes, interval, start, key_bytes = cache
     pair_start = np.r_[0, np.cumsum(np.bincount(p.rec[acc], minlength=n))].astype(np.int64)
@@ -158,7 +158,7 @@ def suppressed(up: Emissions, p: Pairs, ts: np.ndarray, w: TimeWindows, n_tasks:
 def finals(p: Pairs, n: int, arr: np.ndarray, task: np.ndarray, after: np.ndarray, w: TimeWindows, n_tasks: int,
            emit_interval: int) -> Emissions:
     """``emitStrategy(onWindowClose())``: one final row per window the store still holds."""
-    from toolkit.engine.kafka_streams._fast_kernel import throttle_checks
+    from toolkit.semantics.kafka_streams._kernel import throttle_checks
 
     acc = np.flatnonzero(p.accepted)
     fired = np.flatnonzero(p.g_acc > 0)

@@ -1,5 +1,5 @@
 """The compiled steps of the Kafka Streams fast path (numba): the record cache in front of a
-``TimeWindows`` store and the on-close throttle. Imported lazily by ``time_window_fast``.
+``TimeWindows`` store and the on-close throttle. Imported lazily by ``time_windows``.
 
 ``cache_flushes`` replays ``record_cache.ThreadCache`` over the accepted (record, window) pairs
 in processing order, with integer ids instead of Python objects: one entry per window (task,
