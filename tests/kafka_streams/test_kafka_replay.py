@@ -16,6 +16,7 @@ import toolkit
 from toolkit.cli import main
 from toolkit.engine.kafka_streams import Emit, run_windowed_aggregation, tasks_for_keys
 from toolkit.metrics.summary import SUMMARY_COLUMNS
+from toolkit.semantics.kafka_streams.fast import fast_applies
 from toolkit.semantics.kafka_streams.figures import (
     ENGINE_EMIT,
     cache_config,
@@ -202,7 +203,7 @@ SETTINGS = st.builds(
 def test_sweep_row_equals_the_replay_summary(s, seed, n):
     log = _log(n=n, seed=seed, span=10_000)
     row = toolkit.sweep(log, [s]).iloc[0]
-    assert row["path"] == "kafka_streams"
+    assert row["path"] == ("fast" if fast_applies(s) else "kafka_streams")  # TimeWindows: the fast path
     sm = toolkit.replay(log, s).summary()
     for k in SUMMARY_COLUMNS:
         assert _close(sm[k], row[k]), (k, sm[k], row[k])
@@ -249,7 +250,7 @@ def test_sweep_over_three_semantics():
     log = _log()
     df = toolkit.sweep(log, semantics=["flink", "kafka_streams", "spark"], delay=["0", "1s"], grace=["0", "1s"],
                        emit=["update", "suppress"])
-    assert df.groupby("semantics")["path"].first().to_dict() == {"flink": "fast", "kafka_streams": "kafka_streams",
+    assert df.groupby("semantics")["path"].first().to_dict() == {"flink": "fast", "kafka_streams": "fast",
                                                                  "spark": "microbatch"}
     k = df[df["semantics"] == "kafka_streams"]
     assert len(k) == 4 and k["grace_ms"].tolist() == [0, 0, 1000, 1000]
@@ -312,7 +313,7 @@ def test_cli_replay_sweep_and_deploy(tmp_path, capsys):
                  "--out", str(tmp_path / "s.csv")]) == 0
     capsys.readouterr()
     rows = pd.read_csv(tmp_path / "s.csv")
-    assert len(rows) == 4 and set(rows["path"]) == {"kafka_streams"}
+    assert len(rows) == 4 and set(rows["path"]) == {"fast"}  # tumbling windows: the fast path
     assert main(["deploy", "--semantics", "kafka_streams", "--grace", "1s"]) == 0
     assert "TimeWindows.ofSizeAndGrace(Duration.ofSeconds(1), Duration.ofSeconds(1))" in capsys.readouterr().out
 
@@ -343,4 +344,6 @@ def test_recommendation_says_kafka_settings_in_words_and_deploys_them():
 def test_bench_kafka_streams_small(capsys):
     assert main(["bench", "kafka_streams", "--records", "3000", "--keys", "20", "--only", "update,session"]) == 0
     out = capsys.readouterr().out
-    assert "update" in out and "session" in out and "records/cpu-s" in out
+    lines = {line.split()[0]: line for line in out.splitlines()[1:]}
+    assert "rec-cfg/cpu-s" in lines["update"] and "same figures: yes" in lines["update"]
+    assert "fast -" in lines["session"] and "replay cpu" in lines["session"]  # no fast path for sessions

@@ -104,11 +104,18 @@ def test_on_spark_rows_equal_the_replay(spark):
           for w, e, t in [("tumbling:2s", "update", None), ("sliding:4s/1s", "final", 2), ("kafka_sliding:1s", "suppress", 5),
                           ("session:1500ms", "update", 3)]]
     got = toolkit.sweep(log, ss, execution="spark", spark=spark, shards=3, progress=False)
+    assert got["path"].tolist() == ["fast", "fast", "kafka_streams", "kafka_streams"]  # TimeWindows: the fast path
     for i, s in enumerate(ss):
         _same(got.iloc[i], toolkit.replay(log, s).summary(), str(s))
     s = Setting.parse(semantics="kafka_streams", window="tumbling:2s", grace="1s", repartition=False)
     _same(toolkit.sweep(co, [s], execution="spark", spark=spark, shards=2, progress=False).iloc[0],
           toolkit.replay(co, s).summary(), "repartition=False")
+    # the record cache evicting (its tasks share one shard) and the replay's path, on Spark too
+    for c in (s.replace(repartition=True, cache_max_bytes="300B", commit_interval="1s", emit="suppress"),
+              s.replace(repartition=True, emit="final", emit_interval="3s")):
+        for path in ("fast", "engine"):
+            _same(toolkit.sweep(log, [c], execution="spark", spark=spark, shards=3, path=path, progress=False).iloc[0],
+                  toolkit.replay(log, c).summary(), (str(c), path))
     with pytest.raises(SettingError, match="co-partitioned"):
         toolkit.sweep(log, [s], execution="spark", spark=spark, progress=False)
 

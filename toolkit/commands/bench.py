@@ -32,6 +32,8 @@ def register(subparsers) -> None:
                    help="sessions: run the engine path on the first N records only (default: all)")
     p.add_argument("--no-beam", action="store_true",
                    help="beam: time our replay alone, without real Beam (which is slow: a few ms per record)")
+    p.add_argument("--no-replay", action="store_true",
+                   help="kafka_streams: time the fast path alone, without the replay's path")
     p.set_defaults(func=run)
 
 

@@ -186,9 +186,9 @@ class KafkaStreams(Semantics):
     shared = ("window",)
     delay_setting = "grace"
     showcase_axes = {"emit": ["update", "suppress"]}  # a result on every update (partial first), or at the close
-    path = "kafka_streams"
+    path = "kafka_streams"  # the replay's own code; the fast path's rows say "fast" (sweep_paths)
     shard_by = "task"
-    shards_in_process = False
+    shards_in_process = True  # unsharded in-process rows take the shard evaluator too, on the path sweep_paths chose
     deploy_targets = {"kafka-streams": ("Kafka Streams DSL (Java)", "java")}
 
     def check(self, s: Any) -> None:
@@ -291,6 +291,14 @@ class KafkaStreams(Semantics):
 
     # -- sweep ---------------------------------------------------------------------------------
 
+    def sweep_paths(self, configs: list, path: str, *, event_range: Any, gap_max: dict) -> list[str]:
+        """``fast`` for TimeWindows rows with emit update, final or suppress (until the window closes,
+        unbounded), any record cache (``toolkit.semantics.kafka_streams.fast``); the replay's code
+        (``kafka_streams``) for the others, or for every row with ``path="engine"``."""
+        from toolkit.semantics.kafka_streams.sweep import choose_paths
+
+        return choose_paths(configs, path)
+
     def timelines(self, configs: list, sources: Any) -> dict[int, Any]:
         from toolkit.semantics.kafka_streams.sweep import task_timelines
 
@@ -316,11 +324,11 @@ class KafkaStreams(Semantics):
 
     def whole_figures(self, table: Any, configs: list, invalid: int, sources: Any) -> list[dict]:
         from toolkit.metrics.summary import SUMMARY_COLUMNS
-        from toolkit.semantics.kafka_streams.sweep import sweep_figures
+        from toolkit.semantics.kafka_streams.sweep import choose_paths, sweep_figures
 
         out = []
-        for s in configs:
-            f = sweep_figures(table, s, invalid, partitions=sources)
+        for s, p in zip(configs, choose_paths(configs, "auto")):
+            f = sweep_figures(table, s, invalid, partitions=sources, path=p)
             out.append({k: f[k] for k in SUMMARY_COLUMNS})
         return out
 

@@ -347,7 +347,8 @@ def combine(partials: list[dict], invalid: int = 0) -> dict:
     st = [p["state"] for p in partials]
     d = pd.DataFrame({"pos": np.concatenate([x[0] for x in st]), "time": np.concatenate([x[1] for x in st]),
                       "dw": np.concatenate([x[2] for x in st]), "dr": np.concatenate([x[3] for x in st])})
-    d = d.groupby("pos", sort=True).agg(time=("time", "first"), dw=("dw", "sum"), dr=("dr", "sum"))
+    if len(st) != 1 or np.any(np.diff(d["pos"].to_numpy()) <= 0):  # one partial's steps come one per pos, sorted
+        d = d.groupby("pos", sort=True).agg(time=("time", "first"), dw=("dw", "sum"), dr=("dr", "sum"))
     w = np.cumsum(d["dw"].to_numpy(np.int64))
     r = np.cumsum(d["dr"].to_numpy(np.int64))
     spans = [p["span"] for p in partials if p["span"] is not None]

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from toolkit.engine.kafka_streams.partitioner import tasks_for_keys
+from toolkit.semantics.kafka_streams.fast import FAST, code_tasks, fast_applies, fast_task, key_codes
 from toolkit.semantics.kafka_streams.figures import (
     check_arrivals,
     combine,
@@ -44,6 +45,23 @@ from toolkit.semantics.kafka_streams.figures import (
     topic_partitions,
 )
 from toolkit.settings import Setting, SettingError
+
+#: the ``path`` of a Kafka Streams row evaluated by the replay's own code (the engine)
+ENGINE = "kafka_streams"
+
+
+def choose_paths(configs: list[Setting], path: str) -> list[str]:
+    """Each row's path: ``fast`` where :func:`fast_applies` (unless ``path="engine"``), else the
+    replay's ``kafka_streams``; ``path="fast"`` refuses a row the fast path does not cover."""
+    out = []
+    for c in configs:
+        ok = fast_applies(c)
+        if path == FAST and not ok:
+            raise SettingError("path", f"the Kafka Streams fast path does not apply to {c}: it needs tumbling or "
+                               "hopping windows (tumbling:SIZE, sliding:SIZE/ADVANCE) with emit=update, final, or "
+                               "suppress without suppress_time_limit, suppress_max_records or suppress_max_bytes")
+        out.append(FAST if ok and path != "engine" else ENGINE)
+    return out
 
 
 @dataclass(frozen=True)
@@ -130,12 +148,18 @@ def task_partial(shard: Any, config: Setting, path: str, timeline: TaskTimeline)
         part = _empty_partial()
         part["scalars"] = {s: 0 for s in SCALARS}
         return part
-    keys = shard.keys[shard.key_code]
-    task = record_tasks(timeline.repartition, timeline.tasks, keys, shard.partition)
-    a = {"ts": shard.ts, "arr": shard.arrival, "part": shard.partition, "keys": keys, "vals": shard.values,
-         "rows": shard.row, "has_arr": True}
     pos = np.arange(n, dtype=np.int64)
-    p = evaluate_task(a, pos, task, timeline.tasks, config, timeline.end_time, start_time=timeline.start_time)
+    if path == FAST:
+        task = code_tasks(shard.key_code, shard.keys, timeline.repartition, timeline.tasks, shard.partition)
+        a = {"ts": shard.ts, "arr": shard.arrival}
+        p = fast_task(a, pos, task, timeline.tasks, config, timeline.end_time, start_time=timeline.start_time,
+                      codes=shard.key_code, uniq=shard.keys)
+    else:
+        keys = shard.keys[shard.key_code]
+        task = record_tasks(timeline.repartition, timeline.tasks, keys, shard.partition)
+        a = {"ts": shard.ts, "arr": shard.arrival, "part": shard.partition, "keys": keys, "vals": shard.values,
+             "rows": shard.row, "has_arr": True}
+        p = evaluate_task(a, pos, task, timeline.tasks, config, timeline.end_time, start_time=timeline.start_time)
     sc = p["scalars"]
     st_pos, st_time, dw, dr = p["state"]
     end = timeline.end_time
@@ -152,15 +176,24 @@ def task_partial(shard: Any, config: Setting, path: str, timeline: TaskTimeline)
     return {"scalars": scalars, "latency": p["latency"], "state": (at, dw, dr, at, shard.row[st_pos])}
 
 
-def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0, partitions: Any = None) -> dict:
+def sweep_figures(table: pd.DataFrame, s: Setting, invalid: int = 0, partitions: Any = None, path: str = ENGINE) -> dict:
     """A sweep row's figures for the Kafka Streams setting ``s``, evaluated task by task
-    (:func:`shard_key`, :func:`evaluate_task`, :func:`combine`): exactly ``replay(...).summary()``'s
+    (:func:`shard_key`, :func:`evaluate_task`, :func:`combine`) or, ``path="fast"``, all tasks at
+    once by :func:`toolkit.semantics.kafka_streams.fast.fast_task`: exactly ``replay(...).summary()``'s
     (``partitions``: the declared ones, ``EventLog.declared_partitions``)."""
     a = table_arrays(table)
     check_arrivals(a)
-    task, n_tasks = shard_key(a, s, partitions)
     end_time, start_time = int(a["arr"][-1]), int(a["arr"][0])
     pos = np.arange(len(a["ts"]), dtype=np.int64)
+    if path == FAST and s.repartition:  # the tasks from the key codes, each key hashed once
+        codes, uniq = key_codes(a["keys"])
+        n_tasks = topic_partitions(a["part"], partitions) if s.tasks is None else int(s.tasks)
+        task = code_tasks(codes, uniq, True, n_tasks, a["part"])
+        return combine([fast_task(a, pos, task, n_tasks, s, end_time, start_time=start_time, codes=codes,
+                                  uniq=uniq)], invalid)
+    task, n_tasks = shard_key(a, s, partitions)
+    if path == FAST:
+        return combine([fast_task(a, pos, task, n_tasks, s, end_time, start_time=start_time)], invalid)
     if shared_cache(s):  # the tasks share the thread's record cache: evaluated together
         return combine([evaluate_task(a, pos, task, n_tasks, s, end_time, start_time=start_time)], invalid)
     partials = []
