@@ -235,3 +235,22 @@ def test_path_fast_is_refused_naming_path_where_it_does_not_apply():
                       path="fast", progress=False)
     assert err.value.setting == "path" and "Beam" in str(err.value)
     assert toolkit.sweep(log, semantics="beam", window="tumbling:1s", path="fast", progress=False)["path"].tolist() == ["fast"]
+
+
+@pytest.mark.spark
+def test_fast_rows_on_spark_equal_the_replay(spark):
+    """On Spark the closed form runs per key shard on the executors: the same figures as the
+    replay's step in-process, and the rows say ``fast``."""
+    rng = np.random.default_rng(8)
+    arrival = 1_700_000_000_000 + np.sort(rng.integers(0, 10_000, 400))
+    log = EventLog.from_arrays(arrival - rng.choice([0, 40, 700, 3_000], 400), arrival_time=arrival,
+                               key=rng.choice(["a", "b", "c", "d", "e"], 400).astype(object),
+                               partition=rng.integers(0, 3, 400))
+    configs = [Setting.parse(semantics="beam", window=w, beam_trigger=t, accumulation=a, lateness="1s", delay="200ms")
+               for w in ("tumbling:1s", "sliding:1s/500ms") for t in ("default", "after_watermark")
+               for a in ("accumulating", "discarding")]
+    on_spark = toolkit.sweep(log, configs, execution="spark", spark=spark, shards=3, progress=False)
+    step = toolkit.sweep(log, configs, path="engine", progress=False)
+    assert set(on_spark["path"]) == {"fast"}
+    for i in range(len(configs)):
+        assert not _diff(on_spark.iloc[i][SUMMARY_COLUMNS].to_dict(), step.iloc[i][SUMMARY_COLUMNS].to_dict())

@@ -247,6 +247,7 @@ class WindowFigures:
     kf: np.ndarray
     kc: np.ndarray
     idx_c: np.ndarray | None = None  # the run index of each window's close, set by the evaluator
+    idx_f: np.ndarray | None = None  # the run index of each window's first run after k_f, likewise
 
 
 def cleanup_time(max_ts: np.ndarray, lateness: int) -> np.ndarray:
@@ -272,7 +273,8 @@ def evaluate_windows(
     record_caused = any_acc & (s0 > kf)
     idx_c = runs.index_le(kc)
     accepted = runs.cum[idx_c] - runs.cum[runs.win_first_run]
-    first = np.where(record_caused, 1, runs.count_le(kf))
+    idx_f = runs.index_le(kf)
+    first = np.where(record_caused, 1, runs.cum[idx_f] - runs.cum[runs.win_first_run])
     at_end = any_acc & ~record_caused & (kf >= k)
     first_emit = np.full(pairs.n_windows, np.int64(timeline.end_time), dtype=np.int64)
     ticked = kf < k
@@ -287,6 +289,7 @@ def evaluate_windows(
         last_emit = first_emit
     fig = WindowFigures(accepted, first, record_caused, at_end, first_emit, last_emit, kf, kc)
     fig.idx_c = idx_c
+    fig.idx_f = idx_f
     return pairs, runs, fig
 
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from toolkit.engine.beam.scenario import US_PER_MS
 from toolkit.engine.flink.timeline import WatermarkTimeline
-from toolkit.fast.evaluate import FixedWindows, Shard, _ranges, _value_counts, evaluate_windows
+from toolkit.fast.evaluate import FixedWindows, Shard, _ranges, evaluate_windows
 from toolkit.settings import Sliding, Tumbling
 
 #: the largest window end + allowed lateness (ms) the closed form takes: beyond it the replay's
@@ -109,7 +109,7 @@ def _state(shard: Shard, pairs: Any, runs: Any, fig: Any, timeline: WatermarkTim
     t_end = np.int64(timeline.end_time)
     if clears:
         held = np.where(fig.record_caused, 0, fig.first)  # pairs in the ON_TIME pane
-        gone = _ranges(runs.index_le(fig.kf), runs.win_end_run)  # runs after k_f: never held
+        gone = _ranges(fig.idx_f, runs.win_end_run)  # runs after k_f: never held
     else:
         held = fig.accepted
         gone = _ranges(fig.idx_c, runs.win_end_run)  # rejected runs
@@ -135,6 +135,21 @@ def _state(shard: Shard, pairs: Any, runs: Any, fig: Any, timeline: WatermarkTim
     return area_w, area_r, state
 
 
+def _latency(pairs: Any, fig: Any, timeline: WatermarkTimeline, counted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first pane's emission time minus the window end over the ``counted`` windows, as
+    sorted values and counts. A window fired by a watermark change has the latency of every
+    window with its end, so those are counted per distinct end; late-fired ones one by one."""
+    u, inv = pairs.distinct_max_ts()
+    per_end = np.bincount(inv[counted & ~fig.record_caused], minlength=len(u))
+    has = per_end > 0
+    tick = np.searchsorted(timeline.watermark, u[has], side="left")  # k_f: a change fired them
+    late = fig.record_caused & counted
+    values = np.concatenate([timeline.shape.time[tick] - (u[has] + 1), fig.first_emit[late] - (pairs.max_ts[late] + 1)])
+    counts = np.concatenate([per_end[has], np.ones(int(late.sum()), dtype=np.int64)])
+    distinct, at = np.unique(values, return_inverse=True)
+    return distinct.astype(np.int64), np.bincount(at.ravel(), weights=counts, minlength=len(distinct)).astype(np.int64)
+
+
 def partial(shard: Shard, setting: Any, timeline: WatermarkTimeline) -> dict:
     """The mergeable partial (``toolkit.metrics.summary``) of one key shard under ``setting``
     (:func:`fast_applies`), equal to the replay's (``toolkit.semantics.beam.sweep.beam_partial``)."""
@@ -149,7 +164,7 @@ def partial(shard: Shard, setting: Any, timeline: WatermarkTimeline) -> dict:
     area_w, area_r, state = _state(shard, pairs, runs, fig, timeline,
                                    finishing or setting.accumulation == "discarding")
     at_end = fired & fig.at_end
-    values, counts = _value_counts((fig.first_emit - (pairs.max_ts + 1))[fired & ~at_end])
+    values, counts = _latency(pairs, fig, timeline, fired & ~at_end)
     scalars = {
         "valid": shard.n, "on_time": on_time, "late_accepted": late_acc, "dropped": dropped,
         "windows": pairs.n_windows, "exact_windows": int(np.sum(fig.first == pairs.true_count)),
