@@ -279,7 +279,8 @@ def fast_case(log: Any, name: str) -> bool:
           f"({t['key'].nunique()} keys, {t['partition'].nunique()} partitions)", flush=True)
     timelines, build = timed(lambda: beam.timelines(configs, local_sources(t)))
     shard, setup = timed(lambda: _fast_setup(t, configs, timelines))
-    beam.evaluate(shard, configs[0], "fast", timelines[0])  # first calls: not timed
+    for i in {str(c.window): i for i, c in enumerate(configs)}.values():  # first calls per window: not timed
+        beam.evaluate(shard, configs[i], "fast", timelines[i])
     parts, cpu = [], []
     for i, c in enumerate(configs):
         part, tm = timed(lambda: beam.evaluate(shard, c, "fast", timelines[i]))
