@@ -273,7 +273,8 @@ def fast_case(log: Any, name: str) -> bool:
     from toolkit.semantics import get
     from toolkit.sweeps.timelines import local_sources
 
-    beam, configs, t = get("beam"), fast_configs(name), log.table
+    configs, t = fast_configs(name), log.table
+    beam = get(configs[0].semantics)
     n, replayed = len(t), FAST_CASES[name]["replayed"]
     print(f"\n{name}: the fast path against the replay, {len(configs)} sweep rows x {n:,} records "
           f"({t['key'].nunique()} keys, {t['partition'].nunique()} partitions)", flush=True)
