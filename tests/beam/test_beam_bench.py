@@ -85,3 +85,36 @@ def test_no_beam_times_ours_alone(monkeypatch, capsys):
     monkeypatch.setattr(bench, "beam_python", lambda: pytest.fail("--no-beam must not look for real Beam"))
     assert main(["bench", "beam", "--records", "60", "--only", "sessions", "--no-beam"]) == 0
     assert "real Beam: not run: --no-beam; ours alone" in capsys.readouterr().out
+
+
+def test_the_fast_case_prints_record_configurations_per_cpu_second_beside_the_replays(capsys):
+    assert main(["bench", "beam", "--records", "300", "--only", "fast"]) == 0
+    out = capsys.readouterr().out
+    assert "fast: the fast path against the replay, 8 sweep rows x 300 records" in out
+    assert "record-configurations per CPU-second (evaluation)" in out and "paths fast)" in out
+    assert "replay (path='engine') on 8 of the rows" in out and "figures equal" in out
+    assert "real Beam" not in out  # the fast cases do not ask real Beam
+
+
+def test_a_fast_row_that_differs_from_the_replay_fails_the_benchmark(monkeypatch, capsys):
+    from toolkit.semantics.beam import fast
+
+    real = fast.partial
+
+    def off_by_one(shard, setting, timeline):
+        part = real(shard, setting, timeline)
+        part["scalars"]["firings"] += 1
+        return part
+
+    monkeypatch.setattr(fast, "partial", off_by_one)
+    assert main(["bench", "beam", "--records", "200", "--only", "fast"]) == 1
+    assert "figures DIFFER" in capsys.readouterr().out
+
+
+def test_the_year_case_is_a_year_like_log():
+    assert bench.YEAR == dict(records=330_000, keys=16, partitions=3)
+    rows = bench.fast_configs("fast_year")
+    assert len(rows) == 8 and {str(r.window) for r in rows} == {"tumbling:1h", "sliding:1h/15min"}
+    from toolkit.semantics.beam.fast import fast_applies
+
+    assert all(fast_applies(r) for r in rows)

@@ -18,6 +18,7 @@ import toolkit
 from toolkit.log import EventLog
 from toolkit.metrics.summary import SUMMARY_COLUMNS, check_summary
 from toolkit.semantics import names as registered
+from toolkit.semantics.beam.fast import fast_applies
 from toolkit.semantics.beam.replay import replay_beam
 from toolkit.semantics.beam.sweep import shardable
 from toolkit.semantics.beam.windowing import window_spec
@@ -93,11 +94,14 @@ def test_summary_is_the_sweep_row_in_one_piece_and_in_key_shards(log, kw):
     sm = r.summary()
     one = toolkit.sweep(log, [r.setting], progress=False)
     three = toolkit.sweep(log, [r.setting], shards=3, progress=False)
+    step = toolkit.sweep(log, [r.setting], shards=2, path="engine", progress=False)
     check_summary(one)
     for c in SUMMARY_COLUMNS:
         assert _same(sm[c], one.iloc[0][c]), c
         assert _same(one.iloc[0][c], three.iloc[0][c]), c
-    assert one.iloc[0]["path"] == "beam"
+        assert _same(one.iloc[0][c], step.iloc[0][c]), c
+    assert one.iloc[0]["path"] == ("fast" if fast_applies(r.setting) else "beam")
+    assert step.iloc[0]["path"] == "beam"
     assert sm["records"] == sm["on_time"] + sm["late_accepted"] + sm["dropped"] + sm["invalid"]
     f = r.fates["fate"].value_counts()
     assert (f.get("on_time", 0), f.get("dropped", 0)) == (sm["on_time"], sm["dropped"])
@@ -186,7 +190,8 @@ def test_every_engine_is_a_row_of_one_sweep(whole):
     check_summary(whole)
     beam = whole[whole["semantics"] == "beam"]
     assert len(beam) == 2 * 2 * 2 * 3
-    assert set(beam["path"]) == {"beam"}
+    fast = (beam["beam_trigger"] == "default") & beam["window"].str.startswith("tumbling")
+    assert set(beam.loc[fast, "path"]) == {"fast"} and set(beam.loc[~fast, "path"]) == {"beam"}
 
 
 def test_one_sweep_over_every_engine_in_key_shards_equals_one_piece(log, whole):

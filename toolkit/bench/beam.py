@@ -11,7 +11,24 @@ trigger shapes (``--only``):
 - ``sessions``: ``session:100ms``, ``after_watermark(late=after_count:1)``, 1 s allowed lateness,
   discarding (merging windows, evaluated with every key in one step).
 
-For each: ``toolkit.replay`` end to end (records per CPU second, wall and CPU seconds), then the
+- ``fast``: the closed form against the replay (``toolkit.semantics.beam.fast``, sweep rows with
+  ``path="fast"`` against ``path="engine"``) on the same log: 8 sweep rows (``tumbling:1s`` and
+  ``sliding:1s/250ms``, the default trigger and ``after_watermark(late=after_count:1)``,
+  accumulating and discarding; 500 ms delay, 1 s allowed lateness);
+- ``fast_year``: the same on a year-like log (the ``year`` model: 330,000 records over 2023,
+  16 keys, 3 partitions, delays of minutes, 3 % held back up to 4 hours), ``tumbling:1h`` and
+  ``sliding:1h/15min``, 15 min delay and allowed lateness; the replay on its first row only
+  (about 40 s of CPU a row).
+
+For the ``fast`` cases (:func:`fast_case`): the timelines (once per sweep) and the shared setup
+(arrival sort, window pairs, runs: once per window) are timed apart from each row's evaluation,
+as ``bench sweep`` (a) times Flink's closed form; printed: record-configurations per CPU-second
+of the evaluation, the CPU seconds of the whole in-process ``toolkit.sweep`` of those rows, and
+the replay's record-configurations per CPU-second on the same rows; the figures of every row
+timed on both paths must be equal (else exit 1). Real Beam is not asked (a sweep row's figures
+are the replay's, checked against real Beam by the corpus).
+
+For the other cases: ``toolkit.replay`` end to end (records per CPU second, wall and CPU seconds), then the
 same records as one Beam scenario (oracles/beam/README.md: the elements in arrival order, the
 watermark advances the replay gives Beam, processing-time advances when the trigger has a
 processing-time part) through our GroupByKey step (:func:`toolkit.engine.beam.run_scenario`)
@@ -52,6 +69,15 @@ CASES: dict[str, dict[str, Any]] = {
     "sessions": dict(window="session:100ms", delay="500ms", lateness="1s", accumulation="discarding",
                      beam_trigger="after_watermark(late=after_count:1)"),
 }
+
+#: the closed form against the replay: log -> (windows, delay, lateness, rows replayed)
+FAST_CASES: dict[str, dict[str, Any]] = {
+    "fast": dict(windows=["tumbling:1s", "sliding:1s/250ms"], delay="500ms", lateness="1s", replayed=8),
+    "fast_year": dict(windows=["tumbling:1h", "sliding:1h/15min"], delay="15min", lateness="15min", replayed=1),
+}
+FAST_TRIGGERS = ["default", "after_watermark(late=after_count:1)"]
+YEAR = dict(records=330_000, keys=16, partitions=3)
+"""The year-like log of ``fast_year`` (``toolkit.log.synth`` model ``year``)."""
 
 ORACLE = Path(__file__).resolve().parents[2] / "oracles" / "beam" / "beam_oracle.py"
 """Real Beam's runner script (in the source tree; absent from an installed package)."""
@@ -163,22 +189,35 @@ def _run_beam(python: Path, cases: list[dict]) -> list[dict]:
 
 
 def run(args: Any) -> int:
-    import toolkit
-    from toolkit.engine.beam import run_scenario
     from toolkit.log.synth import generate
-    from toolkit.settings import Setting
 
     n = DEFAULT_RECORDS if getattr(args, "records", None) is None else int(args.records)
     if n < 1:
         raise ValueError(f"--records must be >= 1, got {n}")
-    only = args.only.split(",") if getattr(args, "only", None) else list(CASES)
-    unknown = [o for o in only if o not in CASES]
+    only = args.only.split(",") if getattr(args, "only", None) else [*CASES, *FAST_CASES]
+    unknown = [o for o in only if o not in CASES and o not in FAST_CASES]
     if unknown:
-        raise ValueError(f"--only {','.join(unknown)}: choose among {', '.join(CASES)}")
+        raise ValueError(f"--only {','.join(unknown)}: choose among {', '.join([*CASES, *FAST_CASES])}")
     log = generate("sample", n, seed=int(args.seed))
     load = os.getloadavg()
     print(f"beam replay benchmark: {n:,} records ('sample' model, 8 keys, 3 partitions, seed {args.seed}); "
           f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
+    replays = [o for o in only if o in CASES]
+    ok = _replay_cases(log, replays, args) if replays else True
+    for name in (o for o in only if o in FAST_CASES):
+        case_log = log if name == "fast" else generate("year", seed=int(args.seed), **YEAR)
+        ok &= fast_case(case_log, name)
+    return 0 if ok else 1
+
+
+def _replay_cases(log: Any, only: list[str], args: Any) -> bool:
+    """The replay, our step on the log as a scenario and real Beam (when it runs) for ``only``;
+    False when real Beam's panes differ from ours."""
+    import toolkit
+    from toolkit.engine.beam import run_scenario
+    from toolkit.settings import Setting
+
+    n = log.n_records
     python, oracle = (None, "--no-beam") if getattr(args, "no_beam", False) else beam_python()
     print(f"real Beam: {oracle}" if python else f"real Beam: not run: {oracle}; ours alone", flush=True)
     toolkit.replay(log, Setting.parse(semantics="beam", **CASES[only[0]]))  # imports and first calls: not timed
@@ -215,4 +254,76 @@ def run(args: Any) -> int:
     if not ok:
         print("\nthe panes differ from real Beam's: a conformance bug (add the case to tests/fixtures/beam)",
               file=sys.stderr)
-    return 0 if ok else 1
+    return ok
+
+
+def fast_configs(name: str) -> list:
+    """The sweep rows of a ``fast`` case (:data:`FAST_CASES`)."""
+    from toolkit.settings import Setting
+
+    c = FAST_CASES[name]
+    return [Setting.parse(semantics="beam", window=w, beam_trigger=t, accumulation=a, delay=c["delay"], lateness=c["lateness"])
+            for w in c["windows"] for t in FAST_TRIGGERS for a in ("accumulating", "discarding")]
+
+
+def fast_case(log: Any, name: str) -> bool:
+    """The closed form against the replay on ``log`` (module doc); False when a row's figures differ."""
+    import toolkit
+    from toolkit.metrics.summary import merge_config, partial_rows
+    from toolkit.semantics import get
+    from toolkit.sweeps.timelines import local_sources
+
+    configs, t = fast_configs(name), log.table
+    beam = get(configs[0].semantics)
+    n, replayed = len(t), FAST_CASES[name]["replayed"]
+    print(f"\n{name}: the fast path against the replay, {len(configs)} sweep rows x {n:,} records "
+          f"({t['key'].nunique()} keys, {t['partition'].nunique()} partitions)", flush=True)
+    timelines, build = timed(lambda: beam.timelines(configs, local_sources(t)))
+    shard, setup = timed(lambda: _fast_setup(t, configs, timelines))
+    for i in {str(c.window): i for i, c in enumerate(configs)}.values():  # first calls per window: not timed
+        beam.evaluate(shard, configs[i], "fast", timelines[i])
+    parts, cpu = [], []
+    for i, c in enumerate(configs):
+        part, tm = timed(lambda: beam.evaluate(shard, c, "fast", timelines[i]))
+        parts.append(part)
+        cpu.append(tm.cpu)
+    rows, sweep_t = timed(lambda: toolkit.sweep(log, configs, progress=False))
+    print(f"  timelines {build.cpu:.2f} s CPU (once per sweep); shared setup (arrival sort, window pairs, runs, distinct window ends) "
+          f"{setup.cpu:.2f} s CPU (once per window)")
+    for c, sec in zip(configs, cpu):
+        print(f"  fast    {str(c.window):<18} {str(c.beam_trigger):<38} {c.accumulation:<12} {sec * 1000:8.1f} ms CPU  "
+              f"{n / max(sec, 1e-9) / 1e6:6.1f} M records/CPU-s")
+    total = sum(cpu)
+    print(f"  fast path: {total:.2f} s CPU for {len(configs)} rows => {n * len(configs) / max(total, 1e-9) / 1e6:.1f} M "
+          f"record-configurations per CPU-second (evaluation)")
+    print(f"  toolkit.sweep of the {len(configs)} rows in-process (paths {', '.join(sorted(set(rows['path'])))}): "
+          f"{sweep_t.cpu:.2f} s CPU, {sweep_t.wall:.2f} s wall = {sweep_t.cpu / len(configs):.2f} s CPU a row")
+    ok, rep_cpu = True, 0.0
+    for i, c in enumerate(configs[:replayed]):
+        part, tm = timed(lambda: beam.evaluate(shard, c, "beam", timelines[i]))
+        rep_cpu += tm.cpu
+        span = dict(start_time=timelines[i].start_time, end_time=timelines[i].end_time)
+        ok &= _same(merge_config(partial_rows(0, part), **span), merge_config(partial_rows(0, parts[i]), **span))
+    rate = n * replayed / max(rep_cpu, 1e-9)
+    print(f"  replay (path='engine') on {replayed} of the rows: {rep_cpu:.2f} s CPU => {rate:,.0f} record-configurations "
+          f"per CPU-second; fast / replay {n * replayed / max(sum(cpu[:replayed]), 1e-9) / rate:,.0f}x per CPU-second; "
+          f"figures {'equal' if ok else 'DIFFER'}", flush=True)
+    return ok
+
+
+def _same(a: dict, b: dict) -> bool:
+    """Equal figures (a missing latency, NaN, equals NaN)."""
+    return all(a[k] == b[k] or (a[k] != a[k] and b[k] != b[k]) for k in a)
+
+
+def _fast_setup(t: Any, configs: list, timelines: dict) -> Any:
+    """One shard of the whole log with its window pairs, runs and distinct window ends built
+    (shared by every row of a window)."""
+    from toolkit.fast.evaluate import FixedWindows, Shard
+
+    shard = Shard(t["key"].to_numpy(dtype=object), t["event_time"].to_numpy(), t["arrival_time"].to_numpy(),
+                  t["row"].to_numpy())
+    for i, c in enumerate(configs):
+        shard.runs(FixedWindows.of(c.window), timelines[i].shape)
+        shard.pairs(FixedWindows.of(c.window)).distinct_max_ts()
+    return shard

@@ -22,6 +22,7 @@ O(windows + runs), with the window assignment and runs shared by every delay and
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -156,6 +157,20 @@ class Pairs:
         latest[self.rec[is_last]] = self.pair_win[is_last]
         self.latest_window = latest
         self.first_rec = self.rec[self.win_first_pair]
+        self._distinct: tuple[np.ndarray, np.ndarray] | None = None
+
+    def distinct_max_ts(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct ``max_ts`` of the windows and each window's index among them (computed
+        once: every configuration then searches the timeline for these few values only)."""
+        if self._distinct is None:
+            u, inv = np.unique(self.max_ts, return_inverse=True)
+            self._distinct = (u.astype(np.int64), inv.astype(np.int64).ravel())
+        return self._distinct
+
+    def first_tick(self, watermark: np.ndarray, target: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """Per window, the first tick whose watermark is ``>= target(max_ts)`` (elementwise ``target``)."""
+        u, inv = self.distinct_max_ts()
+        return np.searchsorted(watermark, target(u.copy()), side="left").astype(np.int64)[inv]
 
 
 class Runs:
@@ -191,8 +206,13 @@ class Runs:
         self.wids = np.arange(pairs.n_windows, dtype=np.int64) * self.stride
 
     def index_le(self, limit: np.ndarray) -> np.ndarray:
-        """Per window, the index of its first run whose segment is > ``limit[w]``."""
-        return np.searchsorted(self.comp, self.wids + limit, side="right")
+        """Per window, the index of its first run whose segment is > ``limit[w]`` (a window's runs
+        are sorted by segment: its first run plus how many of them are ``<= limit[w]``; every
+        window has a run)."""
+        if not len(self.win):
+            return self.win_first_run.copy()
+        below = (self.seg <= np.asarray(limit, dtype=np.int64)[self.win]).astype(np.int64)
+        return self.win_first_run + np.add.reduceat(below, self.win_first_run)
 
     def count_le(self, limit: np.ndarray) -> np.ndarray:
         """Pairs of each window whose segment is <= ``limit[w]``."""
@@ -227,6 +247,7 @@ class WindowFigures:
     kf: np.ndarray
     kc: np.ndarray
     idx_c: np.ndarray | None = None  # the run index of each window's close, set by the evaluator
+    idx_f: np.ndarray | None = None  # the run index of each window's first run after k_f, likewise
 
 
 def cleanup_time(max_ts: np.ndarray, lateness: int) -> np.ndarray:
@@ -245,14 +266,15 @@ def evaluate_windows(
     runs = shard.runs(spec, timeline.shape)
     wm = timeline.watermark
     k = len(wm)
-    kf = np.searchsorted(wm, pairs.max_ts, side="left").astype(np.int64)
-    kc = np.searchsorted(wm, cleanup_time(pairs.max_ts.copy(), lateness), side="left").astype(np.int64)
+    kf = pairs.first_tick(wm, lambda t: t)
+    kc = pairs.first_tick(wm, lambda t: cleanup_time(t, lateness))
     s0 = runs.s0
     any_acc = s0 <= kc
     record_caused = any_acc & (s0 > kf)
     idx_c = runs.index_le(kc)
     accepted = runs.cum[idx_c] - runs.cum[runs.win_first_run]
-    first = np.where(record_caused, 1, runs.count_le(kf))
+    idx_f = runs.index_le(kf)
+    first = np.where(record_caused, 1, runs.cum[idx_f] - runs.cum[runs.win_first_run])
     at_end = any_acc & ~record_caused & (kf >= k)
     first_emit = np.full(pairs.n_windows, np.int64(timeline.end_time), dtype=np.int64)
     ticked = kf < k
@@ -267,6 +289,7 @@ def evaluate_windows(
         last_emit = first_emit
     fig = WindowFigures(accepted, first, record_caused, at_end, first_emit, last_emit, kf, kc)
     fig.idx_c = idx_c
+    fig.idx_f = idx_f
     return pairs, runs, fig
 
 

@@ -72,8 +72,8 @@ class Beam(Semantics):
     )
     shared = ("window", "delay", "lateness", "accumulation", "strategy", *STRATEGY_PARAMETERS, "interval", "idleness", "source_parallelism",
               "partitions_as_sources")
-    path = "beam"
-    shards_in_process = False
+    path = "beam"  # the replay's step; the closed form's rows say "fast" (``sweep_paths``)
+    shards_in_process = True
     deploy_targets = {"beam": ("Apache Beam, Python SDK (WindowInto)", "python")}
 
     def check(self, s: Any) -> None:
@@ -122,6 +122,26 @@ class Beam(Semantics):
         from toolkit.semantics.beam.sweep import shardable
 
         return shardable(s)
+
+    def in_one_piece(self, s: Any) -> bool:
+        """Settings whose keys share the step's output watermark run with every key in one step."""
+        return not self.shardable(s)
+
+    def sweep_paths(self, configs: list, path: str, *, event_range: Any, gap_max: dict) -> list[str]:
+        """The closed form (``fast``, ``toolkit.semantics.beam.fast``) where it applies, else the
+        replay's GroupByKey step (``beam``); ``path="engine"`` asks for the step."""
+        from toolkit.semantics.beam.fast import fast_applies
+
+        out = []
+        span = event_range() if path != "engine" else None
+        for c in configs:
+            ok = path != "engine" and fast_applies(c, span)
+            if path == "fast" and not ok:
+                raise SettingError("path", f"the fast path does not apply to {c}: Beam's needs tumbling or sliding "
+                                   "windows, end_of_window output timestamps and the default trigger, after_watermark "
+                                   "or after_watermark(late=after_count:1)")
+            out.append("fast" if ok else self.path)
+        return out
 
     def timelines(self, configs: list, sources: Any) -> dict[int, Any]:
         """The Flink-side operator timeline (``toolkit.semantics.beam.replay`` adds the 1 ms between "at or
