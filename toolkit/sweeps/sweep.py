@@ -14,10 +14,12 @@ second_lateness_ms, semantics, trigger_interval_ms, output_mode, multiple_waterm
 ``path`` (fast | engine; ``microbatch`` for ``semantics="spark"`` rows, evaluated in one piece
 by ``toolkit.semantics.structured_streaming.replay`` with the replay's own figures, or, on Spark and with
 ``shards > 1``, in key shards after the global batch timeline, ``toolkit.sweeps.semantics``:
-the same figures; ``kafka_streams`` for ``semantics="kafka_streams"`` rows, evaluated
-in-process task by task by ``toolkit.semantics.kafka_streams.sweep``; ``beam`` for ``semantics="beam"``
-rows, by ``toolkit.semantics.beam.replay``: in one piece, or in key shards when its keys are independent,
-``toolkit.semantics.beam.sweep.shardable``). Rows evaluated in one piece (``toolkit.sweeps.whole``) run on
+the same figures; for ``semantics="kafka_streams"`` and ``semantics="beam"`` rows ``fast`` where
+the engine's closed form applies (``toolkit.semantics.kafka_streams.fast``: time windows per task;
+``toolkit.semantics.beam.fast``: fixed and sliding windows with the watermark trigger), otherwise
+``kafka_streams`` (the replay task by task, ``toolkit.semantics.kafka_streams.sweep``) or ``beam``
+(``toolkit.semantics.beam.replay``: in one piece, or in key shards when its keys are independent,
+``toolkit.semantics.beam.sweep.shardable``); ``path="engine"`` sends every row to its replay). Rows evaluated in one piece (``toolkit.sweeps.whole``) run on
 the driver for a local log, and for a Spark-backed log on Spark, each row's whole log in one
 task (``toolkit.sweeps.spark.run_whole``); then
 
