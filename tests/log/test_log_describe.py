@@ -100,9 +100,9 @@ def test_default_silence_follows_the_arrival_rate():
     (2 an hour and airport, none from 23:00 to 05:00) it finds a silence on most nights, where
     100 x the median gap (35 h) found none; the same log 1,000 times faster has a 1,000 times
     shorter threshold (above the 1 s floor) and the same silences."""
-    from helpers.spans import year_log
-
     from toolkit.log.describe import resolve_silence
+
+    from helpers.spans import year_log
 
     log = year_log()
     d = log.describe()
