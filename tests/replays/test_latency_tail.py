@@ -151,3 +151,17 @@ def test_the_replay_command_says_it_on_the_sample(capsys) -> None:
     out = " ".join(capsys.readouterr().out.split())
     assert "The latency tail: 31 of the 31 slowest windows (first fired 37.27 s or more" in out
     assert "result latency (first firing - window end): median 268 ms, p95 25.27 s, p99 37.27 s" in out
+
+
+def test_the_report_says_it_beside_its_chart_and_in_the_recommendation(sample) -> None:
+    from toolkit.reports.report import build
+
+    ctx = build(sample, settings=dict(window="tumbling:1s", delay="500ms"),
+                grid=dict(window=["tumbling:1s"], delay=["500ms", "5s"], lateness=["0"]))
+    words = ctx["replay_latency"]
+    assert words.startswith("The latency tail: ") and ctx["replay_latency_anchor"] == "watermarks"
+    section = next(s for s in ctx["sections"] if s["anchor"] == "watermarks")
+    assert section["text"] == ctx["replay"].latency_tail().beside_chart() and "in this chart, partition 2's line" in section["text"]
+    # the recommended setting (another delay than the replayed one) is replayed for its own words
+    rec_setting = ctx["recommendation"]["headline"]
+    assert "delay" in rec_setting and "The latency tail: " in ctx["recommendation"]["reason"]

@@ -77,6 +77,12 @@ class LatencyTail:
     def __str__(self) -> str:
         return self.words
 
+    def beside_chart(self) -> str:
+        """The sentence as the section of the chart it names says it ("...: in this chart, partition 2's line.")."""
+        if not self.words or not self.figure:
+            return self.words
+        return self.words.replace(f"see the report's {self.figure} chart", "in this chart").replace(f" ({self.chart})", "")
+
     @property
     def chart(self) -> str | None:
         """The viz function that draws the figure (``toolkit.viz.watermark_lag``)."""

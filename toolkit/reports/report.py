@@ -105,7 +105,9 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
     latency = replay.latency_tail() if replay is not None and replay.engine is not None else None
     recommendation = None
     if rec is not None:
-        tail = choose.with_latency_tail(dict(rec), replay=replay).get("latency_tail")  # the replay is rec's
+        # what dominates the recommended setting's latency tail: the report's replay when it is that setting's
+        tail = choose.with_latency_tail(dict(rec), None if spark_backed else log, _limits(max_windows_per_record, max_memory),
+                                        replay=replay).get("latency_tail")
         recommendation = _recommendation(sweep, rec, rec_row, f"{reason} {tail}" if tail and str(tail) else reason,
                                          engines if per_engine else None, cfg_cols, varying, completeness, metric)
     source = summary.get("source", "log")
@@ -132,6 +134,12 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         "replay": replay,
         "sweep": sweep,
     }
+
+
+def _limits(max_windows_per_record: int | None, max_memory: Any) -> dict:
+    """The limits given to ``build`` as replay keywords."""
+    return {k: v for k, v in (("max_windows_per_record", max_windows_per_record), ("max_memory", max_memory))
+            if v is not None}
 
 
 def _computed(log: Any, replay: Any, sweep: pd.DataFrame | None, settings: Any, grid: dict | None,
@@ -248,7 +256,7 @@ def _record_sections(log: Any, replay: Any, chart: Any, spark_backed: bool, max_
                                                                  delay_ms=delay if isinstance(delay, int) else None))]})
     if replay is not None:
         tail = replay.latency_tail() if replay.engine is not None else None
-        said = {ANCHORS.get(tail.figure or ""): str(tail)} if tail is not None and str(tail) else {}
+        said = {ANCHORS.get(tail.figure or ""): tail.beside_chart()} if tail is not None and str(tail) else {}
         sections.append({"anchor": "watermarks", "title": "Watermark lag", "text": said.get("watermarks", ""),
                          "charts": [chart(viz.watermark_lag(replay, max_points=max_points))]})
         sections.append({"anchor": "firings", "title": "Window firings", "text": said.get("firings", ""),
