@@ -14,15 +14,17 @@ The rule, from the replay's own figures:
   2. *held by one input* (engines whose watermark is the minimum over inputs,
      ``Semantics.holding_level``): one input's watermark reached the window's end last, at least
      half the wait and two of its watermark updates (the median time between them) after every
-     other input's; *idle* when that input received no record
-     meanwhile (an idle partition holds the watermark back, until an idle timeout when there is
-     one), else *late* (its records' event times lag the others');
+     other input's; *idle* when that input received nothing for at least half that hold (an
+     idle partition holds the watermark back, until an idle timeout when there is one), else
+     *late* (its records' event times lag the others');
   3. none: the wait is the watermark delay, the transport delays, the trigger: nothing structural;
 
 - **end of input**: when the windows fired only at the end of input outnumber M (counted as
   infinitely slow, they would fill the p99 tail), they are the cause;
 - **what is said**: the most frequent cause of the tail windows when it covers at least half of
-  them (N of M); otherwise nothing (a cause is never invented).
+  them (N of M), a late input counted per input (one input lags: N windows waited for it) and
+  idle ones together (each named with its count: they take turns); otherwise nothing (a cause
+  is never invented).
 
 Everything is numpy over the first firings, the arrival times and the watermark series.
 """
@@ -180,10 +182,13 @@ def _holders(result: Any, level: str, tail: pd.DataFrame, arrivals: tuple | None
     second = np.sort(reached, axis=0)[-2]
     holds = (emit - second) >= np.maximum(COVER_SHARE * (emit - end), HOLD_UPDATES * _update_spacing(result, level))
     arr, part = arrivals
+    order = np.lexsort((arr, part))  # each input's arrivals, sorted once
+    by_part, by_time = part[order], arr[order]
     for i in np.flatnonzero(holds & (emit > end)):
         h = ids[int(np.argmax(reached[:, i]))]
-        own = np.sort(arr[part == h])
-        inside = own[(own >= second[i]) & (own <= emit[i])]
+        lo, hi = np.searchsorted(by_part, h, "left"), np.searchsorted(by_part, h, "right")
+        own = by_time[lo:hi]
+        inside = own[np.searchsorted(own, second[i], "left"):np.searchsorted(own, emit[i], "right")]
         points = np.concatenate([[second[i]], inside, [emit[i]]])
         quiet = np.diff(points).max() >= COVER_SHARE * (emit[i] - second[i])
         causes[i], who[i] = ("idle" if quiet else "late"), int(h)
