@@ -71,7 +71,7 @@ def _latency_problems(chrome, name: str, folder: Path) -> list[str]:
     words, anchor, beside = chrome.execute_script(LATENCY_JS)
     unit, where = LATENCY[name]
     out = []
-    if not words.startswith("The latency tail: ") or anchor != where or words.split(" Go to")[0] not in beside:
+    if not words.startswith("The latency tail: ") or anchor != where or words.split(": see the report's")[0] + ": this chart shows it" not in beside:
         out.append(f"{name}: latency words {words!r} lead to #{anchor} (want #{where}) whose text is {beside[:200]!r}")
     said = re.search(r"first fired [\d.]+ (\w+)", words)
     if said is None or said.group(1) != unit:

@@ -161,7 +161,7 @@ def test_the_report_says_it_beside_its_chart_and_in_the_recommendation(sample) -
     words = ctx["replay_latency"]
     assert words.startswith("The latency tail: ") and ctx["replay_latency_anchor"] == "watermarks"
     section = next(s for s in ctx["sections"] if s["anchor"] == "watermarks")
-    assert section["text"] == ctx["replay"].latency_tail().beside_chart() and "in this chart, partition 2's line" in section["text"]
+    assert section["text"] == ctx["replay"].latency_tail().beside_chart() and "this chart shows it in partition 2's line" in section["text"]
     # the recommended setting (another delay than the replayed one) is replayed for its own words
     rec_setting = ctx["recommendation"]["headline"]
     assert "delay" in rec_setting and "The latency tail: " in ctx["recommendation"]["reason"]

@@ -80,10 +80,13 @@ class LatencyTail:
         return self.words
 
     def beside_chart(self) -> str:
-        """The sentence as the section of the chart it names says it ("...: in this chart, partition 2's line.")."""
+        """The sentence as the section of the chart it names says it ("...: this chart shows it in
+        partition 2's line.")."""
         if not self.words or not self.figure:
             return self.words
-        return self.words.replace(f"see the report's {self.figure} chart", "in this chart").replace(f" ({self.chart})", "")
+        see = f"see the report's {self.figure} chart"
+        text = self.words.replace(f" ({self.chart})", "")
+        return text.replace(f"{see}, ", "this chart shows it in ").replace(see, "this chart shows it")
 
     @property
     def chart(self) -> str | None:
@@ -309,4 +312,4 @@ def _words(cause: str, n: int, m: int, p99: float, silence: int | None, holder: 
 def _end_words(at_end: int, m: int, windows: int) -> str:
     than = f", more than the {m:,} windows of the p99 tail" if m else ""
     return (f"The latency tail: {at_end:,} of the {windows:,} windows were first fired only at the end of input, "
-            f"nothing before it fired them (they have no latency{than}): {_see('end_of_input')}, grey: at end of input.")
+            f"nothing before it fired them (they have no latency{than}): {_see('end_of_input', 'its grey points at end of input')}.")
