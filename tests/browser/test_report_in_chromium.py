@@ -1,9 +1,11 @@
 """The offline report drawn by headless Chromium (Selenium) for the 5-minute sample and for a
 year-long log (issue 30): every chart draws, no time axis repeats a tick label, the table of all
-configurations fits a 1,280 px window, and each chart
+configurations fits a 1,280 px window, the latency tail's words sit beside the chart they name and
+every latency axis speaks their unit, and each chart
 is screenshot for a person to look at (the folder is printed)."""
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -50,6 +52,42 @@ return t ? [Math.round(t.getBoundingClientRect().width), t.parentElement.clientW
 """
 
 
+# the latency tail's paragraph, the section its link leads to, and that section's own words
+LATENCY_JS = """
+var p = document.querySelector('p.latency-tail'), a = p ? p.querySelector('a') : null;
+var h = a ? document.getElementById(a.getAttribute('href').slice(1)) : null, t = '';
+for (var n = h ? h.nextElementSibling : null; n && n.tagName !== 'H2'; n = n.nextElementSibling) {
+  if (n.tagName === 'P') { t += n.textContent; } }
+return [p ? p.textContent : '', h ? h.id : '', t];
+"""
+
+#: the unit of each report's p99 latency in words, and where its tail shows
+LATENCY = {"sample": ("s", "watermarks"), "year": ("h", "firings")}
+
+
+def _latency_problems(chrome, name: str, folder: Path) -> list[str]:
+    """The latency words name the chart beside them, and every latency axis speaks their unit (issue
+    30 item 4: "p99 result latency 10 h 50 min" beside an axis of 440-660 min)."""
+    words, anchor, beside = chrome.execute_script(LATENCY_JS)
+    unit, where = LATENCY[name]
+    out = []
+    if not words.startswith("The latency tail: ") or anchor != where or words.split(": see the report's")[0] + ": this chart shows it" not in beside:
+        out.append(f"{name}: latency words {words!r} lead to #{anchor} (want #{where}) whose text is {beside[:200]!r}")
+    said = re.search(r"first fired [\d.]+ (\w+)", words)
+    if said is None or said.group(1) != unit:
+        out.append(f"{name}: the p99 in words is not in {unit}: {words[:160]!r}")
+    for chart, title, _labels in chrome.execute_script(AXES_JS):
+        m = re.search(r"(?:latency|after the window's end) \((\w+)\)", title)
+        if m and m.group(1) != unit:
+            out.append(f"{name}, {chart}: axis {title!r} beside words in {unit}")
+    node = chrome.find_element("css selector", "p.latency-tail")
+    chrome.execute_script("arguments[0].scrollIntoView()", node)
+    chrome.save_screenshot(str(folder / f"{name}-latency-words.png"))
+    chrome.execute_script(f"document.getElementById('{where}').scrollIntoView()")
+    chrome.save_screenshot(str(folder / f"{name}-latency-chart.png"))
+    return out
+
+
 def _reports(folder: Path) -> dict[str, Path]:
     sample = toolkit.load_log(ROOT / "data" / "sample.csv", max_invalid_fraction=0.001)
     year = year_log()
@@ -90,6 +128,7 @@ def test_report_time_axes_read_right_in_chromium(chrome, artifacts):
             if rows != ["recorded log", "partition 2 stalled at 0:01:00 for 2 min, drained at 200", "the job restarted at "
                         "0:03:00 after 10 s down, re-reading"] * 2:
                 problems.append(f"sample: the incident heatmaps' rows are {rows}")
+        problems += _latency_problems(chrome, name, folder)
         chrome.set_window_size(1280, 1000)  # the configuration table fits a 1,280 px window
         fit = chrome.execute_script(TABLE_FIT_JS)
         chrome.execute_script("document.getElementById('sweep-table').scrollIntoView()")

@@ -129,3 +129,17 @@ def test_wrapping_keeps_a_number_with_its_unit() -> None:
     text = wrapped("x " * 70 + "with 0 ms allowed lateness, 97.01 % kept", 150)
     assert all(len(line) <= 150 for line in text.splitlines())
     assert "0 ms" in text and "97.01 %" in text and "\u00a0" not in text
+
+
+def test_replay_and_recommendation_say_what_dominates_the_latency_tail(year_csv: str, capsys) -> None:
+    """Issue 30 item 4: at 7 departures a day and airport the tail windows waited for an airport
+    that sent nothing (its night, or a quiet day): the words name the airports, the chart and the
+    p99 in the unit the summary gives it; the recommendation (a replay of its setting) says the same."""
+    out = _run(capsys, "replay", year_csv, *LOG, "--window", "tumbling:1h", "--delay", "10min")
+    flat = " ".join(out.split())
+    p99 = re.search(r"p99 (\d+ h \d+ min)", flat).group(1)
+    assert "The latency tail: " in flat and f"(first fired {p99} or more after their end, the p99)" in flat
+    assert "sent nothing meanwhile (EWR for" in flat and "Watermark lag chart" in flat
+    rec = " ".join(_run(capsys, "sweep", year_csv, *LOG, "--window", "tumbling:1h", "--delay", "10min,1h",
+                        "--no-progress", "--recommend", "0.9").split())
+    assert "recommended: " in rec and rec.count("The latency tail: ") == 1

@@ -33,8 +33,8 @@ def test_describe_small_log_by_hand():
     # delays 900, 960, 900, 910, 4940, 4880, 4990 (nearest rank: p50 = 4th of 7, p90 = 7th)
     assert d.delay == {"min": 900, "p50": 960, "p90": 4990, "p99": 4990, "p99.9": 4990, "max": 4990}
     assert d.arrival_before_event == 0
-    # gaps: partition 0: 20, 3980; partition 1: 10, 3990, 10 -> median 20 -> silence max(1 s, 2 s)
-    assert d.silence == 2000
+    # gaps: partition 0: 20, 3980; partition 1: 10, 3990, 10 -> median 20, 5 gaps -> silence max(1 s, 20 x 10)
+    assert d.silence == 1000
     assert d.partitions == [
         PartitionFigures(0, "0", 3, 1000, 5000, 3 / 4.0, 3980, 1020, 1, 3980),
         PartitionFigures(1, "1", 4, 1010, 5020, 4 / 4.01, 3990, 1020, 1, 3990),
@@ -93,3 +93,24 @@ def test_duplicates_need_every_column_equal():
         [5, 5, 5, 5, 6], arrival_time=[9, 9, 9, 9, 9], key=["a", "b", "a", "a", "a"], value=[1, 1, 1, 2, 1]
     )
     assert log.describe().duplicates == 1  # only row 2 repeats row 0
+
+
+def test_default_silence_follows_the_arrival_rate():
+    """The default threshold is max(1 s, median gap x max(10, log2 gaps)): on a year of departures
+    (2 an hour and airport, none from 23:00 to 05:00) it finds a silence on most nights, where
+    100 x the median gap (35 h) found none; the same log 1,000 times faster has a 1,000 times
+    shorter threshold (above the 1 s floor) and the same silences."""
+    from toolkit.log.describe import resolve_silence
+
+    from helpers.spans import year_log
+
+    log = year_log()
+    d = log.describe()
+    assert 4 * 3_600_000 < d.silence < 6 * 3_600_000
+    assert all(300 <= p.silences <= 366 for p in d.partitions), [p.silences for p in d.partitions]
+    t = log.table
+    fast = toolkit.EventLog.from_arrays(event_time=t["event_time"] // 1000, arrival_time=t["arrival_time"] // 1000,
+                                        key=t["key"], partition=t["partition"])
+    f = fast.describe()
+    assert abs(f.silence - d.silence / 1000) <= 2 and [p.silences for p in f.partitions] == [p.silences for p in d.partitions]
+    assert resolve_silence("auto", 20, 5) == 1000 and resolve_silence("auto", 1000, 2**20) == 20_000

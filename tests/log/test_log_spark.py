@@ -124,4 +124,4 @@ def test_describe_equal_between_pandas_and_spark(spark, case):
     dp, ds = p.describe(), s.describe()
     assert ds.figures() == dp.figures()
     if case == "small":
-        assert ds.behind == 4 and ds.behind_by["p50"] == 50 and ds.silence == 2000
+        assert ds.behind == 4 and ds.behind_by["p50"] == 50 and ds.silence == 1000

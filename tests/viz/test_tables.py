@@ -90,3 +90,13 @@ def test_summary_table_reads_shares_durations_and_the_setting():
 def test_summary_table_shows_a_flag_as_yes_or_no():
     rows = dict(viz.summary_table({"records": 3, "on_time": 3, "stalled": False}).rows)
     assert rows["stalled"] == "no"
+
+
+def test_readable_values_stay_on_one_line_in_a_notebook():
+    """JupyterLab lets table cells wrap: a narrow column broke "100 ms" into "100" / "ms" (issue 30)."""
+    shown = viz.readable(pd.DataFrame({"delay_ms": [100, 2_500], "window_start": [1_700_000_000_000, 1_700_000_001_000]}))
+    assert isinstance(shown, pd.DataFrame) and shown["delay"].tolist() == ["100 ms", "2.5 s"]
+    page = shown._repr_html_()
+    assert page.startswith("<style>table.wl-readable td { white-space: nowrap; }</style>")
+    assert 'class="dataframe wl-readable"' in page and "<td>100 ms</td>" in page
+    assert type(shown.tail(1)) is type(shown)  # a slice of it reads the same way

@@ -236,6 +236,8 @@ def summary_text(summary: dict, setting, *, source: str = "", result=None) -> st
                      + ", ".join(f"{n} {duration(v)}" for n, v in lat))
     elif summary.get("at_end_firings"):
         lines.append("  result latency: none defined (every window was fired only by the end of input)")
+    if summary.get("latency_tail"):  # what dominates the tail, when structural, and the chart that shows it
+        lines.append(f"  {summary['latency_tail']}")
     if "firings" in summary:
         lines.append(f"  firings: {number(summary['firings'])} ({number(summary.get('late_firings', 0))} late, "
                      f"{number(summary.get('at_end_firings', 0))} at end of input) over "

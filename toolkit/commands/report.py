@@ -139,7 +139,11 @@ def run(args: argparse.Namespace) -> int:
         bar.update()
     rec = toolkit.recommend(results, completeness=args.completeness, metric=args.metric,
                             robust=args.robust if incidents else None)
-    print(rec["reason"])
+    from toolkit.commands._width import wrapped
+    from toolkit.sweeps import choose
+
+    print(wrapped(choose.with_latency_tail(rec, None if getattr(log, "is_spark", False) else log, limits,
+                                           replay=context["replay"])["reason"]))  # the report's replay, when it is rec's
     if args.results:
         print(f"wrote {args.results} ({len(results):,} settings)")
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB): open it in a browser, it works offline")

@@ -108,8 +108,9 @@ def run(args) -> int:
         print(results_text(results))
         print("(every column, in raw ms and fractions: --out FILE, .csv, .parquet or .json)")
     if args.recommend is not None:
-        rec = toolkit.recommend(results, completeness=args.recommend, robust=args.robust)
-        print(("recommended: " if rec["config"] is not None else "no recommendation: ") + rec["reason"])
+        # the chosen setting replayed on the log says what dominates its latency tail
+        rec = toolkit.recommend(results, completeness=args.recommend, robust=args.robust, log=log, limits=limits)
+        print(wrapped(("recommended: " if rec["config"] is not None else "no recommendation: ") + rec["reason"]))
     return 0
 
 

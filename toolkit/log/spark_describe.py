@@ -155,9 +155,11 @@ def _partition_gaps(log, df, has_arrival: bool, silence: Any) -> tuple[int, list
     gaps = (df.select("partition", axis, "row").withColumn("prev", F.lag(axis).over(w))
             .withColumn("gap", F.expr(_sat_sub_sql(axis, "prev"))).persist(StorageLevel.MEMORY_AND_DISK))
     try:
-        med = gaps.where(F.col("gap").isNotNull()).agg(_pdisc("gap", 0.5).alias("m")).collect()[0]["m"]
-        threshold = resolve_silence(silence, int(med) if med is not None else None)
-        # a threshold beyond int64 (100 x a huge median gap) is never reached
+        stats = gaps.where(F.col("gap").isNotNull()).agg(_pdisc("gap", 0.5).alias("m"),
+                                                         F.count(F.lit(1)).alias("n")).collect()[0]
+        med = stats["m"]
+        threshold = resolve_silence(silence, int(med) if med is not None else None, int(stats["n"]))
+        # a threshold beyond int64 (a multiple of a huge median gap) is never reached
         long = F.col("gap") >= F.lit(threshold) if threshold <= np.iinfo(np.int64).max else F.lit(False)
         per = (
             gaps.groupBy("partition")

@@ -76,6 +76,9 @@ class ReplayResult:
     #: quarantined rows of the replayed log(s), set by ``toolkit.replay``: ``summary()`` counts
     #: them in ``records`` and ``invalid`` whatever the log and engine, as a sweep row does
     invalid: int = 0
+    #: the replayed log's arrival times and partition codes (numpy arrays), set by ``toolkit.replay``
+    #: for one local log with arrival times: what :meth:`latency_tail` finds silences in
+    arrivals: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     def partition_label(self, code: Any) -> str:
         """The name the log gives partition ``code`` (``EWR``), or the number when partitions are numbers:
@@ -103,6 +106,8 @@ class ReplayResult:
         and the last stage's ``last_stage_elements``, ``last_stage_on_time``,
         ``last_stage_late_accepted``, ``last_stage_dropped``, ``last_stage_firings``,
         ``last_stage_late_side_output``; ``settings`` last. Every other figure is stage 1's.
+        ``latency_tail``: what dominates the latency tail in words, when it is a structural cause
+        (:meth:`latency_tail`; empty otherwise).
         ``never_fired``: of the ``dropped``, the records taken into a window and never emitted
         (reason ``never_fired`` in ``fates``: Flink keeps them in window state, it does not drop
         them for lateness; ``toolkit.metrics.fates.DROP_REASONS``).
@@ -142,7 +147,21 @@ class ReplayResult:
                     out[f"last_stage_{k}"] = last[k]
             out["settings"] = self.settings
             self._summary = out
+        if "latency_tail" not in self._summary and "completeness_first" in self._summary and self.engine is not None:
+            settings = {k: self._summary.pop(k) for k in ("settings",) if k in self._summary}  # settings stay last
+            self._summary["latency_tail"] = str(self.latency_tail())  # processing-time figures: words too
+            self._summary.update(settings)
         return dict(self._summary)
+
+    def latency_tail(self) -> Any:
+        """What dominates the latency tail (:func:`toolkit.replays.latency.latency_tail`): silences
+        in arrivals, an idle or late partition, the end of input; ``str()`` says it with the chart
+        that shows it, empty when the tail has no structural cause."""
+        from toolkit.replays.latency import latency_tail
+
+        if getattr(self, "_tail", None) is None:
+            self._tail = latency_tail(self)
+        return self._tail
 
     def drops(self, fates: tuple[str, ...] = ("dropped", "late_accepted")) -> pd.DataFrame:
         """Every dropped or late record: its windows and their cleanup time, the watermark at

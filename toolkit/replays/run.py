@@ -53,6 +53,9 @@ def replay(log: Any, setting: Any = None, /, **settings: Any) -> ReplayResult:
         sources = getattr(log, "declared_partitions", None) if s.partitions_as_sources else None
         result = engine.replay(log, s, limits=limits, sources=sources, explicit=explicit)
         result.partition_names = getattr(log, "partition_names", None)
+        if log.has_arrival_time:  # what the latency tail finds silences in
+            t = log.table
+            result.arrivals = (t["arrival_time"].to_numpy(dtype="int64"), t["partition"].to_numpy(dtype="int64"))
     result.engine = engine
     logs = log if isinstance(log, (list, tuple)) else [log]
     result.invalid = sum(int(getattr(one, "n_invalid", 0) or 0) for one in logs)

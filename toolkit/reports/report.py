@@ -100,11 +100,16 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
     sections += _robustness_sections(everything, engines, chart, completeness, metric, robust)
     sections += _record_sections(log, replay, chart, spark_backed, max_points)
     summary = log.summary() if hasattr(log, "summary") else {}
-    replay_rows = readable_rows(replay.summary() if replay is not None else {})
+    replay_rows = readable_rows({k: v for k, v in (replay.summary() if replay is not None else {}).items()
+                                 if k != "latency_tail"})  # said in words under the table, with its chart
+    latency = replay.latency_tail() if replay is not None and replay.engine is not None else None
     recommendation = None
     if rec is not None:
-        recommendation = _recommendation(sweep, rec, rec_row, reason, engines if per_engine else None, cfg_cols,
-                                         varying, completeness, metric)
+        # what dominates the recommended setting's latency tail: the report's replay when it is that setting's
+        tail = choose.with_latency_tail(dict(rec), None if spark_backed else log, _limits(max_windows_per_record, max_memory),
+                                        replay=replay).get("latency_tail")
+        recommendation = _recommendation(sweep, rec, rec_row, f"{reason} {tail}" if tail and str(tail) else reason,
+                                         engines if per_engine else None, cfg_cols, varying, completeness, metric)
     source = summary.get("source", "log")
     return {
         "title": title or f"Watermark Lab report: {source}",
@@ -119,6 +124,8 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
                                                      else fmt.settings_text(replay.settings)
                                                      if isinstance(replay.settings, dict) else str(replay.settings)),
         "replay_table": fmt.kv_table(replay_rows, inline=False) if replay_rows else "",
+        "replay_latency": str(latency or ""),
+        "replay_latency_anchor": ANCHORS.get(latency.figure or "") if latency is not None else None,
         "recommendation": recommendation,
         "sections": sections,
         "sweep_table": _sweep_table(everything, viz.config_columns(everything),
@@ -127,6 +134,12 @@ def build(log: Any, *, replay: Any = None, sweep: pd.DataFrame | None = None, se
         "replay": replay,
         "sweep": sweep,
     }
+
+
+def _limits(max_windows_per_record: int | None, max_memory: Any) -> dict:
+    """The limits given to ``build`` as replay keywords."""
+    return {k: v for k, v in (("max_windows_per_record", max_windows_per_record), ("max_memory", max_memory))
+            if v is not None}
 
 
 def _computed(log: Any, replay: Any, sweep: pd.DataFrame | None, settings: Any, grid: dict | None,
@@ -216,6 +229,10 @@ def _robustness_sections(sweep: pd.DataFrame, engines: list[str], chart: Any, co
              "charts": [chart(viz.robustness(own, recommendation=rec))]}]
 
 
+#: the section of each chart a latency explanation names (``toolkit.replays.latency.FIGURES``)
+ANCHORS = {"Watermark lag": "watermarks", "Window firings": "firings"}
+
+
 def _record_sections(log: Any, replay: Any, chart: Any, spark_backed: bool, max_points: int) -> list[dict[str, Any]]:
     """The record-level charts (a note instead for a Spark-backed log), the replay's watermark,
     firings and state, and where records were dropped and why."""
@@ -238,9 +255,11 @@ def _record_sections(log: Any, replay: Any, chart: Any, spark_backed: bool, max_
                          "charts": [chart(viz.lateness_histogram(log, replay,
                                                                  delay_ms=delay if isinstance(delay, int) else None))]})
     if replay is not None:
-        sections.append({"anchor": "watermarks", "title": "Watermark lag",
+        tail = replay.latency_tail() if replay.engine is not None else None
+        said = {ANCHORS.get(tail.figure or ""): tail.beside_chart()} if tail is not None and str(tail) else {}
+        sections.append({"anchor": "watermarks", "title": "Watermark lag", "text": said.get("watermarks", ""),
                          "charts": [chart(viz.watermark_lag(replay, max_points=max_points))]})
-        sections.append({"anchor": "firings", "title": "Window firings",
+        sections.append({"anchor": "firings", "title": "Window firings", "text": said.get("firings", ""),
                          "charts": [chart(viz.firing_timeline(replay, max_points=max_points))]})
         sections.append({"anchor": "state", "title": "Open state",
                          "charts": [chart(viz.state_over_time(replay, max_points=max_points))]})

@@ -60,7 +60,8 @@ TEMPLATE = r"""<!DOCTYPE html>
 
 {% if replay_table %}<h3>Replay of one setting</h3>
 <p class="setting">Setting: {% if replay_words %}{{ replay_words }} (<code>{{ replay_settings }}</code>){% else %}{{ replay_settings }}{% endif %}</p>
-{{ replay_table | safe }}{% endif %}
+{{ replay_table | safe }}
+{% if replay_latency %}<p class="latency-tail">{{ replay_latency }}{% if replay_latency_anchor %} <a href="#{{ replay_latency_anchor }}">Go to the chart.</a>{% endif %}</p>{% endif %}{% endif %}
 
 {% if recommendation %}
 <h2 id="recommendation">Recommendation</h2>

@@ -67,6 +67,8 @@ class Semantics:
     exports_scenarios: ClassVar[bool] = False
     #: replays of a union, join or interval join of several logs
     multi_input: ClassVar[bool] = False
+    #: what words call the event-time clock that fires windows ("watermark"; Kafka Streams' "stream time")
+    watermark_word: ClassVar[str] = "watermark"
 
     # -- settings ------------------------------------------------------------------------------
 
@@ -191,6 +193,13 @@ class Semantics:
         raise NotImplementedError
 
     # -- words ---------------------------------------------------------------------------------
+
+    def holding_level(self, settings: dict) -> str | None:
+        """The ``result.watermarks`` level whose minimum is the operator's watermark under these
+        settings (its ids are the log's partitions): one input there can hold the others back
+        (``toolkit.replays.latency``). None: no input holds another back (a watermark from the
+        largest timestamp seen, a clock per task)."""
+        return "partition"
 
     def setting_words(self, row: Any, results: Any = None) -> str:
         """A setting (a results row) in words."""

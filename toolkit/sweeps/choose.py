@@ -74,6 +74,8 @@ def recommend(
     completeness_column: str = "completeness_first",
     per: str | None = None,
     robust: float | None = None,
+    log: Any = None,
+    limits: dict | None = None,
 ) -> dict:
     """The cheapest setting (lowest ``metric``) whose ``completeness_column`` meets the target.
 
@@ -101,22 +103,21 @@ def recommend(
     - ``target``, ``metric``, ``candidates`` (rows meeting the target), ``deploy`` (engine -> code).
 
     ``config`` and ``setting`` are None when no setting meets the target (the reason then names
-    the best completeness reached)."""
+    the best completeness reached).
+
+    ``log`` (a local log, the one swept): the chosen setting is replayed (``limits``: its
+    ``max_windows_per_record`` / ``max_memory``) and ``latency_tail`` holds what dominates its
+    latency tail (``ReplayResult.latency_tail``); when that is a structural cause (silences,
+    an idle or late partition, the end of input) the reason ends with it in words."""
+    if log is not None:
+        rec = recommend(results, completeness, metric, completeness_column=completeness_column, per=per, robust=robust)
+        for one in (rec.values() if per is not None else [rec]):
+            with_latency_tail(one, log, limits)
+        return rec
     if not 0.0 <= completeness <= 1.0:
         raise ValueError(f"completeness target must be in [0, 1], got {completeness}")
     if per is not None:
-        if per not in results:
-            raise ValueError(f"per={per!r}: the results have no column {per!r} (choose one of "
-                             f"{', '.join(c for c in CONFIG_COLUMNS if c in results)})")
-        out = {}
-        for value, sub in results.groupby(per, sort=False):
-            rec = recommend(sub, completeness, metric, completeness_column=completeness_column, robust=robust)
-            who = engine_name(value) if per == "semantics" else f"{per} {value}"
-            if not rec["reason"].startswith(who):  # "Kafka Streams with a 2 s grace ..." names itself
-                rec["reason"] = f"{who}: {rec['reason'][:1].lower()}{rec['reason'][1:]}"
-            rec[per] = value
-            out[str(value)] = rec
-        return out
+        return _recommend_per(results, per, completeness, metric, completeness_column, robust)
     for col in (metric, completeness_column):
         if col not in results:
             raise ValueError(f"results have no column {col!r}")
@@ -164,6 +165,43 @@ def recommend(
         deploy_code = {name: str(deploy(setting, engine=name)) for name in engines(setting)}
     return dict(base, config={c: row[c] for c in cfg_cols}, setting=setting, row=row, reason=words,
                 criterion=criterion, runner_up=runner, deploy=deploy_code)
+
+
+def _recommend_per(results: pd.DataFrame, per: str, completeness: float, metric: str, completeness_column: str,
+                   robust: float | None) -> dict:
+    """``recommend(..., per=per)``: one recommendation per value of column ``per``, its reason naming it."""
+    if per not in results:
+        raise ValueError(f"per={per!r}: the results have no column {per!r} (choose one of "
+                         f"{', '.join(c for c in CONFIG_COLUMNS if c in results)})")
+    out = {}
+    for value, sub in results.groupby(per, sort=False):
+        rec = recommend(sub, completeness, metric, completeness_column=completeness_column, robust=robust)
+        who = engine_name(value) if per == "semantics" else f"{per} {value}"
+        if not rec["reason"].startswith(who):  # "Kafka Streams with a 2 s grace ..." names itself
+            rec["reason"] = f"{who}: {rec['reason'][:1].lower()}{rec['reason'][1:]}"
+        rec[per] = value
+        out[str(value)] = rec
+    return out
+
+
+def with_latency_tail(rec: dict, log: Any = None, limits: dict | None = None, replay: Any = None) -> dict:
+    """Add ``latency_tail`` to a recommendation and its words to the reason: ``replay``'s when it
+    replayed the recommended setting, else a replay of that setting on ``log``; a Spark-backed
+    log, no log or no setting leave it without."""
+    setting = rec.get("setting")
+    if setting is None:
+        return rec
+    if replay is None or str(getattr(replay, "setting", None)) != str(setting):
+        if log is None or getattr(log, "is_spark", False):
+            return rec
+        import toolkit
+
+        replay = toolkit.replay(log, setting, **(limits or {}))
+    tail = replay.latency_tail()
+    rec["latency_tail"] = tail
+    if str(tail):
+        rec["reason"] = f"{rec['reason']} {tail}"
+    return rec
 
 
 def _setting(row: pd.Series) -> Setting | None:

@@ -158,19 +158,17 @@ def time_tooltip(field: str, title: str, epoch: bool) -> alt.Tooltip:
 
 
 def duration_axis_scale(values: np.ndarray) -> tuple[float, str]:
-    """(divisor, unit) to show durations in ms on an axis: days from 3 d up, hours from 5 h up,
-    minutes from 10 min up, seconds from 1 s up, else ms (an axis never reads ``1,000 ... 9,000 ms``
-    nor ``440 ... 660 min``)."""
+    """(divisor, unit) to show durations in ms on an axis: the unit the text gives the largest of
+    them in (``toolkit.durations.readable``: days from 1 d, hours from 1 h, minutes from 1 min,
+    seconds from 1 s, else ms), so an axis and the sentence beside it speak one unit (never
+    ``440 ... 660 min`` beside "p99 result latency 10 h 50 min")."""
     arr = np.asarray(values, dtype="float64")
     arr = arr[np.isfinite(arr)]
     top = float(np.max(np.abs(arr))) if arr.size else 0.0
-    if top >= 3 * 86_400_000:
-        return 86_400_000.0, "d"
-    if top >= 5 * 3_600_000:
-        return 3_600_000.0, "h"
-    if top >= 600_000:
-        return 60_000.0, "min"
-    return (1000.0, "s") if top >= 1000 else (1.0, "ms")
+    for divisor, unit in ((86_400_000.0, "d"), (3_600_000.0, "h"), (60_000.0, "min"), (1000.0, "s")):
+        if top >= divisor:
+            return divisor, unit
+    return 1.0, "ms"
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ the records, completeness as percentages, latencies as durations, the settings a
 """
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import numpy as np
@@ -91,6 +92,25 @@ def header(column: Any) -> Any:
     return name_of(column) if isinstance(column, str) else column
 
 
+class ReadableFrame(pd.DataFrame):
+    """What :func:`readable` returns: a DataFrame whose notebook HTML keeps each value on one line
+    (JupyterLab lets table cells wrap, so a narrow column broke ``100 ms`` into ``100`` / ``ms`` and
+    a timestamp between its date and time); headers still wrap between words."""
+
+    _CLASS = "wl-readable"
+
+    @property
+    def _constructor(self) -> type:
+        return ReadableFrame
+
+    def _repr_html_(self) -> str | None:
+        shown = super()._repr_html_()
+        if shown is None:
+            return None
+        style = f"<style>table.{self._CLASS} td {{ white-space: nowrap; }}</style>"
+        return style + shown.replace('class="dataframe"', f'class="dataframe {self._CLASS}"', 1)
+
+
 def readable(frame: pd.DataFrame, *, epoch: bool | None = None) -> pd.DataFrame:
     """A copy of ``frame`` (any of a replay's tables, or a slice of one: ``result.emissions.tail()``)
     with instants and durations as text a person reads (see the module doc). ``epoch``: whether
@@ -119,7 +139,7 @@ def readable(frame: pd.DataFrame, *, epoch: bool | None = None) -> pd.DataFrame:
                 out[shown] = [fmt.cell(c, x) for x in col.tolist()]
         else:
             out[c] = col.to_numpy()
-    return pd.DataFrame(out, index=frame.index).rename(columns=lambda c: heads.get(c) or header(c))
+    return ReadableFrame(out, index=frame.index).rename(columns=lambda c: heads.get(c) or header(c))
 
 
 # -------------------------------------------------------------------------------------- summary
@@ -150,7 +170,7 @@ def summary_rows(summary: dict) -> list[tuple[str, str]]:
     completeness as percentages, latencies as durations, yes/no for a flag (Beam's ``stalled``)."""
     rows = []
     for name, v in summary.items():
-        if name == "settings":
+        if name in ("settings", "latency_tail"):  # the latency tail is a sentence: SummaryTable.note
             continue
         own = _NAMES.get(name) or fmt.label(name).replace("_", " ")
         counted = count_row(name, v, summary)
@@ -171,15 +191,18 @@ class SummaryTable:
         if caption is None and isinstance(settings, dict):  # the setting as the user wrote it
             caption = "replay: " + (str(settings["text"]) if settings.get("text") else fmt.settings_text(settings))
         self.caption = caption or ""
+        #: what dominates the latency tail, in words (``toolkit.replays.latency``), under the table
+        self.note = str(self.summary.get("latency_tail") or "")
 
     def _repr_html_(self) -> str:
-        return fmt.kv_grid(self.rows, columns=self.columns, caption=self.caption)
+        note = f"<p>{html.escape(self.note)}</p>" if self.note else ""
+        return fmt.kv_grid(self.rows, columns=self.columns, caption=self.caption) + note
 
     def __str__(self) -> str:
         width = max((len(n) for n, _ in self.rows), default=0)
         lines = [self.caption] if self.caption else []
         lines += [f"{n.ljust(width)}  {t}" for n, t in self.rows]
-        return "\n".join(lines)
+        return "\n".join(lines + ([self.note] if self.note else []))
 
     def __repr__(self) -> str:
         return str(self)
@@ -194,4 +217,4 @@ def summary_table(result: Any, *, columns: int = 3, caption: str | None = None) 
     return SummaryTable(summary, columns=columns, caption=caption)
 
 
-__all__ = ["readable", "header", "summary_table", "summary_rows", "SummaryTable", "instants", "is_epoch_frame", "INSTANT_COLUMNS"]
+__all__ = ["ReadableFrame", "readable", "header", "summary_table", "summary_rows", "SummaryTable", "instants", "is_epoch_frame", "INSTANT_COLUMNS"]

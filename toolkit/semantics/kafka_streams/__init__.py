@@ -136,6 +136,7 @@ class KafkaStreams(Semantics):
     window_types = (Tumbling, Sliding, Session, KafkaSliding, Global)  # global: UnlimitedWindows
     package = __name__
     title = "Kafka Streams"
+    watermark_word = "stream time"  # no watermark: each task's largest record timestamp fires its windows
     aliases = ("kafka", "kafka-streams", "kstreams")
     options = (
         Option("grace", 0, _none_or(lambda v, n: optional_duration(v, n)), "the windows' grace period, TimeWindows.ofSizeAndGrace / SlidingWindows / SessionWindows ...AndGrace "

@@ -161,6 +161,12 @@ class StructuredStreaming(Semantics):
 
     # -- words ---------------------------------------------------------------------------------
 
+    def holding_level(self, settings: dict) -> str | None:
+        """Partitions hold the watermark back only as inputs under the (default) min policy."""
+        if not settings.get("partitions_as_sources", True) or settings.get("multiple_watermark_policy") == "max":
+            return None
+        return "partition"
+
     def setting_words(self, row: Any, results: Any = None) -> str:
         from toolkit.semantics.words import engine_setting_words
 
