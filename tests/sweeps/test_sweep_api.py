@@ -12,7 +12,7 @@ from toolkit.fast.evaluate import FixedWindows
 from toolkit.log import EventLog
 from toolkit.metrics.summary import check_summary
 from toolkit.semantics.flink.window_operator import closed_form
-from toolkit.settings import Session, Sliding, Tumbling, grid, parse_window
+from toolkit.settings import Session, SettingError, Sliding, Tumbling, grid, parse_window
 
 
 def test_parse_window_specs():
@@ -135,3 +135,14 @@ def test_sweep_command_writes_one_row_per_setting(tmp_path, capsys):
     assert "wrote 8 configurations" in printed and "recommend" in printed
     assert main(["sweep", str(src), "--window", "hopping:1s"]) == 2
     assert "unknown kind" in capsys.readouterr().err
+
+
+def test_path_fast_refuses_a_row_that_runs_in_one_piece():
+    """A row no engine evaluates in closed form (here Beam sessions, which run by the replay in
+    one piece) is refused under path='fast' rather than labelled with its replay's path."""
+    log = toolkit.load_log(pd.DataFrame({"event_time": [0, 5, 900], "arrival_time": [1, 6, 901], "key": ["a", "a", "b"]}),
+                           time_unit="ms")
+    with pytest.raises(SettingError, match="path='fast': the Apache Beam row window=session:1s") as err:
+        toolkit.sweep(log, semantics="beam", window="session:1s", path="fast", progress=False)
+    assert err.value.setting == "path"
+    assert toolkit.sweep(log, semantics="beam", window="session:1s", progress=False)["path"].tolist() == ["beam"]

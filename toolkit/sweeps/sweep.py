@@ -168,6 +168,10 @@ def sweep_log(log: Any, configs: list[Setting], bar: Progress, *, path: str, exe
     # own code (toolkit.sweeps.whole: on the driver, or in one Spark task for a Spark-backed log)
     in_shards = use_spark or (shards or 1) > 1
     micro = [i for i, c in enumerate(configs) if in_one_piece(c, in_shards)]
+    if path == "fast" and micro:
+        c = configs[micro[0]]
+        raise SettingError("path", f"path='fast': the {get(c.semantics).title} row {c} has no closed form here "
+                           "(it runs in one piece by its engine's replay); use path='auto'")
     flink = sorted(set(range(len(configs))) - set(micro))
     configs = [all_configs[i] for i in flink]
     shown = configs  # the rows show the settings as given; the work runs on them resolved
