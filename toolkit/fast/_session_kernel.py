@@ -20,8 +20,9 @@ Pane bookkeeping (index, "passed", emitted panes to retract) merges like ``merge
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from toolkit.fast.jit import njit_cached
 
 MAXT = np.iinfo(np.int64).max
 MINT = np.iinfo(np.int64).min
@@ -44,20 +45,9 @@ SC_COLS = 4
 # errors
 E_NONE, E_MERGE_LATE, E_RETIRE, E_GAP = 0, 1, 2, 3
 
-# numba caches the compiled code beside this file, or in the user's cache directory when that
-# is not writable or the module comes from a zip (the package shipped to Spark executors: one
-# compile per executor, which every Python worker of it then loads; toolkit.fast.sessions
-# serialises the first compile per machine). Stamps are content hashes (numba >= 0.68), so a
-# cache outlives a reinstall of the same source.
-
-
-def _jit(fn):
-    """``numba.njit`` with the on-disk cache; without it where numba has no cache locator for
-    this file (a worker's numba older than 0.68 importing the shipped zip): compiled per process."""
-    try:
-        return numba.njit(cache=True, nogil=True)(fn)
-    except RuntimeError:
-        return numba.njit(nogil=True)(fn)
+# compiled once and cached on disk (toolkit.fast.jit); toolkit.fast.sessions serialises the
+# first compile per machine
+_jit = njit_cached
 
 
 @_jit

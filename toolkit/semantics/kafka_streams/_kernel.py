@@ -14,13 +14,11 @@ entry of a key has the same size, so an update in place changes no byte count.
 """
 from __future__ import annotations
 
-import os
-
-import numba
 import numpy as np
 
-_CACHE = os.path.isfile(__file__)
-_jit = numba.njit(cache=_CACHE, nogil=True)
+from toolkit.fast.jit import njit_cached
+
+_jit = njit_cached  # cached on disk, also from the zip shipped to executors
 
 
 @_jit
