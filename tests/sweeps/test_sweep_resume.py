@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -176,6 +177,28 @@ def test_read_only_output_folder_fails_before_any_work(tmp_path, monkeypatch, lo
         with pytest.raises(SettingError, match="cannot write there") as info:
             toolkit.sweep(log, delay=[0, 100], out=folder / "r.parquet")
         assert info.value.setting == "out" and str(folder / "r.parquet") in str(info.value)
+    finally:
+        folder.chmod(0o755)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"),
+                    reason="the test above checks it for a user who is not root")
+def test_read_only_output_folder_fails_before_any_work_as_root_without_override(tmp_path):
+    """As root (CI) the command runs without the capability to override file permissions
+    (``setpriv`` drops it), so a folder of mode 555 is read-only to it as to any user: ``--out``
+    there is refused before the log is read (this one does not even exist)."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    out = folder / "r.parquet"
+    cmd = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--", sys.executable, "-m", "toolkit",
+           "sweep", str(tmp_path / "missing.csv"), "--delay", "0,1s", "--out", str(out)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "COLUMNS": "160"}, cwd=ROOT,
+                              timeout=120)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith(f"error: --out {out}: cannot write there"), proc.stderr
+        assert list(folder.iterdir()) == []
     finally:
         folder.chmod(0o755)
 
