@@ -105,7 +105,7 @@ def test_an_executor_lost_mid_sweep_changes_no_figure(driven):
     fault = driven["fault"]
     killed = fault["killed"]
     assert killed is not None, "the evaluation stage never ran long enough to be hit"
-    assert killed["executors"] == 2 and killed["active"] == 2, killed  # one task on each executor
+    assert killed["executors"] == 2 and killed["active"] >= 2, killed  # a task on each executor (3: one being rerun)
     assert fault["failed_tasks"] >= 1, fault  # Spark saw the killed executor's task fail and ran it again
     expected = toolkit.sweep(fault_log(), fault_settings(), execution="local", progress=False)
     assert set(expected["path"]) == {"engine", "fast", "microbatch"}
