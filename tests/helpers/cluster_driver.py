@@ -36,15 +36,19 @@ def settings():
     return fast + engine + spark
 
 
-def cluster_log():
+def _random_log(seed: int, n: int, span: int, disorder: int, keys: list[str]):
+    """``n`` records arriving over ``span`` ms, each up to ``disorder`` ms late, over ``keys`` and 3 partitions."""
     from toolkit.log import EventLog
 
-    rng = np.random.default_rng(23)
-    n = 240
-    arrival = np.sort(rng.integers(0, 3000, n))
-    event = arrival - rng.integers(0, 300, n)
-    keys = rng.choice([f"user-{i}" for i in range(9)], n).astype(object)
-    return EventLog.from_arrays(event, arrival_time=arrival, key=keys, partition=rng.integers(0, 3, n))
+    rng = np.random.default_rng(seed)
+    arrival = np.sort(rng.integers(0, span, n))
+    event = arrival - rng.integers(0, disorder, n)
+    key = rng.choice(keys, n).astype(object)
+    return EventLog.from_arrays(event, arrival_time=arrival, key=key, partition=rng.integers(0, 3, n))
+
+
+def cluster_log():
+    return _random_log(23, 240, 3000, 300, [f"user-{i}" for i in range(9)])
 
 
 def fault_settings():
@@ -58,14 +62,7 @@ def fault_settings():
 
 
 def fault_log():
-    from toolkit.log import EventLog
-
-    rng = np.random.default_rng(29)
-    n = 6000
-    arrival = np.sort(rng.integers(0, 240_000, n))
-    event = arrival - rng.integers(0, 2500, n)
-    keys = rng.choice([f"k{i}" for i in range(16)], n).astype(object)
-    return EventLog.from_arrays(event, arrival_time=arrival, key=keys, partition=rng.integers(0, 3, n))
+    return _random_log(29, 6000, 240_000, 2500, [f"k{i}" for i in range(16)])
 
 
 #: the shard-evaluation stage of :func:`fault_sweep`: 2 key shards x 2 configuration chunks
