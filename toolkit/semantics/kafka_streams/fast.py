@@ -83,10 +83,11 @@ def fast_task(a: dict, pos: np.ndarray, task: np.ndarray, n_tasks: int, s: Setti
     after, before = stream_times(ts, task, n_tasks)
     p = pairs(ts, codes, task, after, windows)
     start = (int(arr[0]) if n else 0) if start_time is None else int(start_time)
-    em = emissions(p, n, ts, arr, task, after, windows, n_tasks, ENGINE_EMIT[s.emit], s.emit_interval,
-                   _cache(s, uniq, start))
-    state_rows = em if s.emit == "update" else emissions(p, n, ts, arr, task, after, windows, n_tasks, "on_window_update",
-                                                          s.emit_interval, None)
+    cache = _cache(s, uniq, start)
+    em = emissions(p, n, ts, arr, task, after, windows, n_tasks, ENGINE_EMIT[s.emit], s.emit_interval, cache)
+    # state is what the store and its cache hold, whatever the cache forwards: the cache-off update rows
+    state_rows = em if s.emit == "update" and cache is None else emissions(
+        p, n, ts, arr, task, after, windows, n_tasks, "on_window_update", s.emit_interval, None)
     acc = np.bincount(p.rec[p.accepted], minlength=n)
     last_end = ts // windows.advance * windows.advance + windows.size
     codes_f = np.where(acc == 0, DROPPED, np.where(after >= last_end, LATE_ACCEPTED, ON_TIME))

@@ -226,8 +226,10 @@ def evaluate_task(a: dict, pos: np.ndarray, task: np.ndarray, n_tasks: int, s: S
     lat = (timed["t"].to_numpy(np.int64) - (timed["end"].to_numpy(np.int64) + off))
     lv, lc = np.unique(lat, return_counts=True)
     timing = _timing(s, em, off)
-    state = _state_steps(s, res if s.emit == "update" else
-                         _run(keys, ts, vals, arr, task, n_tasks, windows, "update"), pos, arr, task, kidx)
+    # state is what the store and its cache hold, whatever the cache forwards: from a cache-off update run
+    plain = s.emit == "update" and cache_config(s) is None
+    state = _state_steps(s, res if plain else _run(keys, ts, vals, arr, task, n_tasks, windows, "update"),
+                         pos, arr, task, kidx)
     part = {
         "scalars": {
             "records": n, "on_time": int((codes == ON_TIME).sum()), "late_accepted": int((codes == LATE_ACCEPTED).sum()),
