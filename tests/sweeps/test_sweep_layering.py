@@ -21,12 +21,12 @@ def _top_level_imports(path: Path) -> set[str]:
 
 
 def test_fast_imports_numpy_pandas_and_the_engine_only():
-    """... and numba in the compiled session kernel only (``toolkit.fast.sessions`` imports
-    that module lazily, on first use)."""
+    """... and numba in the compiled session kernel and its ``njit`` wrapper only
+    (``toolkit.fast.sessions`` imports the kernel lazily, on first use)."""
     for path in sorted((PKG / "fast").glob("*.py")):
         for name in _top_level_imports(path):
             root = name.split(".")[0]
-            allowed = {"numpy", "pandas"} | ({"numba"} if path.name == "_session_kernel.py" else set())
+            allowed = {"numpy", "pandas"} | ({"numba"} if path.name in ("_session_kernel.py", "_jit.py") else set())
             assert root in sys.stdlib_module_names or root in allowed or name.startswith(("toolkit.fast", "toolkit.engine")), (
                 f"{path.name} imports {name}"
             )

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from toolkit.fast.jit import njit_cached
+from toolkit.fast._jit import njit_cached
 
 MAXT = np.iinfo(np.int64).max
 MINT = np.iinfo(np.int64).min
@@ -45,7 +45,7 @@ SC_COLS = 4
 # errors
 E_NONE, E_MERGE_LATE, E_RETIRE, E_GAP = 0, 1, 2, 3
 
-# compiled once and cached on disk (toolkit.fast.jit); toolkit.fast.sessions serialises the
+# compiled once and cached on disk (toolkit.fast._jit); toolkit.fast.sessions serialises the
 # first compile per machine
 _jit = njit_cached
 

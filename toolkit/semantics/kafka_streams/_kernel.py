@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from toolkit.fast.jit import njit_cached
+from toolkit.fast._jit import njit_cached
 
 _jit = njit_cached  # cached on disk, also from the zip shipped to executors
 
