@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from toolkit.bench._timing import timed
+from toolkit.bench.engines import year_log
 
 DEFAULT_RECORDS = 2_000
 """The default ``--records``: real Beam's DirectRunner takes 5-15 ms of wall time per TestStream
@@ -77,7 +78,7 @@ FAST_CASES: dict[str, dict[str, Any]] = {
 }
 FAST_TRIGGERS = ["default", "after_watermark(late=after_count:1)"]
 YEAR = dict(records=330_000, keys=16, partitions=3)
-"""The year-like log of ``fast_year`` (``toolkit.log.synth`` model ``year``)."""
+"""The year-like log of ``fast_year`` (``toolkit.bench.engines.year_log``: one year; the model has 3 partitions)."""
 
 ORACLE = Path(__file__).resolve().parents[2] / "oracles" / "beam" / "beam_oracle.py"
 """Real Beam's runner script (in the source tree; absent from an installed package)."""
@@ -205,7 +206,7 @@ def run(args: Any) -> int:
     replays = [o for o in only if o in CASES]
     ok = _replay_cases(log, replays, args) if replays else True
     for name in (o for o in only if o in FAST_CASES):
-        case_log = log if name == "fast" else generate("year", seed=int(args.seed), **YEAR)
+        case_log = log if name == "fast" else year_log(YEAR["records"], YEAR["keys"], int(args.seed))
         ok &= fast_case(case_log, name)
     return 0 if ok else 1
 

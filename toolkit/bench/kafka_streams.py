@@ -55,10 +55,10 @@ def _generated(n: int, keys: int, seed: int) -> pd.DataFrame:
 
 
 def _year(seed: int) -> pd.DataFrame:
-    from toolkit.log.synth import generate
+    from toolkit.bench.engines import year_log
 
-    n, keys, parts = YEAR
-    return generate("year", records=n, seed=seed, keys=keys, partitions=parts, rate=n / (365 * 18 * 3600.0)).table
+    n, keys, _ = YEAR
+    return year_log(n, keys, seed).table
 
 
 def _same(a: dict, b: dict) -> bool:
